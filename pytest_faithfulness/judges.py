@@ -1,0 +1,331 @@
+"""Judges: who decomposes answers and verifies claims.
+
+The judge protocol (how users plug in their own judge)::
+
+    class MyJudge:
+        def decompose(self, answer: str) -> list[str] | Decomposition: ...
+        def verify(self, claim: str, passages: list[Passage]) -> Verdict: ...
+        # optional:
+        async def adecompose(self, answer: str) -> list[str] | Decomposition: ...
+        async def averify(self, claim: str, passages: list[Passage]) -> Verdict: ...
+        def fingerprint(self) -> dict: ...   # what makes its verdicts differ; enables caching
+        context_budget_chars: int | None     # passages per verify call, in characters
+
+``decompose`` receives the answer and nothing else. ``verify`` is called once per claim.
+A judge may raise on failure: the pipeline records the answer as ``error`` (never as a pass).
+
+Two judges ship:
+
+* ``OfflineJudge`` (``"offline"``, the default): rule-based decomposer and heuristic verifier;
+  no network, no model download, deterministic. A cheap first filter, not NLI.
+* ``LiteLLMJudge`` (any litellm model string, e.g. ``"openai/gpt-4o-mini"``): every call goes
+  through litellm, which is imported only when a call actually has to go out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import re
+import threading
+from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from . import _loop
+from .decomposition import RuleDecomposer
+from .prompts import decompose_messages, prompt_fingerprint, verify_messages
+from .records import Decomposition, Passage, Verdict, VerdictLabel
+from .verification import HeuristicVerifier
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """The judge protocol; see the module docstring."""
+
+    def decompose(self, answer: str) -> list[str] | Decomposition: ...
+
+    def verify(self, claim: str, passages: list[Passage]) -> Verdict: ...
+
+
+class JudgeError(RuntimeError):
+    """A judge call failed for good (after retries): transport, HTTP status or reply format."""
+
+
+class OfflineJudge:
+    """The embedded default judge: ``RuleDecomposer`` + ``HeuristicVerifier``.
+
+    It is a cheap first filter, not natural language inference: it sees word overlap, numbers
+    and negation, not paraphrase or world knowledge. Not cached (it is faster than the cache).
+    """
+
+    name = "offline"
+    cacheable = False
+    runs_inline = True
+    context_budget_chars: int | None = None
+
+    def __init__(self) -> None:
+        self._decomposer = RuleDecomposer()
+        self._verifier = HeuristicVerifier()
+        self.calls = 0
+
+    def decompose(self, answer: str) -> Decomposition:
+        """Rule-based decomposition of ``answer`` (see ``decomposition``)."""
+        self.calls += 1
+        return self._decomposer.decompose(answer)
+
+    def verify(self, claim: str, passages: list[Passage]) -> Verdict:
+        """Heuristic verdict for ``claim`` (see ``verification.HeuristicVerifier``)."""
+        self.calls += 1
+        return self._verifier.verify(claim, passages)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Versions of the rules; changes whenever the verdicts can change."""
+        return {"kind": "offline", "decomposer": self._decomposer.version,
+                "verifier": self._verifier.version}
+
+    def describe(self) -> str:
+        """One line for report headers."""
+        return ("offline heuristic judge (word coverage, numbers, negation): a cheap first "
+                "filter, not NLI")
+
+
+# --------------------------------------------------------------------------------------------
+# LLM judge through litellm.
+
+class DecomposeReply(BaseModel):
+    """The LLM's decomposition reply."""
+
+    model_config = ConfigDict(extra="ignore")
+    claims: list[str]
+    dropped: list[str] = Field(default_factory=list)
+
+
+class VerifyReply(BaseModel):
+    """The LLM's verification reply."""
+
+    model_config = ConfigDict(extra="ignore")
+    label: VerdictLabel
+    passage_ids: list[str] = Field(default_factory=list)
+    quote: str | None = None
+    rationale: str | None = None
+
+
+_litellm_lock = threading.Lock()
+
+
+def _import_litellm():
+    """Import litellm on first use, with its price map read from the package, never fetched."""
+    with _litellm_lock:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        import litellm
+
+        litellm.telemetry = False
+        litellm.suppress_debug_info = True
+        return litellm
+
+
+def parse_json_reply(text: str | None) -> Any:
+    """Parse a model's JSON reply tolerantly.
+
+    Accepts a bare object, one wrapped in a Markdown code fence, one after a sentence of
+    preamble, and trailing commas before ``]`` or ``}``.
+
+    Raises:
+        ValueError: no JSON object or array can be read from ``text``.
+    """
+    if not text or not text.strip():
+        raise ValueError("empty reply")
+    body = text.strip()
+    fence = re.search(r"```(?:json|JSON)?\s*(.*?)```", body, re.DOTALL)
+    if fence:
+        body = fence.group(1).strip()
+    starts = [i for i in (body.find("{"), body.find("[")) if i >= 0]
+    if not starts:
+        raise ValueError(f"no JSON object in reply: {text[:120]!r}")
+    body = body[min(starts):]
+    decoder = json.JSONDecoder()
+    for candidate in (body, re.sub(r",\s*([\]}])", r"\1", body)):
+        try:
+            value, _ = decoder.raw_decode(candidate)
+            return value
+        except json.JSONDecodeError:
+            continue
+    raise ValueError(f"reply is not valid JSON: {text[:120]!r}")
+
+
+def _unwrap_verdict(value: Any) -> Any:
+    """A verdict list or ``{"verdicts": [...]}`` holding exactly one verdict -> that verdict."""
+    if isinstance(value, dict) and isinstance(value.get("verdicts"), list):
+        value = value["verdicts"]
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    if isinstance(value, dict) and "label" not in value:
+        for alias in ("verdict", "status"):
+            if alias in value:
+                value = {**value, "label": value[alias]}
+                break
+    return value
+
+
+class LiteLLMJudge:
+    """An LLM judge through litellm, for any model string litellm knows.
+
+    Args:
+        model: a litellm model string, e.g. ``"openai/gpt-4o-mini"``; API keys come from the
+            provider's usual environment variables (``OPENAI_API_KEY``, ...).
+        api_base: an OpenAI-compatible base URL (e.g. a local server); default: the provider's.
+        timeout: seconds per HTTP request.
+        max_retries: retries of a transient failure (429, 5xx, timeout, connection error),
+            with exponential backoff that honours ``Retry-After``.
+        parse_retries: extra attempts when a reply cannot be parsed or validated.
+        context_budget_chars: most characters of passages per verify call; more passages are
+            split into several calls (``None``: no limit).
+
+    Calls run at temperature 0 with JSON output requested and validated against
+    ``DecomposeReply`` / ``VerifyReply``. Raises ``JudgeError`` when a call fails for good.
+    """
+
+    cacheable = True
+
+    def __init__(self, model: str, *, api_base: str | None = None, timeout: float = 60.0,
+                 max_retries: int = 3, parse_retries: int = 1,
+                 context_budget_chars: int | None = None, backoff_base: float = 0.5,
+                 backoff_max: float = 20.0) -> None:
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError("model must be a non-empty litellm model string")
+        self.model = model.strip()
+        self.api_base = api_base
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.parse_retries = parse_retries
+        self.context_budget_chars = context_budget_chars
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.calls = 0
+        self.retries = 0
+
+    # protocol -------------------------------------------------------------------------------
+    def decompose(self, answer: str) -> Decomposition:
+        """Decompose ``answer`` with the LLM (blocking)."""
+        return _loop.run_sync(self.adecompose(answer))
+
+    def verify(self, claim: str, passages: list[Passage]) -> Verdict:
+        """Verify ``claim`` against ``passages`` with the LLM (blocking)."""
+        return _loop.run_sync(self.averify(claim, passages))
+
+    async def adecompose(self, answer: str) -> Decomposition:
+        """Decompose ``answer`` with the LLM."""
+        reply = await self._structured(decompose_messages(answer), DecomposeReply, "decompose")
+        return Decomposition(claims=reply.claims, dropped=reply.dropped)
+
+    async def averify(self, claim: str, passages: list[Passage]) -> Verdict:
+        """Verify ``claim`` against ``passages`` with the LLM."""
+        reply = await self._structured(verify_messages(claim, passages), VerifyReply, "verify",
+                                       unwrap=_unwrap_verdict)
+        return Verdict(reply.label, passage_ids=reply.passage_ids, quote=reply.quote,
+                       rationale=reply.rationale)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What makes this judge's verdicts differ: model, endpoint, prompts, parameters."""
+        return {"kind": "litellm", "model": self.model, "api_base": _public_url(self.api_base),
+                "prompts": prompt_fingerprint(), "temperature": 0,
+                "response_format": "json_object"}
+
+    def describe(self) -> str:
+        """One line for report headers."""
+        return f"litellm judge {self.model} (prompts {prompt_fingerprint()})"
+
+    # internals ------------------------------------------------------------------------------
+    async def _structured(self, messages, schema: type[BaseModel], op: str, unwrap=None):
+        problems: list[str] = []
+        for attempt in range(self.parse_retries + 1):
+            content = await self._complete(messages, op)
+            try:
+                value = parse_json_reply(content)
+                if unwrap is not None:
+                    value = unwrap(value)
+                return schema.model_validate(value)
+            except (ValueError, ValidationError) as exc:
+                problems.append(_short(exc))
+        raise JudgeError(f"{op}: judge reply could not be read as {schema.__name__} after "
+                         f"{self.parse_retries + 1} attempt(s): {problems[-1]}")
+
+    async def _complete(self, messages, op: str) -> str | None:
+        litellm = _import_litellm()
+        transient = (litellm.RateLimitError, litellm.Timeout, litellm.APIConnectionError,
+                     litellm.InternalServerError, litellm.ServiceUnavailableError,
+                     litellm.BadGatewayError)
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0,
+                                  "response_format": {"type": "json_object"},
+                                  "timeout": self.timeout, "max_retries": 0}
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        last: Exception | None = None
+        for attempt in range(self.max_retries + 1):
+            self.calls += 1
+            try:
+                response = await litellm.acompletion(**kwargs)
+                return response.choices[0].message.content
+            except transient as exc:
+                last = exc
+                if attempt == self.max_retries:
+                    break
+                self.retries += 1
+                await asyncio.sleep(self._delay(exc, attempt))
+            except Exception as exc:  # not transient: a 4xx, auth, bad request, ...
+                raise JudgeError(f"{op}: {type(exc).__name__}: {_short(exc)}") from exc
+        raise JudgeError(f"{op}: {type(last).__name__} after {self.max_retries + 1} attempt(s): "
+                         f"{_short(last)}") from last
+
+    def _delay(self, exc: Exception, attempt: int) -> float:
+        retry_after = None
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None) or {}
+        try:
+            retry_after = float(headers.get("retry-after"))
+        except (TypeError, ValueError):
+            retry_after = None
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.backoff_max)
+        return min(self.backoff_base * (2 ** attempt) * (1 + random.random() / 4), self.backoff_max)
+
+
+def _short(exc: BaseException | None, limit: int = 300) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _public_url(url: str | None) -> str | None:
+    """The URL without credentials or query string (never part of keys or reports)."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def make_judge(spec: str | None = None, **options: Any) -> OfflineJudge | LiteLLMJudge:
+    """Build a judge from a name: ``"offline"`` (default) or a litellm model string.
+
+    Args:
+        spec: ``"offline"``, ``None`` or ``""`` for the offline judge; anything else is passed
+            to ``LiteLLMJudge`` as the model string.
+        options: keyword arguments for ``LiteLLMJudge`` (ignored by the offline judge).
+    """
+    if spec is None or not spec.strip() or spec.strip().lower() == "offline":
+        return OfflineJudge()
+    return LiteLLMJudge(spec, **options)
+
+
+def judge_description(judge: Any) -> str:
+    """A one-line description of any judge, for reports."""
+    describe = getattr(judge, "describe", None)
+    if callable(describe):
+        return str(describe())
+    return type(judge).__qualname__

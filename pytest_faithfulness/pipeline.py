@@ -1,0 +1,208 @@
+"""The pipeline: decompose -> verify each claim -> check each verdict -> score.
+
+``evaluate(answer, passages, judge)`` returns an ``AnswerResult``; ``aevaluate`` is the same
+as a coroutine. Rules (see ``records`` for the vocabulary):
+
+* the decomposer receives the answer only;
+* each claim is verified in its own judge call, concurrently up to ``concurrency``;
+* a verdict is accepted only if its passage ids exist and its quote occurs in the cited
+  passage (``verification.check_verdict``);
+* with an empty passage list every claim is ``unsupported`` without a judge call;
+* when the passages exceed the judge's ``context_budget_chars`` they are split into windows
+  and the claim verified against each: ``supported`` if any window supports it, else
+  ``contradicted`` if any window contradicts it with evidence, else ``unsupported``; passages
+  are never cut;
+* faithfulness = supported / claims decomposed; no claims -> ``unscored``; any judge failure
+  or missing verdict -> ``error`` with ``score = None`` (fail closed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any
+
+from . import _loop
+from .records import AnswerResult, ClaimResult, Decomposition, Passage, Verdict, to_passages
+from .text import collapse_ws, strip_citations
+from .verification import check_verdict
+
+DEFAULT_CONCURRENCY = 8
+
+
+def evaluate(answer: str, passages: Any, judge: Any, *, concurrency: int = DEFAULT_CONCURRENCY,
+             context_budget_chars: int | None = None) -> AnswerResult:
+    """Judge one answer against its passages (blocking; safe inside a running event loop).
+
+    Args:
+        answer: the answer text.
+        passages: anything ``records.to_passages`` accepts.
+        judge: any object following the judge protocol (``judges`` module docstring).
+        concurrency: most verify calls in flight at once for this answer.
+        context_budget_chars: overrides the judge's ``context_budget_chars``.
+
+    Returns:
+        an ``AnswerResult`` (``scored``, ``unscored`` or ``error``); judge failures are
+        recorded in it, never raised.
+
+    Raises:
+        TypeError / ValueError: the answer or passages are malformed (see ``check_inputs``).
+    """
+    answer_text, passage_list = check_inputs(answer, passages)
+    return _loop.run_sync(_evaluate(answer_text, passage_list, judge, concurrency,
+                                    context_budget_chars))
+
+
+async def aevaluate(answer: str, passages: Any, judge: Any, *,
+                    concurrency: int = DEFAULT_CONCURRENCY,
+                    context_budget_chars: int | None = None) -> AnswerResult:
+    """``evaluate`` as a coroutine; runs on the package's judge loop whatever loop awaits it."""
+    answer_text, passage_list = check_inputs(answer, passages)
+    return await _loop.run_async(_evaluate(answer_text, passage_list, judge, concurrency,
+                                           context_budget_chars))
+
+
+def check_inputs(answer: Any, passages: Any) -> tuple[str, list[Passage]]:
+    """Validate inputs before any judge call.
+
+    Returns:
+        ``(answer, passages)`` with passages coerced to ``Passage``.
+
+    Raises:
+        TypeError: ``answer`` is not a string, or passages are of the wrong shape.
+        ValueError: passages is ``None`` or has duplicate or empty ids.
+    """
+    if not isinstance(answer, str):
+        raise TypeError(f"answer must be a string, got {type(answer).__name__}")
+    return answer, to_passages(passages)
+
+
+async def _call(judge: Any, name: str, *args: Any) -> Any:
+    async_method = getattr(judge, "a" + name, None)
+    if async_method is not None and inspect.iscoroutinefunction(async_method):
+        return await async_method(*args)
+    method = getattr(judge, name, None)
+    if method is None:
+        raise TypeError(f"judge {type(judge).__name__} has no {name}() method")
+    if getattr(judge, "runs_inline", False):  # pure CPU and fast: no thread hop
+        return method(*args)
+    return await asyncio.to_thread(method, *args)
+
+
+def _as_decomposition(value: Any) -> Decomposition:
+    if isinstance(value, Decomposition):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(c, str) for c in value):
+        return Decomposition(claims=list(value))
+    raise TypeError(f"decompose() must return list[str] or Decomposition, got {type(value).__name__}")
+
+
+def _as_verdict(value: Any) -> Verdict:
+    if isinstance(value, Verdict):
+        return value
+    if isinstance(value, dict):
+        return Verdict.model_validate(value)
+    raise TypeError(f"verify() must return a Verdict, got {type(value).__name__}")
+
+
+def passage_windows(passages: list[Passage], budget: int | None) -> list[list[Passage]]:
+    """Split passages into consecutive windows of at most ``budget`` characters of text.
+
+    Raises:
+        ValueError: one passage alone is longer than ``budget`` (never truncated silently).
+    """
+    if not budget or sum(len(p.text) for p in passages) <= budget:
+        return [passages]
+    windows: list[list[Passage]] = [[]]
+    size = 0
+    for p in passages:
+        if len(p.text) > budget:
+            raise ValueError(f"passage {p.id!r} is {len(p.text)} characters, over the judge's "
+                             f"context budget of {budget}: refusing to truncate it")
+        if windows[-1] and size + len(p.text) > budget:
+            windows.append([])
+            size = 0
+        windows[-1].append(p)
+        size += len(p.text)
+    return windows
+
+
+def _combine(verdicts: list[Verdict]) -> Verdict:
+    for label in ("supported", "contradicted"):
+        for v in verdicts:
+            if v.label == label:
+                return v
+    return verdicts[0]
+
+
+async def _evaluate(answer: str, passages: list[Passage], judge: Any, concurrency: int,
+                    context_budget_chars: int | None) -> AnswerResult:
+    from .judges import judge_description
+
+    result = AnswerResult(answer=answer, passages=passages, status="unscored",
+                          judge=judge_description(judge))
+    if not answer.strip():
+        result.warnings.append("empty answer: nothing to score")
+        return result
+    if not passages:
+        result.warnings.append("answer scored against an empty passage list")
+    elif any(not p.text.strip() for p in passages):
+        empty = ", ".join(p.id for p in passages if not p.text.strip())
+        result.warnings.append(f"empty passage text: {empty}")
+    try:
+        decomposition = _as_decomposition(await _call(judge, "decompose", answer))
+    except Exception as exc:  # fail closed: the answer errors, nothing passes
+        result.status = "error"
+        result.error = f"decompose failed: {type(exc).__name__}: {exc}"
+        return result
+    result.dropped = list(decomposition.dropped)
+    claims = [c for c in (collapse_ws(strip_citations(c)) for c in decomposition.claims) if c]
+    result.claims = [ClaimResult(text=c) for c in claims]
+    if not claims:
+        return result
+    budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
+    try:
+        windows = passage_windows(passages, budget) if passages else []
+    except ValueError as exc:
+        result.status = "error"
+        result.error = str(exc)
+        return result
+    semaphore = asyncio.Semaphore(max(1, int(concurrency)))
+
+    async def verify_one(claim: str, window: list[Passage]) -> Verdict:
+        async with semaphore:
+            return _as_verdict(await _call(judge, "verify", claim, window))
+
+    async def verify_claim(claim_result: ClaimResult) -> None:
+        if not windows:
+            claim_result.verdict = Verdict("unsupported", rationale="no passages were given")
+            return
+        raw = await asyncio.gather(*(verify_one(claim_result.text, w) for w in windows))
+        checked = []
+        for verdict, window in zip(raw, windows):
+            accepted, reason = check_verdict(verdict, window)
+            checked.append((accepted, verdict, reason))
+        best = _combine([a for a, _, _ in checked])
+        for accepted, verdict, reason in checked:
+            if accepted is best:
+                claim_result.verdict = accepted
+                if reason:
+                    claim_result.judge_verdict = verdict
+                    claim_result.note = reason
+                break
+
+    outcomes = await asyncio.gather(*(verify_claim(c) for c in result.claims),
+                                    return_exceptions=True)
+    failures = [(c, o) for c, o in zip(result.claims, outcomes) if isinstance(o, BaseException)]
+    missing = [c for c in result.claims if c.verdict is None]
+    if failures or missing:
+        result.status = "error"
+        first = failures[0][1] if failures else None
+        detail = f": {type(first).__name__}: {first}" if first is not None else ""
+        result.error = (f"judge returned no verdict for {len(missing)} of {len(result.claims)} "
+                        f"claim(s){detail}")
+        for claim_result, exc in failures:
+            claim_result.note = f"verify failed: {type(exc).__name__}: {exc}"
+        return result
+    result.status = "scored"
+    return result

@@ -1,0 +1,353 @@
+"""The records that cross a boundary: passages, verdicts, claims, answer results, session summaries.
+
+Every record is a pydantic model, so it validates on the way in and serialises to JSON on
+the way out (cache, xdist payloads, the JSON report). This module imports nothing of ours.
+
+Vocabulary (used throughout the package):
+
+* **passage**: one retrieved text the answer should rest on, with a stable ``id``.
+* **claim**: one atomic, self-contained assertion taken from the answer.
+* **verdict**: the judge's label for one claim against the passages:
+  ``supported`` (a passage entails it), ``contradicted`` (a passage asserts the opposite) or
+  ``unsupported`` (no passage speaks to it either way).
+* **faithfulness**: supported claims / claims decomposed, per answer (RAGAS-style
+  faithfulness, Es et al. 2023, "RAGAS: Automated Evaluation of Retrieval Augmented
+  Generation", section 3; FActScore, Min et al. 2023, for the atomic-claim decomposition).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+VerdictLabel = Literal["supported", "contradicted", "unsupported"]
+AnswerStatus = Literal["scored", "unscored", "error"]
+
+VERDICT_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")
+
+
+class Passage(BaseModel):
+    """One retrieved passage.
+
+    Args:
+        id: a non-empty identifier, unique within one answer's passages (e.g. ``"p-2071"``).
+        text: the passage text, as retrieved; never truncated by this package.
+
+    Raises:
+        pydantic.ValidationError: ``id`` or ``text`` is not a string, or ``id`` is empty.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    text: str
+
+    @field_validator("id", "text", mode="before")
+    @classmethod
+    def _strict_str(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            raise TypeError(f"must be a string, got {type(value).__name__}")
+        return value
+
+
+class Verdict(BaseModel):
+    """A judge's verdict on one claim.
+
+    Args:
+        label: ``"supported" | "contradicted" | "unsupported"``.
+        passage_ids: ids of the passages that entail (``supported``) or contradict
+            (``contradicted``) the claim; empty for ``unsupported``.
+        quote: a verbatim span of the cited passage that carries the evidence.
+        rationale: free text from the judge, kept for the report.
+
+    Raises:
+        pydantic.ValidationError: the label is outside the vocabulary.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    label: VerdictLabel
+    passage_ids: list[str] = Field(default_factory=list)
+    quote: str | None = None
+    rationale: str | None = None
+
+    def __init__(self, label: VerdictLabel | None = None, /, **data: Any) -> None:
+        if label is not None:
+            data["label"] = label
+        super().__init__(**data)
+
+
+class Decomposition(BaseModel):
+    """What a decomposer made of one answer.
+
+    Args:
+        claims: the atomic claims, in answer order, each standing alone (pronouns resolved).
+        dropped: the non-assertive text that was set aside (greetings, offers of help,
+            restated questions, refusals, headings); never scored, kept for the report.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    claims: list[str] = Field(default_factory=list)
+    dropped: list[str] = Field(default_factory=list)
+
+
+class ClaimResult(BaseModel):
+    """One claim with its verdict.
+
+    Args:
+        text: the claim as decomposed.
+        verdict: the accepted verdict, or ``None`` when no verdict came back (answer errored).
+        judge_verdict: the judge's own verdict when it was not accepted as given (for example
+            a ``supported`` verdict whose quote is not in the cited passage); otherwise ``None``.
+        note: why the judge's verdict was changed, or any other per-claim remark.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    verdict: Verdict | None = None
+    judge_verdict: Verdict | None = None
+    note: str | None = None
+
+    @property
+    def label(self) -> str | None:
+        """The accepted verdict label, or ``None`` when there is no verdict."""
+        return self.verdict.label if self.verdict is not None else None
+
+    @property
+    def supported(self) -> bool:
+        """True only for an accepted ``supported`` verdict."""
+        return self.label == "supported"
+
+
+class AnswerResult(BaseModel):
+    """The faithfulness of one answer.
+
+    ``score`` is supported claims / claims decomposed, in [0, 1]; the denominator is the number
+    of claims decomposed, never the number of verdicts that came back. An answer with no
+    claims is ``unscored`` and has ``score = None``; an answer whose judge failed is ``error``
+    and has ``score = None`` too.
+
+    Args:
+        answer: the answer text as given.
+        passages: the passages it was verified against.
+        status: ``"scored" | "unscored" | "error"``.
+        claims: one ``ClaimResult`` per decomposed claim.
+        dropped: non-assertive text the decomposer set aside.
+        error: for ``status == "error"``, what went wrong, naming the fault.
+        warnings: remarks that do not change the score (e.g. an empty passage list).
+        judge: a short description of the judge that produced the verdicts.
+        test_id: the pytest node id that recorded the result, when recorded under pytest.
+        min_score: the per-answer threshold applied, if any.
+        max_unsupported: the per-answer bound on non-supported claims, if any.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    answer: str
+    passages: list[Passage] = Field(default_factory=list)
+    status: AnswerStatus
+    claims: list[ClaimResult] = Field(default_factory=list)
+    dropped: list[str] = Field(default_factory=list)
+    error: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    judge: str | None = None
+    test_id: str | None = None
+    min_score: float | None = None
+    max_unsupported: int | None = None
+
+    @property
+    def supported(self) -> int:
+        """Number of claims with an accepted ``supported`` verdict."""
+        return sum(1 for c in self.claims if c.label == "supported")
+
+    @property
+    def contradicted(self) -> int:
+        """Number of claims whose verdict is ``contradicted``."""
+        return sum(1 for c in self.claims if c.label == "contradicted")
+
+    @property
+    def unsupported(self) -> int:
+        """Number of claims whose verdict is ``unsupported``."""
+        return sum(1 for c in self.claims if c.label == "unsupported")
+
+    @property
+    def not_supported(self) -> int:
+        """Claims that are not supported (contradicted + unsupported + without verdict)."""
+        return len(self.claims) - self.supported
+
+    @property
+    def score(self) -> float | None:
+        """Faithfulness in [0, 1] for a scored answer; ``None`` when unscored or errored."""
+        if self.status != "scored":
+            return None
+        return self.supported / len(self.claims)
+
+    @property
+    def threshold_failures(self) -> list[str]:
+        """Why this answer misses its own thresholds (empty when it meets them).
+
+        An errored answer always fails; an unscored one fails no threshold (it has no claims).
+        """
+        if self.status == "error":
+            return [f"judge error: {self.error}"]
+        reasons = []
+        score = self.score
+        if score is not None and self.min_score is not None and score < self.min_score:
+            reasons.append(f"faithfulness {score:.2f} < min_score {self.min_score:.2f}")
+        if self.max_unsupported is not None and self.not_supported > self.max_unsupported:
+            reasons.append(
+                f"{self.not_supported} claim(s) not supported > max_unsupported {self.max_unsupported}"
+            )
+        return reasons
+
+    @property
+    def passed(self) -> bool:
+        """True when the answer is not errored and meets its own thresholds."""
+        return not self.threshold_failures
+
+
+class SessionSummary(BaseModel):
+    """Session metrics over every recorded answer.
+
+    Args:
+        answers: answers recorded.
+        scored / unscored / errored: answers by status.
+        mean_faithfulness: mean of per-answer faithfulness over scored answers; ``None`` when
+            no answer was scored.
+        unsupported_answer_rate: share of scored answers with at least one claim that is not
+            supported; ``None`` when no answer was scored.
+        claims: claims over scored and errored answers.
+        supported / contradicted / unsupported: claims by accepted verdict.
+        judge_calls: judge calls that went out (cache misses); cache_hits: calls served from cache.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    answers: int = 0
+    scored: int = 0
+    unscored: int = 0
+    errored: int = 0
+    mean_faithfulness: float | None = None
+    unsupported_answer_rate: float | None = None
+    claims: int = 0
+    supported: int = 0
+    contradicted: int = 0
+    unsupported: int = 0
+    judge_calls: int = 0
+    cache_hits: int = 0
+
+    @classmethod
+    def of(
+        cls, results: Iterable[AnswerResult], *, judge_calls: int = 0, cache_hits: int = 0
+    ) -> SessionSummary:
+        """Aggregate answer results into session metrics (see the class docstring)."""
+        results = list(results)
+        scored = [r for r in results if r.status == "scored"]
+        scores = [r.score for r in scored if r.score is not None]
+        return cls(
+            answers=len(results),
+            scored=len(scored),
+            unscored=sum(1 for r in results if r.status == "unscored"),
+            errored=sum(1 for r in results if r.status == "error"),
+            mean_faithfulness=(sum(scores) / len(scores)) if scores else None,
+            unsupported_answer_rate=(
+                sum(1 for r in scored if r.not_supported > 0) / len(scored) if scored else None
+            ),
+            claims=sum(len(r.claims) for r in results),
+            supported=sum(r.supported for r in results),
+            contradicted=sum(r.contradicted for r in results),
+            unsupported=sum(r.unsupported for r in results),
+            judge_calls=judge_calls,
+            cache_hits=cache_hits,
+        )
+
+
+def to_passages(passages: Any) -> list[Passage]:
+    """Coerce the ``passages`` argument into a list of ``Passage``.
+
+    Accepted items, mixed freely:
+
+    * ``Passage``;
+    * ``str``: ids ``p1``, ``p2``, ... by position (1-based);
+    * ``dict`` with ``id`` and ``text`` (``id`` may be an int; it becomes its string);
+      a dict with ``text`` only gets a positional id;
+    * any object with a ``page_content`` (LangChain ``Document``) or ``text`` (LlamaIndex
+      node) string attribute; its ``id`` / ``id_`` / ``node_id`` / ``metadata["id"]`` is used
+      when present, else a positional id. Those libraries are never imported.
+
+    Args:
+        passages: a list or tuple of the above, or ``None``.
+
+    Returns:
+        a new list of ``Passage`` in the given order (may be empty).
+
+    Raises:
+        TypeError: ``passages`` is a single string or not a list/tuple, or an item has no text.
+        ValueError: a passage id is empty or repeated, or passages is ``None``.
+    """
+    if passages is None:
+        raise ValueError("passages is None: pass the retrieved passages (an empty list if none)")
+    if isinstance(passages, (str, bytes)) or not isinstance(passages, (list, tuple)):
+        raise TypeError(
+            "passages must be a list of passages (str, dict with 'id'/'text', Passage, or a "
+            f"document with page_content/text), got {type(passages).__name__}"
+        )
+    out: list[Passage] = []
+    for index, item in enumerate(passages, start=1):
+        default_id = f"p{index}"
+        if isinstance(item, Passage):
+            out.append(item)
+            continue
+        if isinstance(item, str):
+            out.append(Passage(id=default_id, text=item))
+            continue
+        if isinstance(item, dict):
+            if "text" not in item:
+                raise TypeError(f"passages[{index - 1}] is a dict without a 'text' key")
+            pid = item.get("id", default_id)
+            out.append(Passage(id=_id_str(pid, index), text=_text_str(item["text"], index)))
+            continue
+        text = getattr(item, "page_content", None)
+        if text is None:
+            text = getattr(item, "text", None)
+        if text is None:
+            raise TypeError(
+                f"passages[{index - 1}] is a {type(item).__name__}: expected str, dict, Passage "
+                "or an object with a page_content or text attribute"
+            )
+        pid = None
+        for attr in ("id", "id_", "node_id"):
+            value = getattr(item, attr, None)
+            if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
+                pid = value
+                break
+        metadata = getattr(item, "metadata", None)
+        if pid is None and isinstance(metadata, dict) and metadata.get("id") not in (None, ""):
+            pid = metadata["id"]
+        out.append(Passage(id=_id_str(pid if pid is not None else default_id, index),
+                           text=_text_str(text, index)))
+    seen: set[str] = set()
+    for p in out:
+        if p.id in seen:
+            raise ValueError(f"duplicate passage id {p.id!r}: passage ids must be unique")
+        seen.add(p.id)
+    return out
+
+
+def _id_str(value: Any, index: int) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise TypeError(f"passages[{index - 1}] id must be a string or int, got {type(value).__name__}")
+    value = str(value)
+    if not value.strip():
+        raise ValueError(f"passages[{index - 1}] has an empty id")
+    return value
+
+
+def _text_str(value: Any, index: int) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"passages[{index - 1}] text must be a string, got {type(value).__name__}")
+    return value

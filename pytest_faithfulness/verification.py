@@ -1,0 +1,294 @@
+"""Verification: one claim against the numbered passages -> one ``Verdict``.
+
+Two things live here:
+
+* ``check_verdict``: what any judge returns is checked before it is accepted. A cited passage
+  id must exist and the quote must occur in that passage (after whitespace normalisation);
+  otherwise a ``supported`` or ``contradicted`` verdict is not accepted as given and becomes
+  ``unsupported``, with the judge's own verdict and the reason kept beside it.
+* ``HeuristicVerifier``: the offline judge's verifier. It is a cheap first filter, not natural
+  language inference: content-word coverage of the claim by a one- or two-sentence window of a
+  passage decides ``supported``; a window about the same thing with a different number (same
+  unit) or the opposite polarity decides ``contradicted``; anything else is ``unsupported``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .records import Passage, Verdict
+from .text import has_cjk, quote_in_passage
+
+HEURISTIC_VERSION = "heuristic-2026.11-1"
+
+#: Minimum share of the claim's content words that one evidence window must contain.
+SUPPORT_COVERAGE = 0.75
+#: Minimum share of the claim's non-numeric content words for a window to be "about the same
+#: thing" when judging a number or polarity mismatch as a contradiction.
+TOPIC_COVERAGE = 0.6
+
+
+def check_verdict(verdict: Verdict, passages: list[Passage]) -> tuple[Verdict, str | None]:
+    """Accept a judge's verdict only if its evidence checks out.
+
+    Args:
+        verdict: the judge's verdict.
+        passages: the passages the claim was verified against.
+
+    Returns:
+        ``(accepted, reason)``. ``reason`` is ``None`` when the verdict is accepted as given;
+        otherwise ``accepted`` is an ``unsupported`` verdict and ``reason`` says why (unknown
+        passage id, missing quote, quote not found in the cited passages).
+    """
+    if verdict.label == "unsupported":
+        return verdict, None
+    by_id = {p.id: p for p in passages}
+    if not verdict.passage_ids:
+        reason = f"{verdict.label} verdict cites no passage id"
+    else:
+        unknown = [pid for pid in verdict.passage_ids if pid not in by_id]
+        if unknown:
+            reason = f"{verdict.label} verdict cites unknown passage id(s) {', '.join(unknown)}"
+        elif not verdict.quote or not verdict.quote.strip():
+            reason = f"{verdict.label} verdict gives no quote"
+        elif not any(quote_in_passage(verdict.quote, by_id[pid].text) for pid in verdict.passage_ids):
+            reason = (f"{verdict.label} verdict's quote does not occur in passage(s) "
+                      f"{', '.join(verdict.passage_ids)}")
+        else:
+            return verdict, None
+    return Verdict("unsupported", rationale=f"not accepted: {reason}"), reason
+
+
+# --------------------------------------------------------------------------------------------
+# The offline heuristic verifier.
+
+_STOP = frozenset(
+    """a an the and or but if then than of to in on at by for from with within into onto over
+    under about as is are was were be been being am do does did has have had having it its it's
+    this that these those there here their they them he she his her we our you your i me my us
+    which who whom whose what when where why how all any both each few more most other some such
+    only own same so too very can could will would may might must should shall also just not no
+    nor yet up out down off again further once s t ll re ve d m also currently typically usually
+    generally normally often always sometimes around approximately about roughly nearly almost
+    make sure please note ensure remember want need per via one's yes""".split()
+)
+_NEGATIONS = frozenset({"not", "no", "never", "n't", "without", "cannot", "none", "neither",
+                        "nor", "nothing", "nobody", "unavailable", "doesn't", "isn't", "aren't",
+                        "don't", "won't", "can't", "wasn't", "weren't", "didn't", "hasn't",
+                        "haven't", "shouldn't", "mustn't"})
+_NUMBER_WORDS = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "seventeen": "17",
+    "eighteen": "18", "nineteen": "19", "twenty": "20", "thirty": "30", "forty": "40",
+    "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
+    "hundred": "100", "thousand": "1000", "once": "1", "twice": "2", "single": "1",
+    "double": "2", "triple": "3", "dozen": "12",
+}
+_PHRASES = (
+    (re.compile(r"revolutions? per minute"), " rpm "),
+    (re.compile(r"\bper ?cent\b|%"), " percent "),
+    (re.compile(r"kilomet(?:re|er)s? per hour|km ?/ ?h\b|kph\b"), " kmh "),
+    (re.compile(r"miles? per hour|\bmph\b"), " mph "),
+    (re.compile(r"\bkilograms?\b|\bkilos?\b"), " kg "),
+    (re.compile(r"\bmillimet(?:re|er)s?\b"), " mm "),
+    (re.compile(r"\bcentimet(?:re|er)s?\b"), " cm "),
+    (re.compile(r"\bkilomet(?:re|er)s?\b"), " km "),
+    (re.compile(r"\bmet(?:re|er)s?\b"), " m "),
+    (re.compile(r"\blit(?:re|er)s?\b"), " l "),
+    (re.compile(r"\bdecibels?\b"), " db "),
+    (re.compile(r"\bwatts?\b"), " w "),
+    (re.compile(r"\bhrs?\b"), " hour "),
+    (re.compile(r"\bmins?\b(?!imum)"), " minute "),
+    (re.compile(r"\bsecs?\b"), " second "),
+    (re.compile(r"\byrs?\b"), " year "),
+    (re.compile(r"\bmax\b"), " maximum "),
+    (re.compile(r"\bqty\b"), " quantity "),
+    (re.compile(r"\bapprox\.?"), " approximately "),
+    (re.compile(r"\bu\.s\.(?:a\.)?|\bunited states(?: of america)?\b|\busa\b"), " us "),
+    (re.compile(r"\bu\.k\.|\bunited kingdom\b"), " uk "),
+)
+_CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+_TOKEN = re.compile(rf"\d+(?:\.\d+)?|[{_CJK_CLASS}]+|(?:(?![{_CJK_CLASS}])[^\W\d_])+(?:'t)?")
+_UNITS = frozenset({"percent", "rpm", "kmh", "mph", "kg", "g", "mm", "cm", "km", "m", "l", "ml",
+                    "db", "w", "wh", "kwh", "v", "hour", "minute", "second", "day", "week",
+                    "month", "year", "gb", "mb", "tb", "ghz", "mhz", "hz", "lumen", "inch",
+                    "foot", "feet", "lb", "pound", "dollar", "euro", "usd", "eur", "point",
+                    "time", "people", "person", "page", "mile", "seat", "port", "level"})
+
+#: A quantity's unit names the quantity ("3200 rpm" is a speed), so a passage that gives only
+#: the unit still speaks to a claim that names the quantity.
+_UNIT_IMPLIES = {"rpm": "speed", "kmh": "speed", "mph": "speed", "kg": "weight", "db": "noise",
+                 "w": "power", "wh": "capacity", "kwh": "capacity", "lumen": "brightness"}
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif word.endswith("sses"):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 4 and word.endswith("ed"):
+        word = word[:-2]
+    elif len(word) > 4 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+@dataclass(frozen=True)
+class _Features:
+    content: frozenset[str]   # stemmed content tokens, numbers included
+    words: frozenset[str]     # content tokens that are not numbers
+    numbers: frozenset[str]
+    number_units: frozenset[tuple[str, str]]  # (number, following unit)
+    mandatory: frozenset[str]  # names and numbers that must be matched for support
+    negated: bool
+
+
+@lru_cache(maxsize=65536)
+def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
+    norm = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+    norm = re.sub(r"(?<=\d),(?=\d{3}\b)", "", norm)
+    norm = re.sub(r"[_=]", " ", norm)
+    raw_tokens = _TOKEN.findall(norm)
+    lower = norm.lower()
+    for pattern, repl in _PHRASES:
+        lower = pattern.sub(repl, lower)
+    tokens = [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(lower)]
+    negated = any(t in _NEGATIONS or t.endswith("n't") for t in tokens)
+    content: set[str] = set()
+    numbers: set[str] = set()
+    number_units: set[tuple[str, str]] = set()
+    for i, tok in enumerate(tokens):
+        if tok[0].isdigit():
+            num = tok.rstrip("0").rstrip(".") if "." in tok else tok
+            numbers.add(num)
+            content.add(num)
+            if i + 1 < len(tokens):
+                number_units.add((num, _stem(tokens[i + 1])))
+            continue
+        if _CJK_RUN.fullmatch(tok):
+            run = tok
+            content.update(run[j:j + 2] for j in range(max(1, len(run) - 1)))
+            continue
+        if tok in _STOP or tok in _NEGATIONS or tok.endswith("n't") or len(tok) < 2 and tok not in "bcdefghjklmnpqrvwxyz":
+            continue
+        content.add(_stem(tok))
+    mandatory: set[str] = set(numbers)
+    for i, tok in enumerate(raw_tokens):
+        if tok[0].isdigit() or _CJK_RUN.fullmatch(tok):
+            continue
+        if sentence_start_exempt and i == 0:
+            continue
+        if any(ch.isupper() for ch in tok) and tok.lower() not in _STOP:
+            lowered = tok.lower()
+            for pattern, repl in _PHRASES:
+                lowered = pattern.sub(repl, lowered)
+            for part in _TOKEN.findall(lowered):
+                part = _NUMBER_WORDS.get(part, part)
+                if part not in _STOP:
+                    mandatory.add(_stem(part) if not part[0].isdigit() else part)
+    for unit, implied in _UNIT_IMPLIES.items():
+        if unit in content:
+            content.add(implied)
+    words = frozenset(c for c in content if c not in numbers)
+    return _Features(frozenset(content), words, frozenset(numbers), frozenset(number_units),
+                     frozenset(mandatory & content | (mandatory & numbers)), negated)
+
+
+@lru_cache(maxsize=4096)
+def _windows(text: str) -> tuple[tuple[int, int], ...]:
+    """Character spans of one- and two-sentence windows of a passage."""
+    import pysbd
+
+    language = "en"
+    if has_cjk(text):
+        language = "ja" if re.search(r"[\u3040-\u30ff]", text) else "zh"
+    spans = []
+    for span in pysbd.Segmenter(language=language, clean=False, char_span=True).segment(text):
+        start, end = span.start, span.end
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if end > start:
+            spans.append((start, end))
+    if not spans:
+        return ()
+    windows = list(spans)
+    windows += [(spans[i][0], spans[i + 1][1]) for i in range(len(spans) - 1)]
+    return tuple(windows)
+
+
+class HeuristicVerifier:
+    """Offline verifier: content-word coverage plus number and polarity checks. Not NLI.
+
+    ``verify(claim, passages)`` returns a ``Verdict``; ``supported`` and ``contradicted``
+    verdicts carry the passage id and a verbatim quote (a one- or two-sentence window).
+    Deterministic; no network, no model.
+
+    Raises:
+        TypeError: ``claim`` is not a string.
+    """
+
+    version = HEURISTIC_VERSION
+
+    def verify(self, claim: str, passages: list[Passage]) -> Verdict:
+        """Judge one claim against the passages (see the module docstring for the rules)."""
+        if not isinstance(claim, str):
+            raise TypeError(f"claim must be a string, got {type(claim).__name__}")
+        cf = _features(claim)
+        if not cf.content or not passages:
+            return Verdict("unsupported", rationale="no passage speaks to this claim")
+        best_support = None  # (coverage, -length, pid, quote)
+        best_contra = None
+        for passage in passages:
+            for start, end in _windows(passage.text):
+                window = passage.text[start:end]
+                wf = _features(window, sentence_start_exempt=False)
+                covered = cf.content & wf.content
+                coverage = len(covered) / len(cf.content)
+                mandatory_missing = cf.mandatory - wf.content
+                key = (coverage, -(end - start))
+                if not mandatory_missing and cf.negated == wf.negated and coverage >= SUPPORT_COVERAGE:
+                    if best_support is None or key > best_support[0]:
+                        best_support = (key, passage.id, window)
+                    continue
+                topic = (len(cf.words & wf.words) / len(cf.words)) if cf.words else 0.0
+                if topic < TOPIC_COVERAGE:
+                    continue
+                reason = _contradiction(cf, wf, coverage)
+                if reason and (best_contra is None or (topic, key) > best_contra[0]):
+                    best_contra = ((topic, key), passage.id, window, reason)
+        if best_support is not None:
+            _, pid, quote = best_support
+            return Verdict("supported", passage_ids=[pid], quote=quote,
+                           rationale=f"content-word coverage {best_support[0][0]:.2f}")
+        if best_contra is not None:
+            _, pid, quote, reason = best_contra
+            return Verdict("contradicted", passage_ids=[pid], quote=quote, rationale=reason)
+        return Verdict("unsupported", rationale="no passage window covers this claim")
+
+
+def _contradiction(cf: _Features, wf: _Features, coverage: float) -> str | None:
+    missing_numbers = cf.numbers - wf.numbers
+    if missing_numbers and wf.numbers:
+        claim_units = {u for n, u in cf.number_units if n in missing_numbers}
+        window_units = {u for n, u in wf.number_units if n not in cf.numbers}
+        shared = claim_units & window_units & _UNITS
+        if shared or (not claim_units and wf.numbers - cf.numbers):
+            return (f"number mismatch: the claim says {', '.join(sorted(missing_numbers))}, "
+                    f"the passage says {', '.join(sorted(wf.numbers - cf.numbers))}")
+        if cf.words and len(cf.words & wf.words) == len(cf.words) and wf.numbers - cf.numbers:
+            return (f"number mismatch: the claim says {', '.join(sorted(missing_numbers))}, "
+                    f"the passage says {', '.join(sorted(wf.numbers - cf.numbers))}")
+    if cf.negated != wf.negated and coverage >= SUPPORT_COVERAGE:
+        return "polarity mismatch: one side is negated"
+    return None
