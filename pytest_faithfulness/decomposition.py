@@ -88,7 +88,7 @@ _GREETING = re.compile(
     r"^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening)|thanks?(?: you)?(?: so much)?|"
     r"you'?re welcome|(?:i'?m |i am |i'?d be |i would be )?(?:happy|glad) to help|"
     r"(?:i )?hope (?:this|that) helps|let me know|please let me know|feel free|"
-    r"don'?t hesitate|is there anything else|anything else|great question|good question|"
+    r"don'?t hesitate|is there anything else|anything else|(?:what an? |that's an? )?(?:great|good|excellent|interesting) question|"
     r"sure thing|certainly|of course|absolutely|no problem|cheers|best regards|kind regards)\b",
     re.IGNORECASE,
 )
@@ -136,7 +136,7 @@ _TOPIC_SUFFIX = re.compile(
     r"details|highlights)\s*:?\s*$",
     re.IGNORECASE,
 )
-_CLAUSE_SPLIT = re.compile(r"\s*(?:;\s*|,\s*(?:and|but|while|whereas)\s+|\s+(?:and|but)\s+)",
+_CLAUSE_SPLIT = re.compile(r"(\s*(?:;\s*|,\s*(?:and|but|while|whereas)\s+|\s+(?:and|but)\s+))",
                            re.IGNORECASE)
 
 
@@ -305,11 +305,11 @@ def _split_coordination(text: str) -> list[str]:
     """Split coordinated assertions; conjuncts that share the subject get it copied."""
     if has_cjk(text):
         return [text]
-    parts = _CLAUSE_SPLIT.split(text)
-    if len(parts) == 1:
+    pieces = _CLAUSE_SPLIT.split(text)
+    if len(pieces) == 1:
         return [text]
-    out: list[str] = [parts[0]]
-    for part in parts[1:]:
+    out: list[str] = [pieces[0]]
+    for glue, part in zip(pieces[1::2], pieces[2::2]):
         words = part.split()
         first = words[0].lower() if words else ""
         prev = out[-1]
@@ -326,7 +326,7 @@ def _split_coordination(text: str) -> list[str]:
         elif first in _IMPERATIVES and _starts_imperative(prev):
             is_clause = True
         if not is_clause:
-            out[-1] = f"{prev} and {part}" if not re.match(r"^[;,]", part) else prev + part
+            out[-1] = prev + glue + part  # not a clause: keep the original text
             continue
         if shared_subject:
             if _starts_imperative(prev):
@@ -334,7 +334,7 @@ def _split_coordination(text: str) -> list[str]:
                 continue
             parsed = _subject_of(out[0])
             if parsed is None:
-                out[-1] = f"{prev} and {part}"
+                out[-1] = prev + glue + part
                 continue
             lead, subject, _ = parsed
             lead_cap = lead[:1].upper() + lead[1:] if lead else ""
@@ -358,10 +358,25 @@ _PRONOUN_SUBJECT = re.compile(r"^(it|they|this|these)\b(?!\s*'s\b)(?=\s+\S)", re
 _PRONOUN_POSSESSIVE = re.compile(r"^(its|their)\b", re.IGNORECASE)
 
 
+_CONTRACTION = re.compile(r"^(it|they|this)(?:'s|\u2019s|'re|\u2019re)\s+|^(its)\s+(?=(?:the|a|an)\s)",
+                          re.IGNORECASE)
+
+
+def _expand_contraction(body: str) -> str:
+    m = _CONTRACTION.match(body)
+    if not m:
+        return body
+    pronoun = m.group(1) or m.group(2)[:2]
+    verb = "are" if pronoun.lower() == "they" else "is"
+    return f"{pronoun} {verb} " + body[m.end():]
+
+
 def _resolve(clause: str, entity: str | None) -> tuple[str, str | None]:
     """Resolve an opening pronoun to ``entity``; return the clause and the new entity."""
     m = _LEAD_ADVERBIAL.match(clause)
     lead, body = (m.group(1), clause[m.end():]) if m else ("", clause)
+    if entity:
+        body = _expand_contraction(body)
     if entity:
         pm = _PRONOUN_SUBJECT.match(body)
         nxt = body[pm.end():].split()[0].lower() if pm and body[pm.end():].split() else ""
@@ -378,7 +393,8 @@ def _resolve(clause: str, entity: str | None) -> tuple[str, str | None]:
     if parsed is not None:
         subject = parsed[1]
         first = subject.split()[0].lower() if subject.split() else ""
-        if first not in _SUBJECT_PRONOUNS and first not in {"its", "their", "his", "her"}:
+        if (first not in _SUBJECT_PRONOUNS and first not in {"its", "their", "his", "her"}
+                and "," not in subject and len(subject.split()) <= 8):
             poss = re.match(r"^(.+?)'s?\s+\S", subject)
             entity = poss.group(1) if poss and "'" in subject else subject
     return clause, entity
