@@ -10,33 +10,46 @@ the ``assert_faithful`` fixture, or from a script::
 Importing this package never imports litellm; the LLM judge imports it on its first call.
 """
 
-from .judges import Judge, JudgeError, LiteLLMJudge, OfflineJudge, make_judge
-from .pipeline import aevaluate, evaluate
-from .records import (
-    AnswerResult,
-    ClaimResult,
-    Decomposition,
-    Passage,
-    SessionSummary,
-    Verdict,
-    to_passages,
-)
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "AnswerResult",
-    "ClaimResult",
-    "Decomposition",
-    "Judge",
-    "JudgeError",
-    "LiteLLMJudge",
-    "OfflineJudge",
-    "Passage",
-    "SessionSummary",
-    "Verdict",
-    "aevaluate",
-    "evaluate",
-    "make_judge",
-    "to_passages",
-]
+# Public names are imported on first use (PEP 562), so ``import pytest_faithfulness`` and
+# pytest start-up with the plugin installed stay cheap (pydantic loads only when needed).
+_EXPORTS = {
+    "AnswerResult": "records", "ClaimResult": "records", "Decomposition": "records",
+    "Passage": "records", "SessionSummary": "records", "Verdict": "records",
+    "to_passages": "records", "Judge": "judges", "JudgeError": "judges",
+    "LiteLLMJudge": "judges", "OfflineJudge": "judges", "make_judge": "judges",
+    "aevaluate": "pipeline", "evaluate": "pipeline",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pytest_faithfulness' has no attribute {name!r}")
+    from importlib import import_module
+
+    # Not cached in globals(): the submodule in sys.modules stays the one source of truth.
+    return getattr(import_module(f".{module}", __name__), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .judges import Judge, JudgeError, LiteLLMJudge, OfflineJudge, make_judge
+    from .pipeline import aevaluate, evaluate
+    from .records import (
+        AnswerResult,
+        ClaimResult,
+        Decomposition,
+        Passage,
+        SessionSummary,
+        Verdict,
+        to_passages,
+    )

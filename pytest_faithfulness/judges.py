@@ -33,7 +33,7 @@ import threading
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from . import _loop
 from .decomposition import RuleDecomposer
@@ -112,6 +112,23 @@ class VerifyReply(BaseModel):
     passage_ids: list[str] = Field(default_factory=list)
     quote: str | None = None
     rationale: str | None = None
+
+    @field_validator("passage_ids", mode="before")
+    @classmethod
+    def _ids_as_strings(cls, value: Any) -> Any:
+        """Models write numeric ids as numbers (``[1]``) or one id as a bare value."""
+        if value is None:
+            return []
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            value = [value]
+        if isinstance(value, list):
+            return [str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
+        return value
+
+    @field_validator("label", mode="before")
+    @classmethod
+    def _label_lower(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
 
 
 _litellm_lock = threading.Lock()

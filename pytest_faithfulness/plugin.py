@@ -1,17 +1,23 @@
 """The pytest face of the package: options, fixtures and hooks. Thin: the state lives in
-``session.FaithfulnessSession``; the pipeline, judges and cache know nothing of pytest."""
+``session.FaithfulnessSession``; the pipeline, judges and cache know nothing of pytest.
+
+Start-up cost matters (the plugin loads in every pytest run once installed): this module
+imports nothing of ours at import time, and the session object (with pydantic) is built only
+when a test first records an answer or a worker's payload arrives.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .gate import GateConfig
-from .records import AnswerResult
-from .session import FaithfulnessSession
+if TYPE_CHECKING:  # pragma: no cover
+    from .records import AnswerResult
+    from .session import FaithfulnessSession
 
-SESSION_KEY = pytest.StashKey[FaithfulnessSession]()
+SESSION_KEY = pytest.StashKey["FaithfulnessSession"]()
+SETTINGS_KEY = pytest.StashKey[dict]()
 WORKER_OUTPUT_KEY = "faithfulness"
 
 # (flag suffix, ini type, help, default)
@@ -74,17 +80,35 @@ def _number(config: pytest.Config, suffix: str, kind: type, low: float | None = 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "faithfulness: a test that judges answer faithfulness")
-    gate = GateConfig(min_mean=_number(config, "min-mean", float, 0, 1),
-                      max_unsupported_rate=_number(config, "max-unsupported-rate", float, 0, 1))
+    settings = {
+        "min_mean": _number(config, "min-mean", float, 0, 1),
+        "max_unsupported_rate": _number(config, "max-unsupported-rate", float, 0, 1),
+        "report": get_option(config, "report"),
+    }
     for suffix, kind, low, high in (("min-score", float, 0, 1), ("max-unsupported", int, 0, None),
                                     ("timeout", float, 0, None), ("concurrency", int, 1, None)):
         _number(config, suffix, kind, low, high)  # fail fast on a bad value
-    report = get_option(config, "report")
-    config.stash[SESSION_KEY] = FaithfulnessSession(gate=gate, report_path=report)
+    config.stash[SETTINGS_KEY] = settings
 
 
 def _session(config: pytest.Config) -> FaithfulnessSession:
-    return config.stash[SESSION_KEY]
+    """The run's session object, built on first use."""
+    state = config.stash.get(SESSION_KEY, None)
+    if state is None:
+        from .gate import GateConfig
+        from .session import FaithfulnessSession
+
+        settings = config.stash[SETTINGS_KEY]
+        state = FaithfulnessSession(
+            gate=GateConfig(min_mean=settings["min_mean"],
+                            max_unsupported_rate=settings["max_unsupported_rate"]),
+            report_path=settings["report"])
+        config.stash[SESSION_KEY] = state
+    return state
+
+
+def _existing_session(config: pytest.Config) -> FaithfulnessSession | None:
+    return config.stash.get(SESSION_KEY, None)
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -177,6 +201,8 @@ class FaithfulnessAssertion:
             result = evaluate(answer, passages, self._judge,
                               concurrency=self._concurrency or DEFAULT_CONCURRENCY)
         except (TypeError, ValueError) as exc:
+            from .records import AnswerResult
+
             result = AnswerResult(answer=answer if isinstance(answer, str) else repr(answer),
                                   status="error", error=f"bad input: {exc}")
             result.test_id, result.min_score, result.max_unsupported = test_id, min_score, max_unsupported
@@ -211,7 +237,9 @@ def assert_faithful(request: pytest.FixtureRequest, faithfulness_judge) -> Faith
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
-    state = _session(config)
+    state = _existing_session(config)
+    if state is None:  # no answer was judged in this process
+        return
     if _is_worker(config):
         config.workeroutput[WORKER_OUTPUT_KEY] = state.to_payload()
         return
@@ -229,8 +257,8 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    state = _session(config)
-    if _is_worker(config) or not state.results:
+    state = _existing_session(config)
+    if _is_worker(config) or state is None or not state.results:
         return
     terminalreporter.section("faithfulness")
     for line in state.terminal_lines():

@@ -6,12 +6,18 @@ import json
 
 import pytest
 
-pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestDeprecationWarning")
+INI = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+
+
+@pytest.fixture(autouse=True)
+def _quiet_inner_runs(request):
+    """Inner runs get an ini that settles pytest-asyncio's default (it warns otherwise)."""
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester").makeini(INI)
+
 
 AUDIT_CONFTEST = '''
 import pytest
-
-pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestDeprecationWarning")
 from pytest_faithfulness import Decomposition, Verdict
 
 CLAIMS = [
@@ -111,7 +117,7 @@ def test_session_gate_fails_below_min_mean(audit_suite):
 
 
 def test_ini_key_sets_the_gate_and_the_flag_wins(audit_suite):
-    audit_suite.makeini("[pytest]\nfaithfulness_min_mean = 0.9\n")
+    audit_suite.makeini(INI + "faithfulness_min_mean = 0.9\n")
     assert audit_suite.runpytest().ret == pytest.ExitCode.TESTS_FAILED
     assert audit_suite.runpytest("--faithfulness-min-mean", "0.5").ret == 0
 
