@@ -160,17 +160,19 @@ def parse_json_reply(text: str | None) -> Any:
     fence = re.search(r"```(?:json|JSON)?\s*(.*?)```", body, re.DOTALL)
     if fence:
         body = fence.group(1).strip()
-    starts = [i for i in (body.find("{"), body.find("[")) if i >= 0]
+    starts = [i for i, ch in enumerate(body) if ch in "{["]
     if not starts:
         raise ValueError(f"no JSON object in reply: {text[:120]!r}")
-    body = body[min(starts):]
     decoder = json.JSONDecoder()
-    for candidate in (body, re.sub(r",\s*([\]}])", r"\1", body)):
-        try:
-            value, _ = decoder.raw_decode(candidate)
-            return value
-        except json.JSONDecodeError:
-            continue
+    for start in starts:  # preamble may hold brackets of its own ("based on [1]: {...}")
+        for candidate in (body[start:], re.sub(r",\s*([\]}])", r"\1", body[start:])):
+            try:
+                value, _ = decoder.raw_decode(candidate)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict) or (isinstance(value, list) and value
+                                           and all(isinstance(v, dict) for v in value)):
+                return value
     raise ValueError(f"reply is not valid JSON: {text[:120]!r}")
 
 
