@@ -165,7 +165,7 @@ def parse_json_reply(text: str | None) -> Any:
         raise ValueError(f"no JSON object in reply: {text[:120]!r}")
     decoder = json.JSONDecoder()
     for start in starts:  # preamble may hold brackets of its own ("based on [1]: {...}")
-        for candidate in (body[start:], re.sub(r",\s*([\]}])", r"\1", body[start:])):
+        for candidate in (body[start:], _strip_trailing_commas(body[start:])):
             try:
                 value, _ = decoder.raw_decode(candidate)
             except json.JSONDecodeError:
@@ -174,6 +174,30 @@ def parse_json_reply(text: str | None) -> Any:
                                            and all(isinstance(v, dict) for v in value)):
                 return value
     raise ValueError(f"reply is not valid JSON: {text[:120]!r}")
+
+
+def _strip_trailing_commas(text: str) -> str:
+    """Drop commas that directly precede ``]`` or ``}``, outside JSON strings only."""
+    out: list[str] = []
+    in_string = escaped = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+            out.append(ch)
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch == ",":
+            rest = text[i + 1:].lstrip()
+            if rest[:1] in ("]", "}"):
+                continue
+        out.append(ch)
+    return "".join(out)
 
 
 def _unwrap_verdict(value: Any) -> Any:
