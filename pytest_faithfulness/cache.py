@@ -19,9 +19,20 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from .accounting import record as record_usage
 from .records import Decomposition, Passage, Verdict
 
 CACHE_SCHEMA = "pytest-faithfulness-cache-1"
+
+#: Cache modes, after pytest-recording's record modes:
+#: ``rw`` reads hits and writes misses; ``replay`` reads only, and a miss is an error (CI with
+#: no network and no spend, verdicts committed with the repository); ``refresh`` never reads,
+#: calls the judge for everything and overwrites the entries.
+CACHE_MODES = ("rw", "replay", "refresh")
+
+
+class CacheMiss(LookupError):
+    """A judge call missed the cache in ``replay`` mode (no judge call is made)."""
 
 
 class CacheCorruptWarning(UserWarning):
@@ -65,20 +76,27 @@ class CachedJudge:
     Args:
         judge: the judge to wrap; it must have ``fingerprint() -> dict``.
         directory: the cache directory (created if missing).
+        mode: ``"rw"`` (default), ``"replay"`` or ``"refresh"`` (see ``CACHE_MODES``).
 
     Attributes:
         hits / misses: judge calls served from the cache / passed to the wrapped judge.
 
     Raises:
         TypeError: the judge has no ``fingerprint()`` (its verdicts could not be keyed safely).
+        ValueError: unknown ``mode``.
+        CacheMiss: (from a call) a miss in ``replay`` mode.
     """
 
     cacheable = True
+    accounts_usage = True
 
-    def __init__(self, judge: Any, directory: str | Path) -> None:
+    def __init__(self, judge: Any, directory: str | Path, mode: str = "rw") -> None:
         fingerprint = getattr(judge, "fingerprint", None)
         if not callable(fingerprint):
             raise TypeError(f"{type(judge).__name__} has no fingerprint(): cannot key its cache")
+        if mode not in CACHE_MODES:
+            raise ValueError(f"cache mode must be one of {', '.join(CACHE_MODES)}, got {mode!r}")
+        self.mode = mode
         self.judge = judge
         self.directory = Path(directory)
         self._fingerprint = fingerprint()
@@ -110,7 +128,7 @@ class CachedJudge:
     def decompose(self, answer: str) -> Decomposition:
         """Cached ``decompose``."""
         key = self._key("decompose", {"answer": answer})
-        hit = self._get(key, Decomposition)
+        hit = self._get(key, Decomposition, "decompose")
         if hit is not None:
             return hit
         value = _to_decomposition(self.judge.decompose(answer))
@@ -120,7 +138,7 @@ class CachedJudge:
     def verify(self, claim: str, passages: list[Passage]) -> Verdict:
         """Cached ``verify``."""
         key = self._key("verify", _verify_payload(claim, passages))
-        hit = self._get(key, Verdict)
+        hit = self._get(key, Verdict, "verify")
         if hit is not None:
             return hit
         value = self.judge.verify(claim, passages)
@@ -130,7 +148,7 @@ class CachedJudge:
     async def adecompose(self, answer: str) -> Decomposition:
         """Cached ``adecompose`` (falls back to the wrapped judge's sync method in a thread)."""
         key = self._key("decompose", {"answer": answer})
-        hit = self._get(key, Decomposition)
+        hit = self._get(key, Decomposition, "decompose")
         if hit is not None:
             return hit
         from .pipeline import _call
@@ -142,7 +160,7 @@ class CachedJudge:
     async def averify(self, claim: str, passages: list[Passage]) -> Verdict:
         """Cached ``averify`` (falls back to the wrapped judge's sync method in a thread)."""
         key = self._key("verify", _verify_payload(claim, passages))
-        hit = self._get(key, Verdict)
+        hit = self._get(key, Verdict, "verify")
         if hit is not None:
             return hit
         from .pipeline import _as_verdict, _call
@@ -155,7 +173,11 @@ class CachedJudge:
     def _key(self, op: str, payload: dict[str, Any]) -> str:
         return cache_key(self._fingerprint, op, payload)
 
-    def _get(self, key: str, model):
+    def _get(self, key: str, model, op: str):
+        if self.mode == "refresh":
+            with self._lock:
+                self.misses += 1
+            return None
         try:
             raw = self._cache.get(key)
         except (sqlite3.DatabaseError, OSError, ValueError, json.JSONDecodeError) as exc:
@@ -170,9 +192,13 @@ class CachedJudge:
             if value is not None:
                 with self._lock:
                     self.hits += 1
+                record_usage(cache_hits=1)
                 return value
         with self._lock:
             self.misses += 1
+        if self.mode == "replay":
+            raise CacheMiss(f"{op}: no cached verdict in replay mode (cache {self.directory}); "
+                            "record it first with --faithfulness-cache-mode rw")
         return None
 
     def _put(self, key: str, value) -> None:

@@ -41,6 +41,10 @@ def gate_failures(summary: SessionSummary, results: list[AnswerResult],
     if summary.errored:
         reasons.append(f"{summary.errored} answer(s) errored: a judge failure is never counted "
                        "as a pass")
+    unjudged = sum(1 for r in results if r.status == "error" and "judge budget of" in (r.error or ""))
+    if unjudged:
+        reasons.append(f"the judge budget was spent before {unjudged} answer(s) were judged: the "
+                       "gate does not pass on partial data")
     thresholds = config.min_mean is not None or config.max_unsupported_rate is not None
     if thresholds and not summary.scored:
         reasons.append("no answer was scored, so the session thresholds cannot be met")

@@ -36,6 +36,8 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from . import _loop
+from .accounting import Budget, BudgetExceeded
+from .accounting import record as record_usage
 from .decomposition import RuleDecomposer
 from .prompts import decompose_messages, prompt_fingerprint, verify_messages
 from .records import Decomposition, Passage, Verdict, VerdictLabel
@@ -65,6 +67,7 @@ class OfflineJudge:
     name = "offline"
     cacheable = False
     runs_inline = True
+    accounts_usage = True
     context_budget_chars: int | None = None
 
     def __init__(self) -> None:
@@ -75,11 +78,13 @@ class OfflineJudge:
     def decompose(self, answer: str) -> Decomposition:
         """Rule-based decomposition of ``answer`` (see ``decomposition``)."""
         self.calls += 1
+        record_usage(calls=1)
         return self._decomposer.decompose(answer)
 
     def verify(self, claim: str, passages: list[Passage]) -> Verdict:
         """Heuristic verdict for ``claim`` (see ``verification.HeuristicVerifier``)."""
         self.calls += 1
+        record_usage(calls=1)
         return self._verifier.verify(claim, passages)
 
     def fingerprint(self) -> dict[str, Any]:
@@ -226,18 +231,24 @@ class LiteLLMJudge:
             with exponential backoff that honours ``Retry-After``.
         parse_retries: extra attempts when a reply cannot be parsed or validated.
         context_budget_chars: most characters of passages per verify call; more passages are
-            split into several calls (``None``: no limit).
+            split into several calls (``None``: no limit; a provider's context-window error
+            then makes the answer ``error``, never a silent truncation).
+        budget: a shared ``accounting.Budget``; once spent, calls raise ``BudgetExceeded``.
+
+    Every request adds its tokens (input, output, prompt-cache hits) and its cost from
+    litellm's bundled price map to the current answer's ``Usage``.
 
     Calls run at temperature 0 with JSON output requested and validated against
     ``DecomposeReply`` / ``VerifyReply``. Raises ``JudgeError`` when a call fails for good.
     """
 
     cacheable = True
+    accounts_usage = True
 
     def __init__(self, model: str, *, api_base: str | None = None, timeout: float = 60.0,
                  max_retries: int = 3, parse_retries: int = 1,
                  context_budget_chars: int | None = None, backoff_base: float = 0.5,
-                 backoff_max: float = 20.0) -> None:
+                 backoff_max: float = 20.0, budget: Budget | None = None) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError("model must be a non-empty litellm model string")
         self.model = model.strip()
@@ -248,6 +259,7 @@ class LiteLLMJudge:
         self.context_budget_chars = context_budget_chars
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
+        self.budget = budget or Budget()
         self.calls = 0
         self.retries = 0
 
@@ -309,9 +321,12 @@ class LiteLLMJudge:
             kwargs["api_base"] = self.api_base
         last: Exception | None = None
         for attempt in range(self.max_retries + 1):
+            self.budget.check()
             self.calls += 1
+            record_usage(calls=1)
             try:
                 response = await litellm.acompletion(**kwargs)
+                self._account(litellm, response)
                 return response.choices[0].message.content
             except transient as exc:
                 last = exc
@@ -323,6 +338,21 @@ class LiteLLMJudge:
                 raise JudgeError(f"{op}: {type(exc).__name__}: {_short(exc)}") from exc
         raise JudgeError(f"{op}: {type(last).__name__} after {self.max_retries + 1} attempt(s): "
                          f"{_short(last)}") from last
+
+    def _account(self, litellm: Any, response: Any) -> None:
+        usage = getattr(response, "usage", None)
+        input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = int(getattr(details, "cached_tokens", 0) or 0)
+        try:
+            cost = float(litellm.completion_cost(completion_response=response) or 0.0)
+            uncosted = 0
+        except Exception:  # a model the bundled price map does not know
+            cost, uncosted = 0.0, 1
+        self.budget.charge(cost)
+        record_usage(input_tokens=input_tokens, output_tokens=output_tokens,
+                     cached_input_tokens=cached, cost_usd=cost, uncosted_calls=uncosted)
 
     def _delay(self, exc: Exception, attempt: int) -> float:
         retry_after = None

@@ -23,6 +23,8 @@ import inspect
 from typing import Any
 
 from . import _loop
+from .accounting import record as record_usage
+from .accounting import usage_scope
 from .records import AnswerResult, ClaimResult, Decomposition, Passage, Verdict, to_passages
 from .text import collapse_ws, strip_citations
 from .verification import check_verdict
@@ -62,6 +64,60 @@ async def aevaluate(answer: str, passages: Any, judge: Any, *,
                                            context_budget_chars))
 
 
+def evaluate_many(cases: Any, judge: Any, *, concurrency: int = DEFAULT_CONCURRENCY,
+                  context_budget_chars: int | None = None) -> list[AnswerResult]:
+    """Judge many answers concurrently (blocking); one ``AnswerResult`` per case, in order.
+
+    Args:
+        cases: an iterable of ``(answer, passages)`` pairs or dicts with ``answer`` and
+            ``passages`` keys.
+        judge: any judge (see ``evaluate``).
+        concurrency: most judge calls in flight at once across the whole batch.
+
+    Raises:
+        TypeError / ValueError: a case is malformed (checked for every case before any call;
+        the message names the case's index).
+    """
+    checked = _check_cases(cases)
+    return _loop.run_sync(_evaluate_many(checked, judge, concurrency, context_budget_chars))
+
+
+async def aevaluate_many(cases: Any, judge: Any, *, concurrency: int = DEFAULT_CONCURRENCY,
+                         context_budget_chars: int | None = None) -> list[AnswerResult]:
+    """``evaluate_many`` as a coroutine."""
+    checked = _check_cases(cases)
+    return await _loop.run_async(_evaluate_many(checked, judge, concurrency,
+                                                context_budget_chars))
+
+
+def _check_cases(cases: Any) -> list[tuple[str, list[Passage]]]:
+    checked = []
+    for index, case in enumerate(cases):
+        try:
+            if isinstance(case, dict):
+                missing = {"answer", "passages"} - set(case)
+                if missing:
+                    raise ValueError(f"missing key(s) {', '.join(sorted(missing))}")
+                answer, passages = case["answer"], case["passages"]
+            elif isinstance(case, (tuple, list)) and len(case) == 2:
+                answer, passages = case
+            else:
+                raise TypeError("a case is an (answer, passages) pair or a dict with 'answer' "
+                                f"and 'passages', got {type(case).__name__}")
+            checked.append(check_inputs(answer, passages))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"case {index}: {exc}") from exc
+    return checked
+
+
+async def _evaluate_many(cases: list[tuple[str, list[Passage]]], judge: Any, concurrency: int,
+                         context_budget_chars: int | None) -> list[AnswerResult]:
+    shared = asyncio.Semaphore(max(1, int(concurrency)))
+    return list(await asyncio.gather(*(
+        _evaluate(answer, passages, judge, concurrency, context_budget_chars, semaphore=shared)
+        for answer, passages in cases)))
+
+
 def check_inputs(answer: Any, passages: Any) -> tuple[str, list[Passage]]:
     """Validate inputs before any judge call.
 
@@ -78,6 +134,8 @@ def check_inputs(answer: Any, passages: Any) -> tuple[str, list[Passage]]:
 
 
 async def _call(judge: Any, name: str, *args: Any) -> Any:
+    if not getattr(judge, "accounts_usage", False):  # a user's judge: one call per invocation
+        record_usage(calls=1)
     async_method = getattr(judge, "a" + name, None)
     if async_method is not None and inspect.iscoroutinefunction(async_method):
         return await async_method(*args)
@@ -136,11 +194,20 @@ def _combine(verdicts: list[Verdict]) -> Verdict:
 
 
 async def _evaluate(answer: str, passages: list[Passage], judge: Any, concurrency: int,
-                    context_budget_chars: int | None) -> AnswerResult:
+                    context_budget_chars: int | None,
+                    semaphore: asyncio.Semaphore | None = None) -> AnswerResult:
     from .judges import judge_description
 
     result = AnswerResult(answer=answer, passages=passages, status="unscored",
                           judge=judge_description(judge))
+    with usage_scope(result.usage):
+        return await _judge_answer(result, judge, semaphore or asyncio.Semaphore(
+            max(1, int(concurrency))), context_budget_chars)
+
+
+async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Semaphore,
+                        context_budget_chars: int | None) -> AnswerResult:
+    answer, passages = result.answer, result.passages
     if not answer.strip():
         result.warnings.append("empty answer: nothing to score")
         return result
@@ -150,7 +217,8 @@ async def _evaluate(answer: str, passages: list[Passage], judge: Any, concurrenc
         empty = ", ".join(p.id for p in passages if not p.text.strip())
         result.warnings.append(f"empty passage text: {empty}")
     try:
-        decomposition = _as_decomposition(await _call(judge, "decompose", answer))
+        async with semaphore:
+            decomposition = _as_decomposition(await _call(judge, "decompose", answer))
     except Exception as exc:  # fail closed: the answer errors, nothing passes
         result.status = "error"
         result.error = f"decompose failed: {type(exc).__name__}: {exc}"
@@ -167,7 +235,6 @@ async def _evaluate(answer: str, passages: list[Passage], judge: Any, concurrenc
         result.status = "error"
         result.error = str(exc)
         return result
-    semaphore = asyncio.Semaphore(max(1, int(concurrency)))
 
     async def verify_one(claim: str, window: list[Passage]) -> Verdict:
         async with semaphore:

@@ -28,6 +28,44 @@ AnswerStatus = Literal["scored", "unscored", "error"]
 VERDICT_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")
 
 
+class Usage(BaseModel):
+    """Judge usage; every field is a count except ``cost_usd`` (US dollars).
+
+    Args:
+        calls: judge calls that went out (HTTP requests, retries included; calls to a
+            judge without an HTTP transport count once per decompose/verify).
+        cache_hits: judge calls answered from the verdict cache.
+        input_tokens / output_tokens: tokens billed, as the provider reports them.
+        cached_input_tokens: input tokens served from the provider's prompt-prefix cache,
+            where the provider reports them (a subset of ``input_tokens``).
+        cost_usd: cost from litellm's bundled price map.
+        uncosted_calls: calls whose cost the price map does not know (counted at 0 USD).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = 0
+    cache_hits: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+    cost_usd: float = 0.0
+    uncosted_calls: int = 0
+
+    def add(self, other: Usage) -> None:
+        """Add ``other`` into this accumulator, in place."""
+        for name in type(self).model_fields:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    @classmethod
+    def total(cls, usages: Iterable[Usage]) -> Usage:
+        """The sum of several usages."""
+        out = cls()
+        for usage in usages:
+            out.add(usage)
+        return out
+
+
 class Passage(BaseModel):
     """One retrieved passage.
 
@@ -143,6 +181,7 @@ class AnswerResult(BaseModel):
         test_id: the pytest node id that recorded the result, when recorded under pytest.
         min_score: the per-answer threshold applied, if any.
         max_unsupported: the per-answer bound on non-supported claims, if any.
+        usage: judge calls, cache hits, tokens and cost spent on this answer.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -158,6 +197,7 @@ class AnswerResult(BaseModel):
     test_id: str | None = None
     min_score: float | None = None
     max_unsupported: int | None = None
+    usage: Usage = Field(default_factory=Usage)
 
     @property
     def supported(self) -> int:
@@ -222,7 +262,8 @@ class SessionSummary(BaseModel):
             supported; ``None`` when no answer was scored.
         claims: claims over scored and errored answers.
         supported / contradicted / unsupported: claims by accepted verdict.
-        judge_calls: judge calls that went out (cache misses); cache_hits: calls served from cache.
+        judge_calls: judge calls that went out; cache_hits: calls served from the cache.
+        usage: every answer's usage added up (tokens, cost in USD, calls, cache hits).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -239,13 +280,13 @@ class SessionSummary(BaseModel):
     unsupported: int = 0
     judge_calls: int = 0
     cache_hits: int = 0
+    usage: Usage = Field(default_factory=Usage)
 
     @classmethod
-    def of(
-        cls, results: Iterable[AnswerResult], *, judge_calls: int = 0, cache_hits: int = 0
-    ) -> SessionSummary:
+    def of(cls, results: Iterable[AnswerResult]) -> SessionSummary:
         """Aggregate answer results into session metrics (see the class docstring)."""
         results = list(results)
+        usage = Usage.total(r.usage for r in results)
         scored = [r for r in results if r.status == "scored"]
         scores = [r.score for r in scored if r.score is not None]
         return cls(
@@ -261,8 +302,9 @@ class SessionSummary(BaseModel):
             supported=sum(r.supported for r in results),
             contradicted=sum(r.contradicted for r in results),
             unsupported=sum(r.unsupported for r in results),
-            judge_calls=judge_calls,
-            cache_hits=cache_hits,
+            judge_calls=usage.calls,
+            cache_hits=usage.cache_hits,
+            usage=usage,
         )
 
 

@@ -18,16 +18,6 @@ from .records import AnswerResult, SessionSummary
 from .report import json_report, summary_lines, write_json
 
 
-def judge_counters(judge: Any) -> tuple[int, int]:
-    """``(calls that went out, cache hits)`` for a judge, looking through a cache wrapper."""
-    hits = int(getattr(judge, "hits", 0) or 0)
-    inner = getattr(judge, "judge", None)
-    calls = getattr(inner if inner is not None else judge, "calls", None)
-    if calls is None:
-        calls = getattr(judge, "misses", 0)
-    return int(calls or 0), hits
-
-
 class FaithfulnessSession:
     """Every answer result of one run, and the gate over them.
 
@@ -41,7 +31,6 @@ class FaithfulnessSession:
         self.report_path = Path(report_path) if report_path else None
         self.results: list[AnswerResult] = []
         self._judges: dict[int, Any] = {}
-        self._merged_counters = [0, 0]
         self._merged_judges: list[str] = []
         self._lock = threading.Lock()
         self.failures: list[str] = []
@@ -60,11 +49,7 @@ class FaithfulnessSession:
 
     def summary(self) -> SessionSummary:
         """The session metrics over every result so far."""
-        calls, hits = self._merged_counters
-        for judge in self._judges.values():
-            c, h = judge_counters(judge)
-            calls, hits = calls + c, hits + h
-        return SessionSummary.of(self.results, judge_calls=calls, cache_hits=hits)
+        return SessionSummary.of(self.results)
 
     def evaluate_gate(self) -> list[str]:
         """Apply the gate; stores and returns the reasons it fails (empty: passes)."""
@@ -98,10 +83,8 @@ class FaithfulnessSession:
     # xdist ----------------------------------------------------------------------------------
     def to_payload(self) -> str:
         """This worker's results and counters as a JSON string."""
-        summary = self.summary()
         return json.dumps({
             "results": [r.model_dump(mode="json") for r in self.results],
-            "judge_calls": summary.judge_calls, "cache_hits": summary.cache_hits,
             "judges": self.judges(),
         })
 
@@ -110,6 +93,4 @@ class FaithfulnessSession:
         data = json.loads(payload)
         with self._lock:
             self.results.extend(AnswerResult.model_validate(r) for r in data["results"])
-            self._merged_counters[0] += int(data.get("judge_calls", 0))
-            self._merged_counters[1] += int(data.get("cache_hits", 0))
             self._merged_judges.extend(data.get("judges", []))

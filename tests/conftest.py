@@ -101,3 +101,9 @@ def chat_server() -> Iterator[ScriptedChatServer]:
         first = server.errors[0]
         pytest.fail(f"the chat_server script raised {len(server.errors)} time(s); first: "
                     f"{type(first).__name__}: {first}", pytrace=False)
+
+
+@pytest.fixture
+def litellm_loaded() -> None:
+    """litellm imported beforehand, so timings measure the judge and not the import."""
+    import litellm  # noqa: F401
