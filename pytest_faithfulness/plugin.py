@@ -37,6 +37,12 @@ _OPTIONS: list[tuple[str, str, str, Any]] = [
     ("cache-dir", "string", "verdict cache directory (default .faithfulness_cache under the "
      "rootdir)", None),
     ("report", "string", "write every claim and verdict as JSON to this path", None),
+    ("cache-mode", "string", "rw (read and write, default), replay (read only: a miss is an "
+     "error, no judge call) or refresh (call the judge for everything, overwrite)", None),
+    ("budget-usd", "string", "stop making new LLM judge calls once this many US dollars are "
+     "spent (litellm's bundled prices); the gate then fails", None),
+    ("context-budget", "string", "most characters of passages per verify call; longer passage "
+     "lists are split across calls, never truncated", None),
 ]
 
 
@@ -86,9 +92,21 @@ def pytest_configure(config: pytest.Config) -> None:
         "report": get_option(config, "report"),
     }
     for suffix, kind, low, high in (("min-score", float, 0, 1), ("max-unsupported", int, 0, None),
-                                    ("timeout", float, 0, None), ("concurrency", int, 1, None)):
+                                    ("timeout", float, 0, None), ("concurrency", int, 1, None),
+                                    ("budget-usd", float, 0, None),
+                                    ("context-budget", int, 1, None)):
         _number(config, suffix, kind, low, high)  # fail fast on a bad value
+    mode = get_option(config, "cache-mode") or "rw"
+    if mode not in ("rw", "replay", "refresh"):
+        raise pytest.UsageError(f"--faithfulness-cache-mode must be rw, replay or refresh, got {mode!r}")
+    if mode != "rw" and _no_cache(config):
+        raise pytest.UsageError(f"--faithfulness-cache-mode {mode} needs the cache: drop "
+                                "--faithfulness-no-cache")
     config.stash[SETTINGS_KEY] = settings
+
+
+def _no_cache(config: pytest.Config) -> bool:
+    return bool(config.getoption("faithfulness_no_cache") or config.getini("faithfulness_no_cache"))
 
 
 def _session(config: pytest.Config) -> FaithfulnessSession:
@@ -120,13 +138,15 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     """The configured judge (``--faithfulness-judge``), wrapped in the verdict cache.
 
     Override this fixture in a conftest to plug in your own judge (see ``judges.Judge``).
-    The offline judge is not cached: it is faster than the cache.
+    The offline judge is not cached: it is faster than the cache. The cache is opened once
+    per process (this fixture is session-scoped).
     """
     from pathlib import Path
 
+    from .accounting import Budget
     from .judges import make_judge
 
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {"budget": Budget(_number(pytestconfig, "budget-usd", float, 0, None))}
     api_base = get_option(pytestconfig, "api-base")
     if api_base:
         options["api_base"] = api_base
@@ -134,9 +154,7 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     if timeout is not None:
         options["timeout"] = timeout
     judge = make_judge(get_option(pytestconfig, "judge"), **options)
-    no_cache = pytestconfig.getoption("faithfulness_no_cache") or pytestconfig.getini(
-        "faithfulness_no_cache")
-    if no_cache or not getattr(judge, "cacheable", False):
+    if _no_cache(pytestconfig) or not getattr(judge, "cacheable", False):
         yield judge
         return
     from .cache import CachedJudge
@@ -144,7 +162,7 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     cache_dir = Path(get_option(pytestconfig, "cache-dir") or ".faithfulness_cache")
     if not cache_dir.is_absolute():
         cache_dir = Path(pytestconfig.rootpath) / cache_dir
-    cached = CachedJudge(judge, cache_dir)
+    cached = CachedJudge(judge, cache_dir, mode=get_option(pytestconfig, "cache-mode") or "rw")
     yield cached
     cached.close()
 
@@ -173,48 +191,101 @@ class FaithfulnessAssertion:
     """
 
     def __init__(self, judge: Any, session: FaithfulnessSession, test_id: str,
-                 min_score: float | None, max_unsupported: int | None, concurrency: int | None):
+                 min_score: float | None, max_unsupported: int | None, concurrency: int | None,
+                 context_budget_chars: int | None = None):
         self._judge = judge
         self._session = session
         self._test_id = test_id
         self._min_score = min_score
         self._max_unsupported = max_unsupported
         self._concurrency = concurrency
+        self._context_budget = context_budget_chars
         self.results: list[AnswerResult] = []
 
     def __call__(self, answer: Any, passages: Any, *, min_score: float | None = None,
                  max_unsupported: int | None = None) -> AnswerResult:
-        from .pipeline import DEFAULT_CONCURRENCY, evaluate
+        from .pipeline import evaluate
         from .report import format_answer
 
         __tracebackhide__ = True
+        thresholds = self._thresholds(min_score, max_unsupported)
+        try:
+            result = evaluate(answer, passages, self._judge, **self._pipeline_options())
+        except (TypeError, ValueError) as exc:
+            self._record_bad_input(answer, exc, thresholds)
+            raise
+        self._record(result, thresholds)
+        if not result.passed:
+            raise AssertionError("answer is not faithful enough\n" + format_answer(result))
+        return result
+
+    def evaluate_many(self, cases: Any, *, min_score: float | None = None,
+                      max_unsupported: int | None = None) -> list[AnswerResult]:
+        """Judge many answers concurrently and record each for the gate; never raises on a
+        failing answer (see ``assert_many``).
+
+        Args:
+            cases: ``(answer, passages)`` pairs or dicts with ``answer`` and ``passages``.
+
+        Returns:
+            one ``AnswerResult`` per case, in order; test ids are ``<node id>#<n>``.
+
+        Raises:
+            TypeError / ValueError: a malformed case (named by index); nothing is judged then.
+        """
+        from .pipeline import evaluate_many
+
+        thresholds = self._thresholds(min_score, max_unsupported)
+        results = evaluate_many(cases, self._judge, **self._pipeline_options())
+        for result in results:
+            self._record(result, thresholds, numbered=True)
+        return results
+
+    def assert_many(self, cases: Any, *, min_score: float | None = None,
+                    max_unsupported: int | None = None) -> list[AnswerResult]:
+        """``evaluate_many``, then raise ``AssertionError`` with the per-claim report of every
+        answer that errored or missed a threshold."""
+        from .report import format_answer
+
+        __tracebackhide__ = True
+        results = self.evaluate_many(cases, min_score=min_score, max_unsupported=max_unsupported)
+        failing = [r for r in results if not r.passed]
+        if failing:
+            raise AssertionError(f"{len(failing)} of {len(results)} answers are not faithful "
+                                 "enough\n" + "\n".join(format_answer(r) for r in failing))
+        return results
+
+    def _pipeline_options(self) -> dict[str, Any]:
+        from .pipeline import DEFAULT_CONCURRENCY
+
+        return {"concurrency": self._concurrency or DEFAULT_CONCURRENCY,
+                "context_budget_chars": self._context_budget}
+
+    def _thresholds(self, min_score: float | None,
+                    max_unsupported: int | None) -> tuple[float | None, int | None]:
         min_score = self._min_score if min_score is None else min_score
         max_unsupported = self._max_unsupported if max_unsupported is None else max_unsupported
-        if min_score is not None and not 0 <= min_score <= 1:
+        if min_score is not None and (isinstance(min_score, bool) or not 0 <= min_score <= 1):
             raise ValueError(f"min_score must be in [0, 1], got {min_score!r}")
         if max_unsupported is not None and (isinstance(max_unsupported, bool)
                                             or not isinstance(max_unsupported, int)
                                             or max_unsupported < 0):
             raise ValueError(f"max_unsupported must be a non-negative int, got {max_unsupported!r}")
-        test_id = self._test_id if not self.results else f"{self._test_id}#{len(self.results) + 1}"
-        try:
-            result = evaluate(answer, passages, self._judge,
-                              concurrency=self._concurrency or DEFAULT_CONCURRENCY)
-        except (TypeError, ValueError) as exc:
-            from .records import AnswerResult
+        return min_score, max_unsupported
 
-            result = AnswerResult(answer=answer if isinstance(answer, str) else repr(answer),
-                                  status="error", error=f"bad input: {exc}")
-            result.test_id, result.min_score, result.max_unsupported = test_id, min_score, max_unsupported
-            self._record(result)
-            raise
-        result.test_id, result.min_score, result.max_unsupported = test_id, min_score, max_unsupported
-        self._record(result)
-        if not result.passed:
-            raise AssertionError("answer is not faithful enough\n" + format_answer(result))
-        return result
+    def _record_bad_input(self, answer: Any, exc: Exception,
+                          thresholds: tuple[float | None, int | None]) -> None:
+        from .records import AnswerResult
 
-    def _record(self, result: AnswerResult) -> None:
+        result = AnswerResult(answer=answer if isinstance(answer, str) else repr(answer),
+                              status="error", error=f"bad input: {exc}")
+        self._record(result, thresholds)
+
+    def _record(self, result: AnswerResult, thresholds: tuple[float | None, int | None],
+                numbered: bool = False) -> None:
+        n = len(self.results) + 1
+        result.test_id = f"{self._test_id}#{n}" if numbered or n > 1 else self._test_id
+        result.min_score, result.max_unsupported = thresholds
         self.results.append(result)
         self._session.record(result, self._judge)
 
@@ -231,6 +302,7 @@ def assert_faithful(request: pytest.FixtureRequest, faithfulness_judge) -> Faith
         min_score=_number(config, "min-score", float, 0, 1),
         max_unsupported=_number(config, "max-unsupported", int, 0, None),
         concurrency=_number(config, "concurrency", int, 1, None),
+        context_budget_chars=_number(config, "context-budget", int, 1, None),
     )
 
 

@@ -65,6 +65,12 @@ def summary_lines(summary: SessionSummary, judges: list[str], failures: list[str
         f"contradicted, {summary.unsupported} unsupported)",
         f"judge calls: {summary.judge_calls}, cache hits: {summary.cache_hits}",
     ]
+    usage = summary.usage
+    if usage.input_tokens or usage.output_tokens or usage.cost_usd:
+        unpriced = f" ({usage.uncosted_calls} call(s) not in the price map)" if usage.uncosted_calls else ""
+        lines.append(f"tokens: {usage.input_tokens} input ({usage.cached_input_tokens} from the "
+                     f"provider's prompt cache), {usage.output_tokens} output; cost "
+                     f"${usage.cost_usd:.4f}{unpriced}")
     if failures:
         lines += [f"GATE FAILED: {reason}" for reason in failures]
     else:
