@@ -72,8 +72,8 @@ class Budget:
         with self._lock:
             if self.spent_usd >= self.limit_usd:
                 self.refused += 1
-                raise BudgetExceeded(f"judge budget of ${self.limit_usd:.4f} spent "
-                                     f"(${self.spent_usd:.4f}): no new judge calls")
+                raise BudgetExceeded(f"judge budget of ${self.limit_usd:.6f} spent "
+                                     f"(${self.spent_usd:.6f}): no new judge calls")
 
     def charge(self, usd: float) -> None:
         """Add the cost of one call."""

@@ -329,6 +329,9 @@ class LiteLLMJudge:
                 self._account(litellm, response)
                 return response.choices[0].message.content
             except transient as exc:
+                if _missing_credentials(exc):  # litellm reports these as server errors
+                    raise JudgeError(f"{op}: no API key for {self.model}: set the provider's "
+                                     "environment variable (e.g. OPENAI_API_KEY)") from exc
                 last = exc
                 if attempt == self.max_retries:
                     break
@@ -365,6 +368,11 @@ class LiteLLMJudge:
         if retry_after is not None:
             return min(max(retry_after, 0.0), self.backoff_max)
         return min(self.backoff_base * (2 ** attempt) * (1 + random.random() / 4), self.backoff_max)
+
+
+def _missing_credentials(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "missing credentials" in text or "api_key client option must be set" in text
 
 
 def _short(exc: BaseException | None, limit: int = 300) -> str:

@@ -107,3 +107,13 @@ def chat_server() -> Iterator[ScriptedChatServer]:
 def litellm_loaded() -> None:
     """litellm imported beforehand, so timings measure the judge and not the import."""
     import litellm  # noqa: F401
+
+
+INI = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+
+
+@pytest.fixture(autouse=True)
+def _quiet_inner_runs(request):
+    """Inner runs get an ini that settles pytest-asyncio's default (it warns otherwise)."""
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester").makeini(INI)

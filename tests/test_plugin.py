@@ -6,15 +6,7 @@ import json
 
 import pytest
 
-INI = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
-
-
-@pytest.fixture(autouse=True)
-def _quiet_inner_runs(request):
-    """Inner runs get an ini that settles pytest-asyncio's default (it warns otherwise)."""
-    if "pytester" in request.fixturenames:
-        request.getfixturevalue("pytester").makeini(INI)
-
+from conftest import INI
 
 AUDIT_CONFTEST = '''
 import pytest
