@@ -153,8 +153,10 @@ def _import_litellm():
 def parse_json_reply(text: str | None) -> Any:
     """Parse a model's JSON reply tolerantly.
 
-    Accepts a bare object, one wrapped in a Markdown code fence, one after a sentence of
-    preamble, and trailing commas before ``]`` or ``}``.
+    A reply that is valid JSON is taken as it is (so fences or JSON quoted inside its string
+    values are never mistaken for the reply). Otherwise accepts an object wrapped in a
+    Markdown code fence, one after a sentence of preamble, and trailing commas before ``]``
+    or ``}``.
 
     Raises:
         ValueError: no JSON object or array can be read from ``text``.
@@ -162,6 +164,12 @@ def parse_json_reply(text: str | None) -> Any:
     if not text or not text.strip():
         raise ValueError("empty reply")
     body = text.strip()
+    try:  # a well-formed reply is taken whole: a fence or JSON inside its strings is data
+        value = json.loads(body)
+        if isinstance(value, (dict, list)):
+            return value
+    except json.JSONDecodeError:
+        pass
     fence = re.search(r"```(?:json|JSON)?\s*(.*?)```", body, re.DOTALL)
     if fence:
         body = fence.group(1).strip()

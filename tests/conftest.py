@@ -86,8 +86,12 @@ def _dummy_provider_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def chat_server() -> Iterator[ScriptedChatServer]:
+def chat_server(litellm_loaded: None) -> Iterator[ScriptedChatServer]:
     """A scripted chat-completions server for this test (see ``tests/chat_server.py``).
+
+    litellm is imported in this process first: pytester's in-process runs snapshot and
+    restore ``sys.modules``, and a litellm first imported inside an inner run, then unloaded,
+    breaks entry-point plugin discovery for the next inner run.
 
     The server answers 500 when the test's own script raises; the test then errors at
     teardown with that exception, so a broken script never passes for a judge failure.
@@ -103,9 +107,11 @@ def chat_server() -> Iterator[ScriptedChatServer]:
                     f"{type(first).__name__}: {first}", pytrace=False)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def litellm_loaded() -> None:
-    """litellm imported beforehand, so timings measure the judge and not the import."""
+    """litellm imported once, before any function-scoped fixture: timings then measure the
+    judge and not the import, and pytester's per-test ``sys.modules`` snapshots never unload
+    and reload it (a reload breaks plugin and package-metadata discovery in later runs)."""
     import litellm  # noqa: F401
 
 
@@ -117,3 +123,10 @@ def _quiet_inner_runs(request):
     """Inner runs get an ini that settles pytest-asyncio's default (it warns otherwise)."""
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester").makeini(INI)
+
+
+@pytest.fixture(autouse=True)
+def _no_github_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inner pytest runs must not append their Markdown summaries to the real GitHub Actions
+    step summary of the run that tests this project."""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
