@@ -24,7 +24,11 @@ _EXPORTS = {
     "aevaluate": "pipeline", "evaluate": "pipeline",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "AnswerResult", "ClaimResult", "Decomposition", "Judge", "JudgeError", "LiteLLMJudge",
+    "OfflineJudge", "Passage", "SessionSummary", "Verdict", "aevaluate", "evaluate",
+    "make_judge", "to_passages",
+]
 
 
 def __getattr__(name: str):

@@ -29,7 +29,7 @@ import re
 from functools import lru_cache
 
 from .records import Decomposition
-from .text import collapse_ws, has_cjk, strip_citations
+from .text import collapse_ws, has_cjk, sentence_spans, strip_citations
 
 RULES_VERSION = "rules-2026.11-1"
 
@@ -244,19 +244,8 @@ def _clean_md(text: str) -> str:
     return _EMPHASIS.sub("", text).strip()
 
 
-@lru_cache(maxsize=4)
-def _segmenter(language: str):
-    import pysbd
-
-    return pysbd.Segmenter(language=language, clean=False)
-
-
 def _sentences(text: str) -> list[str]:
-    if has_cjk(text):
-        language = "ja" if re.search(r"[\u3040-\u30ff]", text) else "zh"
-    else:
-        language = "en"
-    return [s for s in (x.strip() for x in _segmenter(language).segment(text)) if s]
+    return [text[start:end] for start, end in sentence_spans(text)]
 
 
 def _non_assertive(text: str) -> bool:
@@ -276,6 +265,8 @@ def _attach_topic(text: str, topic: str) -> str:
         return text
     first = words[0].lower()
     if first in _SUBJECT_PRONOUNS or first in _DETERMINERS or topic.lower() in text.lower():
+        return text
+    if any(_is_verb(w) for w in words[1:]):  # it has a subject and a verb of its own
         return text
     if _is_verb(first) or (first.endswith("s") and not first.endswith("ss") and len(first) > 3):
         return f"{topic} {first}{(' ' + ' '.join(words[1:])) if len(words) > 1 else ''}"

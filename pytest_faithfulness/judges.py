@@ -36,7 +36,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from . import _loop
-from .accounting import Budget, BudgetExceeded
+from .accounting import Budget
 from .accounting import record as record_usage
 from .decomposition import RuleDecomposer
 from .prompts import decompose_messages, prompt_fingerprint, verify_messages

@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # pragma: no cover
 SESSION_KEY = pytest.StashKey["FaithfulnessSession"]()
 SETTINGS_KEY = pytest.StashKey[dict]()
 WORKER_OUTPUT_KEY = "faithfulness"
+PROGRESS_KEY = pytest.StashKey[dict]()
+_LATEST = "@latest"  # --faithfulness-compare given without a value
 
 # (flag suffix, ini type, help, default)
 _OPTIONS: list[tuple[str, str, str, Any]] = [
@@ -43,6 +45,11 @@ _OPTIONS: list[tuple[str, str, str, Any]] = [
      "spent (litellm's bundled prices); the gate then fails", None),
     ("context-budget", "string", "most characters of passages per verify call; longer passage "
      "lists are split across calls, never truncated", None),
+    ("storage", "string", "folder of saved runs (default .faithfulness under the rootdir)", None),
+    ("save", "string", "save this run's results as NAME in the storage folder", None),
+    ("markdown", "string", "write a Markdown summary to this path (it is also appended to "
+     "$GITHUB_STEP_SUMMARY when that variable is set)", None),
+    ("html", "string", "write a self-contained HTML report to this path", None),
 ]
 
 
@@ -56,6 +63,40 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     default=None, help="do not read or write the verdict cache")
     parser.addini("faithfulness_no_cache", "do not read or write the verdict cache", type="bool",
                   default=False)
+    group.addoption("--faithfulness-require-claims", dest="faithfulness_require_claims",
+                    action="store_true", default=None,
+                    help="an answer with no claims to score fails assert_faithful")
+    parser.addini("faithfulness_require_claims", "an answer with no claims to score fails "
+                  "assert_faithful", type="bool", default=False)
+    _add_ci_options(parser, group)
+
+
+def _add_ci_options(parser: pytest.Parser, group: Any) -> None:
+    """Baselines and regression gates (flags that are not plain strings)."""
+    group.addoption("--faithfulness-autosave", dest="faithfulness_autosave", action="store_true",
+                    default=None, help="save this run in the storage folder, named after the "
+                    "git commit")
+    parser.addini("faithfulness_autosave", "save every run in the storage folder", type="bool",
+                  default=False)
+    group.addoption("--faithfulness-compare", dest="faithfulness_compare", nargs="?",
+                    const=_LATEST, default=None, metavar="NAME|PATH",
+                    help="compare with a saved run: a name, counter or file (no value: the "
+                    "latest saved run; write --faithfulness-compare=NAME before test paths)")
+    parser.addini("faithfulness_compare", "saved run to compare with (a name, counter or file; "
+                  "'latest' for the latest)", type="string", default=None)
+    group.addoption("--faithfulness-compare-fail", dest="faithfulness_compare_fail",
+                    action="append", default=None, metavar="EXPR",
+                    help="fail the session on a regression against the compared run, e.g. "
+                    "mean:0.02 (mean faithfulness may drop at most 0.02) or unsupported_rate:0.05;"
+                    " repeatable or comma-separated")
+    parser.addini("faithfulness_compare_fail", "compare-fail expressions (mean:0.02, ...)",
+                  type="args", default=[])
+
+
+def pytest_addhooks(pluginmanager: Any) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 def get_option(config: pytest.Config, suffix: str) -> Any:
@@ -74,13 +115,17 @@ def _number(config: pytest.Config, suffix: str, kind: type, low: float | None = 
     raw = get_option(config, suffix)
     if raw is None:
         return None
+    name = f"--faithfulness-{suffix} (ini faithfulness_{suffix.replace('-', '_')})"
     try:
         value = kind(raw)
     except (TypeError, ValueError):
-        raise pytest.UsageError(f"--faithfulness-{suffix} must be a {kind.__name__}, got {raw!r}")
+        kind_name = "an integer" if kind is int else "a number"
+        raise pytest.UsageError(f"{name} must be {kind_name}, got {raw!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):  # NaN or infinite
+        raise pytest.UsageError(f"{name} must be a finite number, got {raw!r}")
     if (low is not None and value < low) or (high is not None and value > high):
-        raise pytest.UsageError(f"--faithfulness-{suffix} must be between {low} and {high}, "
-                                f"got {raw!r}")
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise pytest.UsageError(f"{name} must be {bound}, got {raw!r}")
     return value
 
 
@@ -92,17 +137,78 @@ def pytest_configure(config: pytest.Config) -> None:
         "report": get_option(config, "report"),
     }
     for suffix, kind, low, high in (("min-score", float, 0, 1), ("max-unsupported", int, 0, None),
-                                    ("timeout", float, 0, None), ("concurrency", int, 1, None),
+                                    ("timeout", float, 0.001, None), ("concurrency", int, 1, None),
                                     ("budget-usd", float, 0, None),
                                     ("context-budget", int, 1, None)):
         _number(config, suffix, kind, low, high)  # fail fast on a bad value
+    _check_output_path(settings["report"], "--faithfulness-report")
     mode = get_option(config, "cache-mode") or "rw"
     if mode not in ("rw", "replay", "refresh"):
         raise pytest.UsageError(f"--faithfulness-cache-mode must be rw, replay or refresh, got {mode!r}")
     if mode != "rw" and _no_cache(config):
         raise pytest.UsageError(f"--faithfulness-cache-mode {mode} needs the cache: drop "
                                 "--faithfulness-no-cache")
+    settings.update(_ci_settings(config))
     config.stash[SETTINGS_KEY] = settings
+
+
+def _ci_settings(config: pytest.Config) -> dict[str, Any]:
+    """Storage folder, save name, output paths, the saved run to compare with and the
+    compare-fail bounds, checked up front (a bad value is a usage error before any test)."""
+    from pathlib import Path
+
+    storage = Path(get_option(config, "storage") or ".faithfulness")
+    if not storage.is_absolute():
+        storage = Path(config.rootpath) / storage
+    compare = config.getoption("faithfulness_compare", default=None)
+    if compare is None:
+        compare = (config.getini("faithfulness_compare") or "").strip() or None
+    exprs = config.getoption("faithfulness_compare_fail") or config.getini(
+        "faithfulness_compare_fail")
+    settings: dict[str, Any] = {
+        "storage": storage, "save": get_option(config, "save"),
+        "autosave": bool(config.getoption("faithfulness_autosave")
+                         or config.getini("faithfulness_autosave")),
+        "markdown": get_option(config, "markdown"), "html": get_option(config, "html"),
+        "baseline": None, "baseline_path": None, "compare_fail": [], "compare_note": None,
+    }
+    if not (settings["save"] or exprs or compare is not None):
+        return settings  # nothing to import: start-up stays cheap
+    from . import baseline
+
+    try:
+        if settings["save"]:
+            baseline.safe_name(settings["save"])
+        settings["compare_fail"] = baseline.parse_compare_fail(exprs)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--faithfulness-save / --faithfulness-compare-fail: {exc}") \
+            from None
+    if compare is not None and not _is_worker(config):
+        ref = "" if compare in (_LATEST, "latest") else compare
+        try:
+            path = baseline.find_run(storage, ref, rootdir=config.rootpath)
+            settings["baseline"], settings["baseline_path"] = baseline.load_run(path), path
+        except baseline.BaselineError as exc:
+            if ref:  # a named run that is not there is a mistake in the command line
+                raise pytest.UsageError(f"--faithfulness-compare: {exc}") from None
+            settings["compare_note"] = f"WARNING: nothing to compare with: {exc}"
+    return settings
+
+
+def _check_output_path(path: str | None, flag: str) -> None:
+    """Refuse, at start-up, a report path that cannot be written at the end of the run."""
+    if not path:
+        return
+    from pathlib import Path
+
+    target = Path(path)
+    if target.is_dir() or not target.name or target.name in (".", ".."):
+        raise pytest.UsageError(f"{flag} {path!r} is a directory: give a file path")
+    for parent in target.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise pytest.UsageError(f"{flag} {path!r}: {parent} is not a directory")
+            break
 
 
 def _no_cache(config: pytest.Config) -> bool:
@@ -150,10 +256,12 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     api_base = get_option(pytestconfig, "api-base")
     if api_base:
         options["api_base"] = api_base
-    timeout = _number(pytestconfig, "timeout", float, 0, None)
+    timeout = _number(pytestconfig, "timeout", float, 0.001, None)
     if timeout is not None:
         options["timeout"] = timeout
-    judge = make_judge(get_option(pytestconfig, "judge"), **options)
+    judge = pytestconfig.hook.pytest_faithfulness_make_judge(config=pytestconfig)
+    if judge is None:
+        judge = make_judge(get_option(pytestconfig, "judge"), **options)
     if _no_cache(pytestconfig) or not getattr(judge, "cacheable", False):
         yield judge
         return
@@ -190,9 +298,11 @@ class FaithfulnessAssertion:
         TypeError / ValueError: malformed answer or passages (recorded as an errored answer).
     """
 
+    _item: Any = None  # the pytest item, for JUnit properties and the answer-result hook
+
     def __init__(self, judge: Any, session: FaithfulnessSession, test_id: str,
                  min_score: float | None, max_unsupported: int | None, concurrency: int | None,
-                 context_budget_chars: int | None = None):
+                 context_budget_chars: int | None = None, require_claims: bool = False):
         self._judge = judge
         self._session = session
         self._test_id = test_id
@@ -200,15 +310,19 @@ class FaithfulnessAssertion:
         self._max_unsupported = max_unsupported
         self._concurrency = concurrency
         self._context_budget = context_budget_chars
+        self._require_claims = require_claims
         self.results: list[AnswerResult] = []
 
     def __call__(self, answer: Any, passages: Any, *, min_score: float | None = None,
-                 max_unsupported: int | None = None) -> AnswerResult:
+                 max_unsupported: int | None = None,
+                 require_claims: bool | None = None) -> AnswerResult:
         from .pipeline import evaluate
         from .report import format_answer
 
         __tracebackhide__ = True
         thresholds = self._thresholds(min_score, max_unsupported)
+        if require_claims is not None:
+            thresholds = (*thresholds[:2], bool(require_claims))
         try:
             result = evaluate(answer, passages, self._judge, **self._pipeline_options())
         except (TypeError, ValueError) as exc:
@@ -262,32 +376,36 @@ class FaithfulnessAssertion:
                 "context_budget_chars": self._context_budget}
 
     def _thresholds(self, min_score: float | None,
-                    max_unsupported: int | None) -> tuple[float | None, int | None]:
+                    max_unsupported: int | None) -> tuple[float | None, int | None, bool]:
         min_score = self._min_score if min_score is None else min_score
         max_unsupported = self._max_unsupported if max_unsupported is None else max_unsupported
-        if min_score is not None and (isinstance(min_score, bool) or not 0 <= min_score <= 1):
-            raise ValueError(f"min_score must be in [0, 1], got {min_score!r}")
+        if min_score is not None and (isinstance(min_score, bool)
+                                      or not isinstance(min_score, (int, float))
+                                      or not 0 <= min_score <= 1):
+            raise ValueError(f"min_score must be a number in [0, 1], got {min_score!r}")
         if max_unsupported is not None and (isinstance(max_unsupported, bool)
                                             or not isinstance(max_unsupported, int)
                                             or max_unsupported < 0):
             raise ValueError(f"max_unsupported must be a non-negative int, got {max_unsupported!r}")
-        return min_score, max_unsupported
+        return min_score, max_unsupported, self._require_claims
 
     def _record_bad_input(self, answer: Any, exc: Exception,
-                          thresholds: tuple[float | None, int | None]) -> None:
+                          thresholds: tuple[float | None, int | None, bool]) -> None:
         from .records import AnswerResult
 
-        result = AnswerResult(answer=answer if isinstance(answer, str) else repr(answer),
-                              status="error", error=f"bad input: {exc}")
+        shown = answer if isinstance(answer, str) else f"<not a string: {type(answer).__name__} {answer!r:.200}>"
+        result = AnswerResult(answer=shown, status="error", error=f"bad input: {exc}")
         self._record(result, thresholds)
 
-    def _record(self, result: AnswerResult, thresholds: tuple[float | None, int | None],
+    def _record(self, result: AnswerResult, thresholds: tuple[float | None, int | None, bool],
                 numbered: bool = False) -> None:
         n = len(self.results) + 1
         result.test_id = f"{self._test_id}#{n}" if numbered or n > 1 else self._test_id
-        result.min_score, result.max_unsupported = thresholds
+        result.min_score, result.max_unsupported, result.require_claims = thresholds
         self.results.append(result)
         self._session.record(result, self._judge)
+        if self._item is not None:
+            _publish(self._item, result, len(self.results))
 
 
 @pytest.fixture
@@ -297,13 +415,51 @@ def assert_faithful(request: pytest.FixtureRequest, faithfulness_judge) -> Faith
     See ``FaithfulnessAssertion`` for the call signature.
     """
     config = request.config
-    return FaithfulnessAssertion(
+    assertion = FaithfulnessAssertion(
         faithfulness_judge, _session(config), request.node.nodeid,
         min_score=_number(config, "min-score", float, 0, 1),
         max_unsupported=_number(config, "max-unsupported", int, 0, None),
         concurrency=_number(config, "concurrency", int, 1, None),
         context_budget_chars=_number(config, "context-budget", int, 1, None),
+        require_claims=bool(config.getoption("faithfulness_require_claims")
+                            or config.getini("faithfulness_require_claims")),
     )
+    assertion._item = request.node
+    assertion._judge = _verbose_judge(config, assertion._judge)
+    return assertion
+
+
+def _publish(item: pytest.Item, result: AnswerResult, index: int) -> None:
+    """The answer's JUnit properties, then the report-sink hook."""
+    from .report import junit_properties
+
+    item.user_properties.extend(junit_properties(result, index))
+    item.config.hook.pytest_faithfulness_answer_result(result=result, item=item)
+
+
+def _verbose_judge(config: pytest.Config, judge: Any) -> Any:
+    """Under ``-v`` (not in an xdist worker): the judge, wrapped so that each claim's verdict
+    is printed as it arrives; otherwise the judge itself."""
+    if (config.getoption("verbose", 0) or 0) < 1 or _is_worker(config):
+        return judge
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return judge
+    wrappers = config.stash.setdefault(PROGRESS_KEY, {})
+    if id(judge) not in wrappers:
+        from .progress import progress_judge
+
+        capture = config.pluginmanager.get_plugin("capturemanager")
+
+        def emit(line: str) -> None:
+            if capture is not None:
+                with capture.global_and_fixture_disabled():
+                    reporter.write_line(line)
+            else:
+                reporter.write_line(line)
+
+        wrappers[id(judge)] = (judge, progress_judge(judge, emit))
+    return wrappers[id(judge)][1]
 
 
 @pytest.hookimpl(trylast=True)
@@ -316,9 +472,54 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         config.workeroutput[WORKER_OUTPUT_KEY] = state.to_payload()
         return
     failures = state.evaluate_gate()
-    state.write_report()
+    failures = _ci_gates(config, state)
+    try:
+        state.write_report()
+    except OSError as exc:  # checked at start-up; the disk can still fill or vanish
+        failures = [*failures, f"could not write the JSON report: {exc}"]
+        state.failures = failures
+    _ci_outputs(config, state)
     if failures and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _ci_gates(config: pytest.Config, state: FaithfulnessSession) -> list[str]:
+    """Regressions against the saved run, then the conftest gates; returns every failure."""
+    settings = config.stash[SETTINGS_KEY]
+    if settings.get("baseline") is not None or settings.get("save") or settings.get("autosave"):
+        from .baseline import git_info
+
+        settings["git"] = git_info(config.rootpath)
+    if settings.get("compare_note"):
+        state.ci_notes.append(settings["compare_note"])
+    if settings.get("baseline") is not None:
+        state.compare_with(settings["baseline"], settings["compare_fail"],
+                           baseline_path=settings["baseline_path"], git=settings["git"])
+    try:
+        answers = config.hook.pytest_faithfulness_gate(summary=state.summary(),
+                                                       results=list(state.results), config=config)
+    except Exception as exc:  # fail closed: a broken custom gate never passes
+        answers = [f"a pytest_faithfulness_gate hook raised {type(exc).__name__}: {exc}"]
+    for reasons in answers:
+        state.add_failures(reasons)
+    return state.failures
+
+
+def _ci_outputs(config: pytest.Config, state: FaithfulnessSession) -> None:
+    """The Markdown summary (and $GITHUB_STEP_SUMMARY), the HTML report, the saved run."""
+    import os
+
+    settings = config.stash[SETTINGS_KEY]
+    state.write_markdown(settings.get("markdown"), os.environ.get("GITHUB_STEP_SUMMARY") or None)
+    if settings.get("html"):
+        state.write_html(settings["html"])
+    name = settings.get("save")
+    if not name and settings.get("autosave"):
+        git = settings.get("git")
+        name = (git.commit[:12] + ("-dirty" if git.dirty else "")) if git and git.commit \
+            else "autosave"
+    if name:
+        state.save_run(settings["storage"], name, settings.get("git"))
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -337,3 +538,17 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(line)
     if state.report_path is not None:
         terminalreporter.write_line(f"JSON report: {state.report_path}")
+    _write_ci_lines(terminalreporter, state)
+
+
+def _write_ci_lines(terminalreporter: Any, state: FaithfulnessSession) -> None:
+    """Files written, baseline notes, and the comparison with the saved run (loud warnings)."""
+    for line in state.ci_notes:
+        loud = line.startswith("WARNING")
+        terminalreporter.write_line(line, red=loud, bold=loud)
+    lines = state.comparison_lines()
+    if lines:
+        terminalreporter.section("faithfulness comparison")
+        for line in lines:
+            loud = line.startswith(("WARNING", "REGRESSION"))
+            terminalreporter.write_line(line, red=loud, bold=loud)

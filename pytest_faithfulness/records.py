@@ -82,6 +82,13 @@ class Passage(BaseModel):
     id: str = Field(min_length=1)
     text: str
 
+    def __init__(self, id: str | None = None, text: str | None = None, /, **data: Any) -> None:  # noqa: A002
+        if id is not None:
+            data["id"] = id
+        if text is not None:
+            data["text"] = text
+        super().__init__(**data)
+
     @field_validator("id", "text", mode="before")
     @classmethod
     def _strict_str(cls, value: Any) -> Any:
@@ -181,6 +188,8 @@ class AnswerResult(BaseModel):
         test_id: the pytest node id that recorded the result, when recorded under pytest.
         min_score: the per-answer threshold applied, if any.
         max_unsupported: the per-answer bound on non-supported claims, if any.
+        require_claims: when true, an ``unscored`` answer (no claims) fails its thresholds
+            (for suites where an empty or all-pleasantry answer is itself a defect).
         usage: judge calls, cache hits, tokens and cost spent on this answer.
     """
 
@@ -197,6 +206,7 @@ class AnswerResult(BaseModel):
     test_id: str | None = None
     min_score: float | None = None
     max_unsupported: int | None = None
+    require_claims: bool = False
     usage: Usage = Field(default_factory=Usage)
 
     @property
@@ -230,10 +240,12 @@ class AnswerResult(BaseModel):
     def threshold_failures(self) -> list[str]:
         """Why this answer misses its own thresholds (empty when it meets them).
 
-        An errored answer always fails; an unscored one fails no threshold (it has no claims).
+        An errored answer always fails; an unscored one fails only when ``require_claims``.
         """
         if self.status == "error":
             return [f"judge error: {self.error}"]
+        if self.status == "unscored" and self.require_claims:
+            return ["no claims to score (require_claims is set)"]
         reasons = []
         score = self.score
         if score is not None and self.min_score is not None and score < self.min_score:

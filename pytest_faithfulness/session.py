@@ -34,6 +34,9 @@ class FaithfulnessSession:
         self._merged_judges: list[str] = []
         self._lock = threading.Lock()
         self.failures: list[str] = []
+        self._merged_judge_info: list[dict[str, Any]] = []  # judges' fingerprints from workers
+        self.comparison: Any = None  # a baseline.Comparison once compared with a saved run
+        self.ci_notes: list[str] = []  # files written, baseline notes (terminal lines)
 
     def record(self, result: AnswerResult, judge: Any = None) -> None:
         """Keep one answer result (and remember the judge for its counters)."""
@@ -86,6 +89,7 @@ class FaithfulnessSession:
         return json.dumps({
             "results": [r.model_dump(mode="json") for r in self.results],
             "judges": self.judges(),
+            "judge_info": self._judge_info_dicts(),
         })
 
     def merge_payload(self, payload: str) -> None:
@@ -94,3 +98,126 @@ class FaithfulnessSession:
         with self._lock:
             self.results.extend(AnswerResult.model_validate(r) for r in data["results"])
             self._merged_judges.extend(data.get("judges", []))
+            self._merged_judge_info.extend(data.get("judge_info", []))
+
+    # CI: baselines and regression gates, custom gates, Markdown and HTML reports -------------
+    def _judge_info_dicts(self) -> list[dict[str, Any]]:
+        out = []
+        for judge in self._judges.values():
+            fingerprint = getattr(judge, "fingerprint", None)
+            try:
+                fp = fingerprint() if callable(fingerprint) else None
+            except Exception:  # a judge's fingerprint is informative here, never fatal
+                fp = None
+            if isinstance(fp, dict):  # JSON-safe for the xdist payload and the saved run
+                fp = json.loads(json.dumps(fp, default=str))
+            out.append({"description": judge_description(judge),
+                        "fingerprint": fp if isinstance(fp, dict) else None})
+        return out + list(self._merged_judge_info)
+
+    def judge_info(self) -> list[Any]:
+        """The judges with their fingerprints (``baseline.JudgeInfo``), workers' included,
+        without duplicates."""
+        from .baseline import JudgeInfo
+
+        seen: dict[str, Any] = {}
+        for data in self._judge_info_dicts():
+            info = JudgeInfo.model_validate(data)
+            seen.setdefault(info.identity(), info)
+        return list(seen.values())
+
+    def saved_run(self, name: str, git: Any = None) -> Any:
+        """This run as a ``baseline.SavedRun`` named ``name`` (``git``: a ``GitInfo``)."""
+        from .baseline import SavedRun
+
+        return SavedRun.of(self.results, self.summary(), name=name, judges=self.judge_info(),
+                           git=git, gate_failures=self.failures)
+
+    def save_run(self, storage: str | Path, name: str, git: Any = None) -> Path:
+        """Save this run in the ``storage`` folder (``NNNN_<name>.json``); returns the path.
+
+        Raises:
+            ValueError: ``name`` has no usable character. OSError: the folder is not writable.
+        """
+        from .baseline import save_run
+
+        path = save_run(self.saved_run(name, git), storage)
+        self.ci_notes.append(f"saved run: {path}")
+        return path
+
+    def compare_with(self, baseline: Any, bounds: Any = (), *, baseline_path: Any = None,
+                     git: Any = None) -> list[str]:
+        """Compare this run with a saved one (``baseline.SavedRun``) and apply the compare-fail
+        ``bounds`` (``baseline.CompareFail``); keeps the comparison in ``self.comparison``,
+        adds the regressions to ``self.failures`` and returns them."""
+        from .baseline import check_regressions, compare_runs
+
+        self.comparison = compare_runs(baseline, self.saved_run("current", git),
+                                       baseline_path=baseline_path)
+        return self.add_failures(check_regressions(self.comparison, bounds))
+
+    def add_failures(self, reasons: Any) -> list[str]:
+        """Add gate failures: ``None``, a reason string, or an iterable of them (a custom
+        gate's answer). Returns the reasons added."""
+        if reasons is None:
+            return []
+        if isinstance(reasons, str):
+            reasons = [reasons]
+        added = [str(r) for r in reasons if r is not None and str(r).strip()]
+        self.failures.extend(added)
+        return added
+
+    def comparison_lines(self) -> list[str]:
+        """The comparison with the saved run as terminal lines (empty when none was made)."""
+        from .baseline import comparison_lines
+
+        return comparison_lines(self.comparison) if self.comparison is not None else []
+
+    def markdown(self) -> str:
+        """The Markdown summary (headline figures, comparison, failing claims)."""
+        from .report import markdown_summary
+
+        return markdown_summary(self.results, self.summary(), self.judges(), self.failures,
+                                self.comparison)
+
+    def html(self) -> str:
+        """The self-contained HTML report."""
+        from .html_report import render_html
+
+        return render_html(self.results, self.summary(), self.judges(), self.failures,
+                           self.comparison)
+
+    def write_markdown(self, path: str | Path | None = None,
+                       step_summary: str | Path | None = None) -> None:
+        """Write the Markdown summary to ``path`` and append it to ``step_summary`` (GitHub's
+        ``$GITHUB_STEP_SUMMARY`` file); either may be ``None``. A step summary that cannot be
+        written is noted, not raised.
+
+        Raises:
+            OSError: ``path`` cannot be written.
+        """
+        from .report import write_text
+
+        if path is None and step_summary is None:
+            return
+        text = self.markdown()
+        if path is not None:
+            self.ci_notes.append(f"Markdown summary: {write_text(path, text)}")
+        if step_summary is not None:
+            try:
+                write_text(step_summary, text, append=True)
+            except OSError as exc:
+                self.ci_notes.append(f"WARNING: could not append to $GITHUB_STEP_SUMMARY "
+                                     f"({step_summary}): {exc}")
+
+    def write_html(self, path: str | Path) -> Path:
+        """Write the HTML report to ``path``; returns the path.
+
+        Raises:
+            OSError: ``path`` cannot be written.
+        """
+        from .html_report import write_html
+
+        written = write_html(path, self.html())
+        self.ci_notes.append(f"HTML report: {written}")
+        return written

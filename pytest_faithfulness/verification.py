@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .records import Passage, Verdict
-from .text import has_cjk, quote_in_passage
+from .text import quote_in_passage, sentence_spans
 
 HEURISTIC_VERSION = "heuristic-2026.11-1"
 
@@ -206,22 +206,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
 @lru_cache(maxsize=4096)
 def _windows(text: str) -> tuple[tuple[int, int], ...]:
     """Character spans of one- and two-sentence windows of a passage."""
-    import pysbd
-
-    language = "en"
-    if has_cjk(text):
-        language = "ja" if re.search(r"[\u3040-\u30ff]", text) else "zh"
-    spans = []
-    for span in pysbd.Segmenter(language=language, clean=False, char_span=True).segment(text):
-        start, end = span.start, span.end
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if end > start:
-            spans.append((start, end))
-    if not spans:
-        return ()
+    spans = sentence_spans(text)
     windows = list(spans)
     windows += [(spans[i][0], spans[i + 1][1]) for i in range(len(spans) - 1)]
     return tuple(windows)

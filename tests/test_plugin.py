@@ -239,7 +239,43 @@ def test_bad_option_value_is_a_usage_error(pytester):
     pytester.makepyfile("def test_it():\n    pass\n")
     result = pytester.runpytest("--faithfulness-min-mean", "high")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--faithfulness-min-mean must be a float, got 'high'*"])
+    result.stderr.fnmatch_lines(["*--faithfulness-min-mean (ini faithfulness_min_mean) must be a "
+                                 "number, got 'high'*"])
+    for bad in ("nan", "inf", "1.5", "-0.1"):
+        result = pytester.runpytest("--faithfulness-min-mean", bad)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, bad
+    for flag, value in (("--faithfulness-timeout", "0"), ("--faithfulness-max-unsupported", "-1"),
+                        ("--faithfulness-report", "."), ("--faithfulness-cache-mode", "often")):
+        result = pytester.runpytest(flag, value)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, (flag, value)
+
+
+def test_require_claims_fails_an_answer_with_nothing_to_score(pytester):
+    pytester.makepyfile('''
+        import pytest
+        def test_flag(assert_faithful):
+            assert_faithful("Hi there! Let me know if that helps.", ["x"])
+        def test_kwarg_wins(assert_faithful):
+            assert_faithful("", ["x"], require_claims=False)
+    ''')
+    pytester.runpytest().assert_outcomes(passed=2)
+    result = pytester.runpytest("--faithfulness-require-claims")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*no claims to score (require_claims is set)*"])
+
+
+def test_bad_input_answer_is_recorded_as_what_it_was(pytester):
+    pytester.makepyfile('''
+        import pytest
+        def test_it(assert_faithful):
+            with pytest.raises(TypeError):
+                assert_faithful(42, ["x"])
+    ''')
+    pytester.runpytest("--faithfulness-report", "r.json")
+    import json
+    data = json.loads((pytester.path / "r.json").read_text())
+    assert data["answers"][0]["answer"] == "<not a string: int 42>"
+    assert data["answers"][0]["status"] == "error"
 
 
 def test_xdist_workers_report_to_the_controller(audit_suite):

@@ -1,0 +1,409 @@
+"""The HTML report: one self-contained file people read.
+
+Every answer with its claims coloured by verdict, each quote highlighted in its passage,
+filters (all / failing / contradicted / unsupported), the headline figures, the gate, the
+comparison with a saved run, and a distribution chart of per-answer faithfulness as inline
+SVG. No network asset of any kind: CSS and JavaScript are inline, and a Content-Security-Policy
+allows only those two exact blocks (by hash), so nothing can be fetched and no injected
+script can run. Every answer, passage, claim, quote and test id is HTML-escaped: they are
+untrusted data. Nothing here imports pytest.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .records import AnswerResult, SessionSummary
+
+_CSS = """
+:root{--ok:#1a7f37;--ok-bg:#dafbe1;--bad:#cf222e;--bad-bg:#ffebe9;--warn:#9a6700;
+--warn-bg:#fff8c5;--mute:#57606a;--line:#d0d7de;--bg:#f6f8fa}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;
+background:#fff}
+header,main,section,nav{max-width:1100px;margin:0 auto;padding:0 20px}
+header{padding-top:18px}
+h1{font-size:22px;margin:0 0 4px}
+h2{font-size:17px;margin:22px 0 8px}
+h3{font-size:15px;margin:0;word-break:break-all}
+.meta{color:var(--mute);margin:0 0 4px}
+.figures{display:flex;flex-wrap:wrap;gap:10px;margin-top:12px}
+.figure{border:1px solid var(--line);border-radius:8px;padding:8px 12px;min-width:130px;
+background:var(--bg)}
+.figure .v{font-size:20px;font-weight:600}
+.figure .k{color:var(--mute);font-size:12px}
+.gate{border-radius:8px;padding:8px 12px;margin-top:12px;font-weight:600}
+.gate.passed{background:var(--ok-bg);color:var(--ok)}
+.gate.failed{background:var(--bad-bg);color:var(--bad)}
+.gate ul{margin:4px 0 0;font-weight:400}
+.warning{background:var(--warn-bg);color:var(--warn);border-radius:6px;padding:6px 10px;
+margin:6px 0;font-weight:600}
+table{border-collapse:collapse;margin:6px 0}
+td,th{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+tr.worse td{color:var(--bad)}
+svg text{font:11px system-ui,sans-serif;fill:#57606a}
+nav#filters{position:sticky;top:0;background:#fff;padding-top:8px;padding-bottom:8px;
+border-bottom:1px solid var(--line);z-index:1}
+nav button{font:inherit;border:1px solid var(--line);background:var(--bg);border-radius:16px;
+padding:3px 12px;margin-right:6px;cursor:pointer}
+nav button[aria-pressed=true]{background:#0969da;color:#fff;border-color:#0969da}
+#shown{color:var(--mute);margin-left:6px}
+article.answer{border:1px solid var(--line);border-radius:8px;margin:12px 0;padding:10px 14px}
+article.answer.failing{border-left:5px solid var(--bad)}
+article.answer[hidden]{display:none}
+.head{display:flex;gap:10px;align-items:baseline;flex-wrap:wrap}
+.score{font-weight:700;font-size:16px}
+.badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:12px;font-weight:600}
+.b-supported{background:var(--ok-bg);color:var(--ok)}
+.b-contradicted{background:var(--bad-bg);color:var(--bad)}
+.b-unsupported{background:var(--warn-bg);color:var(--warn)}
+.b-none,.b-unscored{background:#eaeef2;color:var(--mute)}
+.b-error{background:var(--bad);color:#fff}
+.reasons{color:var(--bad);margin:4px 0}
+.answer-text{background:var(--bg);border-radius:6px;padding:6px 10px;white-space:pre-wrap;
+margin:6px 0}
+ol.claims{padding-left:22px;margin:6px 0}
+ol.claims li{margin:3px 0;padding:2px 6px;border-radius:4px}
+li.v-supported{background:#f0fbf3}
+li.v-contradicted{background:var(--bad-bg)}
+li.v-unsupported{background:#fffbe0}
+li.v-none{background:#eaeef2}
+.ev{color:var(--mute);font-size:13px}
+.note{color:var(--mute);font-style:italic;font-size:13px}
+.passage{border-top:1px dashed var(--line);padding:4px 0}
+.passage .pid{font-weight:600;font-family:ui-monospace,monospace;font-size:12px}
+.passage p{margin:2px 0;white-space:pre-wrap}
+mark{border-radius:3px;padding:0 1px}
+mark.m-supported{background:#aceebb}
+mark.m-contradicted{background:#ffcecb}
+.dropped{color:var(--mute);font-size:13px}
+details summary{cursor:pointer;color:var(--mute)}
+footer{max-width:1100px;margin:20px auto;padding:0 20px;color:var(--mute);font-size:12px}
+"""
+
+_JS = """
+(function(){
+  var arts=[].slice.call(document.querySelectorAll('article.answer'));
+  var buttons=[].slice.call(document.querySelectorAll('nav#filters button'));
+  var shown=document.getElementById('shown');
+  function apply(f){
+    if(['all','failing','contradicted','unsupported'].indexOf(f)<0){f='all';}
+    var n=0;
+    arts.forEach(function(a){
+      var keep=f==='all'||a.getAttribute('data-'+f)==='1';
+      a.hidden=!keep; if(keep){n++;}
+    });
+    buttons.forEach(function(b){b.setAttribute('aria-pressed',
+      b.getAttribute('data-filter')===f?'true':'false');});
+    shown.textContent='showing '+n+' of '+arts.length;
+    document.body.setAttribute('data-filter',f);
+  }
+  buttons.forEach(function(b){b.addEventListener('click',function(){
+    var f=b.getAttribute('data-filter');
+    try{history.replaceState(null,'','#filter='+f);}catch(e){}
+    apply(f);});});
+  var m=/filter=([a-z]+)/.exec(location.hash||'');
+  apply(m?m[1]:'all');
+})();
+"""
+
+
+def _csp_hash(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
+
+
+def _e(value: Any) -> str:
+    """HTML-escape any value (quotes too, so it is safe in attributes)."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _fmt(value: float | None, pct: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.1%}" if pct else f"{value:.2f}"
+
+
+def find_quote(quote: str | None, text: str) -> tuple[int, int] | None:
+    """Where ``quote`` occurs in ``text`` as ``(start, end)`` character offsets: exactly,
+    else ignoring case, runs of whitespace and typographic quotes; ``None`` if it does not."""
+    if not quote or not quote.strip():
+        return None
+    at = text.find(quote)
+    if at >= 0:
+        return at, at + len(quote)
+    words = quote.split()
+    if not words:
+        return None
+    quotes = {"'": "['\u2018\u2019]", '"': "[\"\u201c\u201d]", "\u2018": "['\u2018\u2019]",
+              "\u2019": "['\u2018\u2019]", "\u201c": "[\"\u201c\u201d]",
+              "\u201d": "[\"\u201c\u201d]"}
+    pattern = r"\s+".join("".join(quotes.get(ch, re.escape(ch)) for ch in w) for w in words)
+    match = re.search(pattern, text, flags=re.IGNORECASE)
+    return (match.start(), match.end()) if match else None
+
+
+def _highlight(text: str, spans: list[tuple[int, int, str, str]]) -> str:
+    """``text`` escaped, with each span wrapped in ``<mark>`` (overlaps merged; contradicted
+    wins the colour over supported)."""
+    merged: list[list[Any]] = []
+    for start, end, label, title in sorted(spans):
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            last[1] = max(last[1], end)
+            if label == "contradicted":
+                last[2] = label
+            last[3] = f"{last[3]}; {title}"
+        else:
+            merged.append([start, end, label, title])
+    out, pos = [], 0
+    for start, end, label, title in merged:
+        out.append(_e(text[pos:start]))
+        out.append(f'<mark class="m-{_e(label)}" title="{_e(title)}">{_e(text[start:end])}</mark>')
+        pos = end
+    out.append(_e(text[pos:]))
+    return "".join(out)
+
+
+def distribution_svg(scores: list[float], *, bins: int = 10, width: int = 460,
+                     height: int = 170) -> str:
+    """An inline SVG histogram of per-answer faithfulness scores in [0, 1] (``bins`` equal
+    bins; 1.0 falls in the last), with the mean marked. Returns the ``<svg>`` element."""
+    counts = [0] * bins
+    for s in scores:
+        counts[min(bins - 1, max(0, int(s * bins)))] += 1
+    top = max(counts) if counts and max(counts) else 1
+    left, right, pad_top, pad_bottom = 34, 10, 12, 28
+    plot_w, plot_h = width - left - right, height - pad_top - pad_bottom
+    bar_w = plot_w / bins
+    parts = [f'<svg id="distribution-chart" xmlns="http://www.w3.org/2000/svg" width="{width}" '
+             f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
+             f'aria-label="distribution of per-answer faithfulness">']
+    parts.append(f'<line x1="{left}" y1="{pad_top + plot_h}" x2="{left + plot_w}" '
+                 f'y2="{pad_top + plot_h}" stroke="#d0d7de"/>')
+    for i, count in enumerate(counts):
+        h = plot_h * count / top
+        x = left + i * bar_w
+        y = pad_top + plot_h - h
+        lo, hi = i / bins, (i + 1) / bins
+        # red (low) to green (high)
+        red, green = int(207 - 181 * (i / (bins - 1))), int(34 + 93 * (i / (bins - 1)))
+        colour = f"#{red:02x}{green:02x}{55:02x}"
+        rng = f"{lo:.1f}-{hi:.1f}" + ("" if i < bins - 1 else " (incl. 1.0)")
+        parts.append(f'<rect class="bar" x="{x + 2:.1f}" y="{y:.1f}" width="{bar_w - 4:.1f}" '
+                     f'height="{h:.1f}" fill="{colour}" data-count="{count}">'
+                     f'<title>{count} answer(s) with faithfulness {rng}</title></rect>')
+        if count:
+            parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{y - 3:.1f}" '
+                         f'text-anchor="middle">{count}</text>')
+    for tick in (0.0, 0.5, 1.0):
+        x = left + plot_w * tick
+        parts.append(f'<text x="{x:.1f}" y="{height - 10}" text-anchor="middle">{tick:.1f}</text>')
+    parts.append(f'<text x="4" y="{pad_top + 8}">{top}</text>')
+    if scores:
+        mean = sum(scores) / len(scores)
+        x = left + plot_w * mean
+        parts.append(f'<line id="mean-line" x1="{x:.1f}" y1="{pad_top - 4}" x2="{x:.1f}" '
+                     f'y2="{pad_top + plot_h}" stroke="#0969da" stroke-dasharray="4 3"/>')
+        parts.append(f'<text x="{min(x + 4, width - 70):.1f}" y="{pad_top + 2}" '
+                     f'fill="#0969da">mean {mean:.2f}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _claim_label(claim: Any) -> str:
+    return claim.label or "none"
+
+
+def _answer_html(index: int, r: AnswerResult) -> str:
+    failing = (not r.passed) or r.not_supported > 0
+    status_badge = (f'<span class="badge b-{_e(r.status)}">{_e(r.status)}</span>'
+                    if r.status != "scored" else "")
+    attrs = (f'data-failing="{int(failing)}" data-contradicted="{int(r.contradicted > 0)}" '
+             f'data-unsupported="{int(r.unsupported > 0)}" data-passed="{int(r.passed)}"')
+    out = [f'<article class="answer{" failing" if failing else ""}" id="answer-{index}" {attrs}>']
+    out.append(f'<div class="head"><span class="score">{_fmt(r.score)}</span>'
+               f'<h3>{_e(r.test_id or f"answer {index}")}</h3>{status_badge}'
+               f'<span class="ev">{r.supported}/{len(r.claims)} supported, '
+               f'{r.contradicted} contradicted, {r.unsupported} unsupported</span></div>')
+    reasons = r.threshold_failures
+    if reasons:
+        out.append('<ul class="reasons">' + "".join(f"<li>FAILED: {_e(x)}</li>" for x in reasons)
+                   + "</ul>")
+    for warning in r.warnings:
+        out.append(f'<div class="note">warning: {_e(warning)}</div>')
+    out.append(f'<div class="answer-text">{_e(r.answer)}</div>')
+    anchors = {p.id: f"a{index}-p{j}" for j, p in enumerate(r.passages, start=1)}
+    spans: dict[str, list[tuple[int, int, str, str]]] = {p.id: [] for p in r.passages}
+    texts = {p.id: p.text for p in r.passages}
+    if r.claims:
+        out.append('<ol class="claims">')
+        for n, claim in enumerate(r.claims, start=1):
+            label = _claim_label(claim)
+            verdict = claim.verdict
+            item = [f'<li class="claim v-{_e(label)}" data-verdict="{_e(label)}">'
+                    f'<span class="badge b-{_e(label)}">'
+                    f'{_e(label if label != "none" else "no verdict")}</span> {_e(claim.text)}']
+            if verdict is not None and verdict.passage_ids:
+                links = ", ".join(
+                    f'<a href="#{anchors[pid]}">{_e(pid)}</a>' if pid in anchors else _e(pid)
+                    for pid in verdict.passage_ids)
+                quote = f' &ldquo;{_e(verdict.quote)}&rdquo;' if verdict.quote else ""
+                item.append(f'<div class="ev">passage {links}:{quote}</div>')
+                for pid in verdict.passage_ids:
+                    where = find_quote(verdict.quote, texts.get(pid, ""))
+                    if where is not None and label in ("supported", "contradicted"):
+                        spans[pid].append((where[0], where[1], label, f"claim {n}: {label}"))
+            if claim.note:
+                item.append(f'<div class="note">note: {_e(claim.note)}</div>')
+            if claim.judge_verdict is not None:
+                item.append(f'<div class="note">judge said {_e(claim.judge_verdict.label)}'
+                            f'</div>')
+            item.append("</li>")
+            out.append("".join(item))
+        out.append("</ol>")
+    if r.error:
+        out.append(f'<div class="reasons">error: {_e(r.error)}</div>')
+    if r.dropped:
+        out.append('<div class="dropped">not scored (non-assertive): '
+                   + " | ".join(_e(d) for d in r.dropped) + "</div>")
+    if r.passages:
+        is_open = " open" if failing or len(r.passages) <= 3 else ""
+        out.append(f"<details class=\"passages\"{is_open}><summary>{len(r.passages)} "
+                   "passage(s)</summary>")
+        for p in r.passages:
+            out.append(f'<div class="passage" id="{anchors[p.id]}"><span class="pid">'
+                       f'{_e(p.id)}</span><p>{_highlight(p.text, spans[p.id])}</p></div>')
+        out.append("</details>")
+    out.append("</article>")
+    return "\n".join(out)
+
+
+def _comparison_html(comparison: Any) -> str:
+    from .baseline import format_change, format_figure
+
+    out = ['<section id="comparison"><h2>Compared with the baseline</h2>',
+           f'<p class="meta">{_e(comparison.baseline_label)}</p>']
+    for w in comparison.warnings:
+        out.append(f'<div class="warning">WARNING: {_e(w)}</div>')
+    out.append("<table><tr><th>figure</th><th>baseline</th><th>this run</th><th>change</th></tr>")
+    for row in comparison.figures:
+        cls = ' class="worse"' if row.regressed else ""
+        out.append(f"<tr{cls}><td>{_e(row.label)}</td>"
+                   f"<td class=n>{format_figure(row.before, row.key)}</td>"
+                   f"<td class=n>{format_figure(row.after, row.key)}</td>"
+                   f"<td class=n>{format_change(row.delta, row.key)}</td></tr>")
+    out.append("</table>")
+    out.append(f"<p>Claims that became unsupported or contradicted: <b>{comparison.worsened}</b>; "
+               f"recovered: <b>{comparison.recovered}</b>.</p>")
+    if comparison.answers:
+        out.append("<table><tr><th>test</th><th>faithfulness</th><th>became unsupported or "
+                   "contradicted</th><th>recovered</th></tr>")
+        for ch in comparison.answers:
+            worse = "<br>".join(f"{_e(c.after)} (was {_e(c.before)}): {_e(c.text)}"
+                                for c in ch.worsened + ch.relabelled)
+            better = "<br>".join(f"{_e(c.after)} (was {_e(c.before)}): {_e(c.text)}"
+                                 for c in ch.recovered)
+            before = format_figure(ch.before_score, "mean_faithfulness")
+            after = format_figure(ch.after_score, "mean_faithfulness")
+            out.append(f"<tr><td>{_e(ch.test_id)}</td><td class=n>{before} &rarr; {after}</td>"
+                       f"<td>{worse}</td><td>{better}</td></tr>")
+        out.append("</table>")
+    if comparison.added:
+        out.append("<p>Added: " + ", ".join(_e(t) for t in comparison.added) + "</p>")
+    if comparison.removed:
+        out.append("<p>Removed: " + ", ".join(_e(t) for t in comparison.removed) + "</p>")
+    for f in comparison.failures:
+        out.append(f'<div class="warning">REGRESSION: {_e(f)}</div>')
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def render_html(results: list[AnswerResult], summary: SessionSummary, judges: list[str],
+                failures: list[str], comparison: Any = None, *,
+                title: str = "Faithfulness report") -> str:
+    """The whole report as one HTML document (a ``str``; write it with ``write_html``).
+
+    Args:
+        results: every answer of the run, in order.
+        summary: the session figures.
+        judges: the judges' descriptions.
+        failures: the gate's failure reasons (empty: passed).
+        comparison: a ``baseline.Comparison`` with a saved run, or ``None``.
+        title: the page title.
+    """
+    scores = [r.score for r in results if r.score is not None]
+    n_fail = sum(1 for r in results if (not r.passed) or r.not_supported > 0)
+    n_con = sum(1 for r in results if r.contradicted > 0)
+    n_uns = sum(1 for r in results if r.unsupported > 0)
+    csp = (f"default-src 'none'; style-src {_csp_hash(_CSS)}; script-src {_csp_hash(_JS)}; "
+           "img-src data:; base-uri 'none'; form-action 'none'")
+    created = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    figures = [
+        ("mean faithfulness", _fmt(summary.mean_faithfulness), "mean"),
+        ("answers", f"{summary.answers}", "answers"),
+        ("scored / unscored / errored",
+         f"{summary.scored} / {summary.unscored} / {summary.errored}", "statuses"),
+        ("answers with a claim not supported", _fmt(summary.unsupported_answer_rate, pct=True),
+         "unsupported-rate"),
+        ("claims supported", f"{summary.supported} / {summary.claims}", "supported"),
+        ("contradicted claims", f"{summary.contradicted}", "contradicted"),
+        ("unsupported claims", f"{summary.unsupported}", "unsupported"),
+    ]
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f'<meta http-equiv="Content-Security-Policy" content="{_e(csp)}">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
+           f"<header><h1>{_e(title)}</h1>",
+           f'<p class="meta">generated {created} by pytest-faithfulness</p>']
+    out += [f'<p class="meta judge">judge: {_e(j)}</p>' for j in judges]
+    out.append('<div class="figures" id="headline">')
+    out += [f'<div class="figure" id="fig-{key}"><div class="v">{_e(v)}</div>'
+            f'<div class="k">{_e(k)}</div></div>' for k, v, key in figures]
+    out.append("</div>")
+    if failures:
+        out.append('<div class="gate failed" id="gate">gate failed<ul>'
+                   + "".join(f"<li>{_e(f)}</li>" for f in failures) + "</ul></div>")
+    else:
+        out.append('<div class="gate passed" id="gate">gate passed</div>')
+    out.append("</header>")
+    out.append('<section id="distribution"><h2>Per-answer faithfulness</h2>'
+               + distribution_svg(scores)
+               + f'<p class="meta">{len(scores)} scored answer(s); {summary.unscored} unscored '
+               f'and {summary.errored} errored are not shown.</p></section>')
+    if comparison is not None:
+        out.append(_comparison_html(comparison))
+    out.append('<section><h2>Answers</h2></section>')
+    out.append('<nav id="filters" aria-label="filters">'
+               f'<button type="button" data-filter="all">All ({len(results)})</button>'
+               f'<button type="button" data-filter="failing" title="failed its thresholds, '
+               f'errored, or has a claim that is not supported">Failing ({n_fail})</button>'
+               f'<button type="button" data-filter="contradicted">Contradicted ({n_con})</button>'
+               f'<button type="button" data-filter="unsupported">Unsupported ({n_uns})</button>'
+               '<span id="shown"></span></nav>')
+    out.append('<main id="answers">')
+    out += [_answer_html(i, r) for i, r in enumerate(results, start=1)]
+    out.append("</main>")
+    out.append("<footer>Faithfulness = supported claims / claims decomposed. Colours: green "
+               "supported, red contradicted, amber unsupported.</footer>")
+    out.append(f"<script>{_JS}</script></body></html>")
+    return "\n".join(out)
+
+
+def write_html(path: str | Path, document: str) -> Path:
+    """Write the HTML document to ``path`` (parents created; written aside then renamed)."""
+    import os
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(document, encoding="utf-8")
+    os.replace(tmp, path)
+    return path
