@@ -242,6 +242,11 @@ class LiteLLMJudge:
             split into several calls (``None``: no limit; a provider's context-window error
             then makes the answer ``error``, never a silent truncation).
         budget: a shared ``accounting.Budget``; once spent, calls raise ``BudgetExceeded``.
+        schema_in_response_format: also send the reply's JSON schema inside
+            ``response_format={"type": "json_object", "schema": ...}`` (llama.cpp's server
+            constrains its output with it; OpenAI-style APIs get the plain ``json_object``).
+        max_tokens: most output tokens per reply (``None``: the provider's default); a reply
+            cut off by it fails to parse and, after ``parse_retries``, errors the answer.
 
     Every request adds its tokens (input, output, prompt-cache hits) and its cost from
     litellm's bundled price map to the current answer's ``Usage``.
@@ -256,7 +261,9 @@ class LiteLLMJudge:
     def __init__(self, model: str, *, api_base: str | None = None, timeout: float = 60.0,
                  max_retries: int = 3, parse_retries: int = 1,
                  context_budget_chars: int | None = None, backoff_base: float = 0.5,
-                 backoff_max: float = 20.0, budget: Budget | None = None) -> None:
+                 backoff_max: float = 20.0, budget: Budget | None = None,
+                 schema_in_response_format: bool = False,
+                 max_tokens: int | None = None) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError("model must be a non-empty litellm model string")
         self.model = model.strip()
@@ -268,6 +275,8 @@ class LiteLLMJudge:
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.budget = budget or Budget()
+        self.schema_in_response_format = schema_in_response_format
+        self.max_tokens = max_tokens
         self.calls = 0
         self.retries = 0
 
@@ -296,7 +305,8 @@ class LiteLLMJudge:
         """What makes this judge's verdicts differ: model, endpoint, prompts, parameters."""
         return {"kind": "litellm", "model": self.model, "api_base": _public_url(self.api_base),
                 "prompts": prompt_fingerprint(), "temperature": 0,
-                "response_format": "json_object"}
+                "response_format": "json_object+schema" if self.schema_in_response_format
+                else "json_object", "max_tokens": self.max_tokens}
 
     def describe(self) -> str:
         """One line for report headers."""
@@ -305,8 +315,11 @@ class LiteLLMJudge:
     # internals ------------------------------------------------------------------------------
     async def _structured(self, messages, schema: type[BaseModel], op: str, unwrap=None):
         problems: list[str] = []
+        response_format: dict[str, Any] = {"type": "json_object"}
+        if self.schema_in_response_format:
+            response_format["schema"] = schema.model_json_schema()
         for attempt in range(self.parse_retries + 1):
-            content = await self._complete(messages, op)
+            content = await self._complete(messages, op, response_format)
             try:
                 value = parse_json_reply(content)
                 if unwrap is not None:
@@ -317,16 +330,18 @@ class LiteLLMJudge:
         raise JudgeError(f"{op}: judge reply could not be read as {schema.__name__} after "
                          f"{self.parse_retries + 1} attempt(s): {problems[-1]}")
 
-    async def _complete(self, messages, op: str) -> str | None:
+    async def _complete(self, messages, op: str, response_format: dict[str, Any]) -> str | None:
         litellm = _import_litellm()
         transient = (litellm.RateLimitError, litellm.Timeout, litellm.APIConnectionError,
                      litellm.InternalServerError, litellm.ServiceUnavailableError,
                      litellm.BadGatewayError)
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0,
-                                  "response_format": {"type": "json_object"},
+                                  "response_format": response_format,
                                   "timeout": self.timeout, "max_retries": 0}
         if self.api_base:
             kwargs["api_base"] = self.api_base
+        if self.max_tokens is not None:
+            kwargs["max_tokens"] = self.max_tokens
         last: Exception | None = None
         for attempt in range(self.max_retries + 1):
             self.budget.check()
