@@ -21,13 +21,14 @@ _EXPORTS = {
     "Passage": "records", "SessionSummary": "records", "Verdict": "records",
     "to_passages": "records", "Judge": "judges", "JudgeError": "judges",
     "LiteLLMJudge": "judges", "OfflineJudge": "judges", "make_judge": "judges",
-    "aevaluate": "pipeline", "evaluate": "pipeline",
+    "aevaluate": "pipeline", "evaluate": "pipeline", "aevaluate_many": "pipeline",
+    "evaluate_many": "pipeline", "Usage": "records",
 }
 
 __all__ = [
     "AnswerResult", "ClaimResult", "Decomposition", "Judge", "JudgeError", "LiteLLMJudge",
-    "OfflineJudge", "Passage", "SessionSummary", "Verdict", "aevaluate", "evaluate",
-    "make_judge", "to_passages",
+    "OfflineJudge", "Passage", "SessionSummary", "Usage", "Verdict", "aevaluate",
+    "aevaluate_many", "evaluate", "evaluate_many", "make_judge", "to_passages",
 ]
 
 
@@ -47,13 +48,14 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover
     from .judges import Judge, JudgeError, LiteLLMJudge, OfflineJudge, make_judge
-    from .pipeline import aevaluate, evaluate
+    from .pipeline import aevaluate, aevaluate_many, evaluate, evaluate_many
     from .records import (
         AnswerResult,
         ClaimResult,
         Decomposition,
         Passage,
         SessionSummary,
+        Usage,
         Verdict,
         to_passages,
     )
