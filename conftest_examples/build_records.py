@@ -32,6 +32,17 @@ def main() -> None:
                         "claim_label": label, "license": r["license"]})
     (HERE / "records.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out))
     print(f"wrote {len(out)} records to {HERE / 'records.jsonl'}")
+    # The same records in the calibration formats (claim level and answer level).
+    labels = []
+    for r in out:
+        common = {"id": r["id"], "passages": r["passages"], "source_dataset": r["source_dataset"],
+                  "license": r["license"]}
+        if r["kind"] == "claim":
+            labels.append({**common, "claim": r["answer"], "human_label": r["claim_label"]})
+        else:
+            labels.append({**common, "answer": r["answer"], "human_label": r["human_label"]})
+    (HERE / "labels.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in labels))
+    print(f"wrote {len(labels)} labelled records to {HERE / 'labels.jsonl'}")
 
 
 if __name__ == "__main__":

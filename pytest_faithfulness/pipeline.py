@@ -163,6 +163,55 @@ def _as_verdict(value: Any) -> Verdict:
     raise TypeError(f"verify() must return a Verdict, got {type(value).__name__}")
 
 
+async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]], judge: Any,
+                        semaphore: asyncio.Semaphore) -> None:
+    """Verify one claim against every window; set its accepted verdict (and the judge's own
+    verdict with the reason when it was not accepted as given)."""
+    if not windows:
+        claim_result.verdict = Verdict("unsupported", rationale="no passages were given")
+        return
+
+    async def verify_one(window: list[Passage]) -> Verdict:
+        async with semaphore:
+            return _as_verdict(await _call(judge, "verify", claim_result.text, window))
+
+    raw = await asyncio.gather(*(verify_one(w) for w in windows))
+    checked = [(*check_verdict(verdict, window), verdict) for verdict, window in zip(raw, windows)]
+    best = _combine([accepted for accepted, _, _ in checked])
+    for accepted, reason, verdict in checked:
+        if accepted is best:
+            claim_result.verdict = accepted
+            if reason:
+                claim_result.judge_verdict = verdict
+                claim_result.note = reason
+            return
+
+
+def verify_claim(claim: str, passages: Any, judge: Any, *,
+                 context_budget_chars: int | None = None) -> ClaimResult:
+    """Verify one claim against passages, as the pipeline does for each decomposed claim.
+
+    Returns:
+        a ``ClaimResult`` whose ``verdict`` is the accepted verdict.
+
+    Raises:
+        TypeError / ValueError: malformed claim or passages, or a passage over the budget.
+        Exception: whatever the judge raised (this function does not record errors).
+    """
+    if not isinstance(claim, str) or not claim.strip():
+        raise TypeError("claim must be a non-empty string")
+    passage_list = to_passages(passages)
+    budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
+    windows = passage_windows(passage_list, budget) if passage_list else []
+    result = ClaimResult(text=claim)
+
+    async def run() -> ClaimResult:
+        await _verify_claim(result, windows, judge, asyncio.Semaphore(DEFAULT_CONCURRENCY))
+        return result
+
+    return _loop.run_sync(run())
+
+
 def passage_windows(passages: list[Passage], budget: int | None) -> list[list[Passage]]:
     """Split passages into consecutive windows of at most ``budget`` characters of text.
 
@@ -236,29 +285,8 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
         result.error = str(exc)
         return result
 
-    async def verify_one(claim: str, window: list[Passage]) -> Verdict:
-        async with semaphore:
-            return _as_verdict(await _call(judge, "verify", claim, window))
-
-    async def verify_claim(claim_result: ClaimResult) -> None:
-        if not windows:
-            claim_result.verdict = Verdict("unsupported", rationale="no passages were given")
-            return
-        raw = await asyncio.gather(*(verify_one(claim_result.text, w) for w in windows))
-        checked = []
-        for verdict, window in zip(raw, windows):
-            accepted, reason = check_verdict(verdict, window)
-            checked.append((accepted, verdict, reason))
-        best = _combine([a for a, _, _ in checked])
-        for accepted, verdict, reason in checked:
-            if accepted is best:
-                claim_result.verdict = accepted
-                if reason:
-                    claim_result.judge_verdict = verdict
-                    claim_result.note = reason
-                break
-
-    outcomes = await asyncio.gather(*(verify_claim(c) for c in result.claims),
+    outcomes = await asyncio.gather(*(_verify_claim(c, windows, judge, semaphore)
+                                      for c in result.claims),
                                     return_exceptions=True)
     failures = [(c, o) for c, o in zip(result.claims, outcomes) if isinstance(o, BaseException)]
     missing = [c for c in result.claims if c.verdict is None]

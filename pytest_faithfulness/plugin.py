@@ -45,6 +45,10 @@ _OPTIONS: list[tuple[str, str, str, Any]] = [
      "spent (litellm's bundled prices); the gate then fails", None),
     ("context-budget", "string", "most characters of passages per verify call; longer passage "
      "lists are split across calls, never truncated", None),
+    ("calibrate", "string", "calibration run: judge this human-labelled JSONL file (claim or "
+     "answer level) as tests, instead of the collected tests, and report agreement", None),
+    ("min-agreement", "string", "calibration gate: lowest balanced accuracy of the judge "
+     "against the human labels", None),
     ("storage", "string", "folder of saved runs (default .faithfulness under the rootdir)", None),
     ("save", "string", "save this run's results as NAME in the storage folder", None),
     ("markdown", "string", "write a Markdown summary to this path (it is also appended to "
@@ -131,7 +135,12 @@ def _number(config: pytest.Config, suffix: str, kind: type, low: float | None = 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "faithfulness: a test that judges answer faithfulness")
+    calibrate = get_option(config, "calibrate")
+    if calibrate and not __import__("os").path.isfile(calibrate):
+        raise pytest.UsageError(f"--faithfulness-calibrate {calibrate!r}: no such file")
     settings = {
+        "calibrate": calibrate,
+        "min_agreement": _number(config, "min-agreement", float, 0, 1),
         "min_mean": _number(config, "min-mean", float, 0, 1),
         "max_unsupported_rate": _number(config, "max-unsupported-rate", float, 0, 1),
         "report": get_option(config, "report"),
@@ -462,6 +471,47 @@ def _verbose_judge(config: pytest.Config, judge: Any) -> Any:
     return wrappers[id(judge)][1]
 
 
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    """A calibration run judges the labelled file's records as tests, and nothing else."""
+    path = config.stash[SETTINGS_KEY].get("calibrate")
+    if not path:
+        return
+    from pathlib import Path
+
+    from .calibration import load_labelled
+
+    try:
+        records = load_labelled(path)
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    parent = CalibrationFile.from_parent(session, path=Path(path).resolve())
+    config.hook.pytest_deselected(items=list(items))
+    items[:] = [pytest.Function.from_parent(parent, name=f"calibrate[{record.id}]",
+                                            callobj=_calibration_test(record, config))
+                for record in records]
+
+
+class CalibrationFile(pytest.File):
+    """The labelled file of a calibration run (its items are made in
+    ``pytest_collection_modifyitems``)."""
+
+    def collect(self):  # pragma: no cover - never collected from the file system
+        return []
+
+
+def _calibration_test(record: Any, config: pytest.Config):
+    def calibration_test(faithfulness_judge):
+        from .calibration import judge_record
+
+        outcome = judge_record(record, faithfulness_judge)
+        _session(config).record_calibration(outcome, faithfulness_judge)
+        if outcome.error:
+            raise AssertionError(f"judge error on {record.id}: {outcome.error}")
+
+    return calibration_test
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
@@ -471,7 +521,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _is_worker(config):
         config.workeroutput[WORKER_OUTPUT_KEY] = state.to_payload()
         return
-    failures = state.evaluate_gate()
+    state.evaluate_gate()
+    state.evaluate_calibration_gate(config.stash[SETTINGS_KEY].get("min_agreement"))
     failures = _ci_gates(config, state)
     try:
         state.write_report()
@@ -531,8 +582,16 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = _existing_session(config)
-    if _is_worker(config) or state is None or not state.results:
+    if _is_worker(config) or state is None or not (state.results or state.calibration):
         return
+    if state.calibration:
+        terminalreporter.section("faithfulness calibration")
+        for line in state.calibration_lines():
+            terminalreporter.write_line(line)
+        if not state.results:
+            for line in state.failures:
+                terminalreporter.write_line(f"GATE FAILED: {line}")
+            return
     terminalreporter.section("faithfulness")
     for line in state.terminal_lines():
         terminalreporter.write_line(line)

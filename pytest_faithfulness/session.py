@@ -30,6 +30,7 @@ class FaithfulnessSession:
         self.gate = gate or GateConfig()
         self.report_path = Path(report_path) if report_path else None
         self.results: list[AnswerResult] = []
+        self.calibration: list[Any] = []  # calibration.Outcome, one per labelled record
         self._judges: dict[int, Any] = {}
         self._merged_judges: list[str] = []
         self._lock = threading.Lock()
@@ -61,8 +62,12 @@ class FaithfulnessSession:
 
     def report(self) -> dict[str, Any]:
         """The JSON report of the run."""
-        return json_report(self.results, self.summary(), self.judges(), self.failures,
+        data = json_report(self.results, self.summary(), self.judges(), self.failures,
                            self.gate.model_dump(mode="json"))
+        calibration = self.calibration_report()
+        if calibration is not None:
+            data["calibration"] = calibration.model_dump(mode="json")
+        return data
 
     def write_report(self) -> Path | None:
         """Write the JSON report if a path was configured."""
@@ -88,6 +93,7 @@ class FaithfulnessSession:
         """This worker's results and counters as a JSON string."""
         return json.dumps({
             "results": [r.model_dump(mode="json") for r in self.results],
+            "calibration": [o.model_dump(mode="json") for o in self.calibration],
             "judges": self.judges(),
             "judge_info": self._judge_info_dicts(),
         })
@@ -97,6 +103,10 @@ class FaithfulnessSession:
         data = json.loads(payload)
         with self._lock:
             self.results.extend(AnswerResult.model_validate(r) for r in data["results"])
+            if data.get("calibration"):
+                from .calibration import Outcome
+
+                self.calibration.extend(Outcome.model_validate(o) for o in data["calibration"])
             self._merged_judges.extend(data.get("judges", []))
             self._merged_judge_info.extend(data.get("judge_info", []))
 
@@ -221,3 +231,45 @@ class FaithfulnessSession:
         written = write_html(path, self.html())
         self.ci_notes.append(f"HTML report: {written}")
         return written
+
+    # calibration ----------------------------------------------------------------------------
+    def record_calibration(self, outcome: Any, judge: Any = None) -> None:
+        """Keep one calibration outcome (``calibration.Outcome``)."""
+        with self._lock:
+            self.calibration.append(outcome)
+            if judge is not None:
+                self._judges[id(judge)] = judge
+
+    def calibration_report(self) -> Any:
+        """The ``calibration.CalibrationReport`` of the recorded outcomes, or ``None``."""
+        if not self.calibration:
+            return None
+        from .calibration import report
+
+        return report(sorted(self.calibration, key=lambda o: o.id))
+
+    def evaluate_calibration_gate(self, min_agreement: float | None) -> list[str]:
+        """Add the calibration gate's failures (errors always; agreement below the minimum)."""
+        found = self.calibration_report()
+        if found is None:
+            return self.failures
+        from .calibration import agreement
+
+        if found.errors:
+            self.failures.append(f"{len(found.errors)} calibration record(s) errored: a judge "
+                                 "failure is never counted as agreement")
+        value = agreement(found)
+        if min_agreement is not None:
+            if value is None:
+                self.failures.append("calibration agreement is undefined (a class is missing "
+                                     "from the labels or every record errored)")
+            elif value < min_agreement:
+                self.failures.append(f"judge agreement with human labels (balanced accuracy) "
+                                     f"{value:.3f} < min agreement {min_agreement:.3f}")
+        return self.failures
+
+    def calibration_lines(self) -> list[str]:
+        """The calibration report as terminal lines."""
+        from .calibration import format_report
+
+        return [f"judge: {j}" for j in self.judges()] + format_report(self.calibration_report())

@@ -26,12 +26,19 @@ kept in ``server.errors`` so the test can surface it.
 
 Built on the standard library only: ``http.server.ThreadingHTTPServer`` on ``127.0.0.1``,
 port 0 (a free port), served from a daemon thread.
+
+The ``usage`` block counts real tokens: ``count_prompt_tokens`` / ``count_text_tokens`` use
+``litellm.token_counter`` with the ``gpt-4o-mini`` tokenizer (tiktoken's ``o200k_base``, read
+from the copy bundled with litellm, never downloaded), whatever model the request names, so
+every client is measured with the same tokenizer. litellm is imported on the first reply only;
+where it is not installed the count falls back to characters / 4.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import os
 import threading
 import time
 import traceback
@@ -294,9 +301,8 @@ class ScriptedChatServer:
     # replies --------------------------------------------------------------------------------
     def _completion(self, request: dict, reply: Reply) -> dict:
         content = reply.content if reply.content is not None else ""
-        prompt_chars = sum(len(str(m.get("content") or "")) for m in request.get("messages") or [])
-        prompt_tokens = max(1, prompt_chars // 4)
-        completion_tokens = max(1, len(content) // 4)
+        prompt_tokens = max(1, count_prompt_tokens(request))
+        completion_tokens = max(1, count_text_tokens(content))
         return {
             "id": f"chatcmpl-scripted-{next(self._ids)}",
             "object": "chat.completion",
@@ -332,6 +338,56 @@ class ScriptedChatServer:
 
     def __repr__(self) -> str:
         return f"<ScriptedChatServer {self.base_url} requests={len(self.records)}>"
+
+
+# token counting ---------------------------------------------------------------------------
+
+TOKENIZER_MODEL = "gpt-4o-mini"
+_tokenizer_lock = threading.Lock()
+_token_counter: list[Any] = []  # [litellm.token_counter or None], filled on first use
+
+
+def _counter() -> Any:
+    """``litellm.token_counter``, imported on first use; ``None`` where litellm is missing."""
+    with _tokenizer_lock:
+        if not _token_counter:
+            try:
+                os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+                import litellm
+
+                _token_counter.append(litellm.token_counter)
+            except Exception:  # noqa: BLE001 - litellm missing or broken: characters / 4
+                _token_counter.append(None)
+        return _token_counter[0]
+
+
+def count_prompt_tokens(request: dict) -> int:
+    """Input tokens of a chat-completions request: its messages (with the per-message
+    overhead of OpenAI's chat format) and its ``tools``, counted with the ``gpt-4o-mini``
+    tokenizer whatever model the request names."""
+    messages = request.get("messages") or []
+    counter = _counter()
+    if counter is not None:
+        try:
+            return int(counter(model=TOKENIZER_MODEL, messages=messages,
+                               tools=request.get("tools") or None))
+        except Exception:  # noqa: BLE001 - a message shape it does not know: characters / 4
+            counter = None
+    chars = sum(len(str(m.get("content") or "")) for m in messages if isinstance(m, dict))
+    return chars // 4
+
+
+def count_text_tokens(text: str | None) -> int:
+    """Tokens of ``text`` with the same tokenizer (e.g. a reply's content)."""
+    if not text:
+        return 0
+    counter = _counter()
+    if counter is not None:
+        try:
+            return int(counter(model=TOKENIZER_MODEL, text=text))
+        except Exception:  # noqa: BLE001 - characters / 4 rather than no count
+            counter = None
+    return len(text) // 4
 
 
 def free_closed_port() -> int:
