@@ -62,6 +62,11 @@ class OfflineJudge:
 
     It is a cheap first filter, not natural language inference: it sees word overlap, numbers
     and negation, not paraphrase or world knowledge. Not cached (it is faster than the cache).
+
+    Args:
+        verifier: ``"heuristic"`` (default) or ``"nli"``: the experimental
+            ``nli.EmbeddingVerifier`` (needs the ``[offline]`` extra; raises ``ImportError``
+            naming it otherwise).
     """
 
     name = "offline"
@@ -70,9 +75,17 @@ class OfflineJudge:
     accounts_usage = True
     context_budget_chars: int | None = None
 
-    def __init__(self) -> None:
+    def __init__(self, verifier: str = "heuristic") -> None:
         self._decomposer = RuleDecomposer()
-        self._verifier = HeuristicVerifier()
+        if verifier == "heuristic":
+            self._verifier = HeuristicVerifier()
+        elif verifier == "nli":
+            from .nli import EmbeddingVerifier
+
+            self._verifier = EmbeddingVerifier()
+        else:
+            raise ValueError(f"offline verifier must be 'heuristic' or 'nli', got {verifier!r}")
+        self.verifier = verifier
         self.calls = 0
 
     def decompose(self, answer: str) -> Decomposition:
@@ -94,6 +107,10 @@ class OfflineJudge:
 
     def describe(self) -> str:
         """One line for report headers."""
+        if self.verifier == "nli":
+            return ("offline embedding judge (MiniLM int8 + a small head trained on public NLI "
+                    "data, with the number/name rules), experimental: a first filter, not a "
+                    "gate to trust on its own")
         return ("offline heuristic judge (word coverage, numbers, negation): a cheap first "
                 "filter, not NLI")
 
@@ -418,12 +435,15 @@ def make_judge(spec: str | None = None, **options: Any) -> OfflineJudge | LiteLL
     """Build a judge from a name: ``"offline"`` (default) or a litellm model string.
 
     Args:
-        spec: ``"offline"``, ``None`` or ``""`` for the offline judge; anything else is passed
-            to ``LiteLLMJudge`` as the model string.
+        spec: ``"offline"``, ``None`` or ``""`` for the offline judge; ``"offline-nli"`` for
+            the offline judge with the experimental embedding verifier; anything else is
+            passed to ``LiteLLMJudge`` as the model string.
         options: keyword arguments for ``LiteLLMJudge`` (ignored by the offline judge).
     """
     if spec is None or not spec.strip() or spec.strip().lower() == "offline":
         return OfflineJudge()
+    if spec.strip().lower() == "offline-nli":
+        return OfflineJudge(verifier="nli")
     return LiteLLMJudge(spec, **options)
 
 

@@ -1,0 +1,161 @@
+"""Measure the offline verifiers on the development evaluation set (MEASUREMENT ONLY).
+
+    python benchmarks/measure_offline_verifier.py [--data-dir ../shared/data] [--only heuristic|embedding]
+
+For the current ``HeuristicVerifier`` and the model-based ``nli.EmbeddingVerifier`` it prints:
+
+* claims (``claims.jsonl``): binary balanced accuracy, supported vs not supported (contradicted
+  + unsupported), per source and overall; recall of ``contradicted`` (claims labelled
+  contradicted that the verifier calls contradicted);
+* answers (``answers.jsonl``): answer-level balanced accuracy, faithful vs hallucinated, per
+  source and overall; an answer is predicted hallucinated when at least one of its claims is
+  not supported (``pytest_faithfulness.evaluate`` with the ``RuleDecomposer`` and the verifier);
+  an answer with no claims is predicted faithful;
+* milliseconds per claim (sequential ``verify`` calls over ``claims.jsonl``, this process;
+  wall clock and CPU time of all threads, the latter less sensitive to other load) and
+  load time (imports + construction, measured in a fresh subprocess).
+
+Nothing here is tuned: these files are for measurement only and must never feed training or
+threshold choice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_DATA = ROOT.parent / "shared" / "data"
+
+LOAD_SNIPPETS = {
+    "heuristic": "from pytest_faithfulness.verification import HeuristicVerifier as V; v = V()",
+    "embedding": "from pytest_faithfulness.nli import EmbeddingVerifier as V; v = V()",
+}
+
+
+CANDIDATES = None  # --candidates: windows scored per claim by the embedding verifier
+
+
+def make_verifier(kind: str):
+    if kind == "heuristic":
+        from pytest_faithfulness.verification import HeuristicVerifier
+        return HeuristicVerifier()
+    from pytest_faithfulness.nli import EmbeddingVerifier
+    return EmbeddingVerifier() if CANDIDATES is None else EmbeddingVerifier(candidates=CANDIDATES)
+
+
+def load_time(kind: str) -> float:
+    code = ("import time; t0 = time.perf_counter(); " + LOAD_SNIPPETS[kind] +
+            "; print(time.perf_counter() - t0)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def bacc(pairs):
+    """Balanced accuracy of (gold_positive, predicted_positive) pairs."""
+    pos = [p for g, p in pairs if g]
+    neg = [p for g, p in pairs if not g]
+    if not pos or not neg:
+        return float("nan")
+    return 0.5 * (sum(pos) / len(pos) + sum(1 - p for p in neg) / len(neg))
+
+
+class _Judge:
+    """RuleDecomposer + the verifier under test."""
+
+    def __init__(self, verifier):
+        from pytest_faithfulness.decomposition import RuleDecomposer
+        self._decomposer = RuleDecomposer()
+        self._verifier = verifier
+
+    def decompose(self, answer):
+        return self._decomposer.decompose(answer)
+
+    def verify(self, claim, passages):
+        return self._verifier.verify(claim, passages)
+
+
+def measure(kind: str, data_dir: Path) -> dict:
+    from pytest_faithfulness import evaluate
+    from pytest_faithfulness.records import to_passages
+
+    verifier = make_verifier(kind)
+    claims = [json.loads(line) for line in open(data_dir / "claims.jsonl", encoding="utf-8")]
+    answers = [json.loads(line) for line in open(data_dir / "answers.jsonl", encoding="utf-8")]
+
+    from pytest_faithfulness.verification import _windows
+    _windows.cache_clear()  # each verifier pays for sentence segmentation itself
+    per_source = defaultdict(list)
+    contra = []
+    elapsed = cpu = 0.0
+    for rec in claims:
+        passages = to_passages(rec["passages"])
+        t0, c0 = time.perf_counter(), time.process_time()
+        verdict = verifier.verify(rec["claim"], passages)
+        elapsed += time.perf_counter() - t0
+        cpu += time.process_time() - c0
+        gold = rec["human_label"] == "supported"
+        pred = verdict.label == "supported"
+        per_source[rec["source_dataset"]].append((gold, pred))
+        per_source["overall"].append((gold, pred))
+        if rec["human_label"] == "contradicted":
+            contra.append(verdict.label == "contradicted")
+    result = {"claims": {k: round(bacc(v), 4) for k, v in per_source.items()},
+              "contradicted_recall": round(sum(contra) / len(contra), 4) if contra else None,
+              "ms_per_claim": round(1000 * elapsed / len(claims), 2),
+              "cpu_ms_per_claim": round(1000 * cpu / len(claims), 2)}
+
+    judge = _Judge(verifier)
+    per_source = defaultdict(list)
+    n_claims = 0
+    t0 = time.perf_counter()
+    for rec in answers:
+        res = evaluate(rec["answer"], rec["passages"], judge)
+        n_claims += len(res.claims)
+        gold = rec["human_label"] == "faithful"
+        pred = res.status != "error" and res.not_supported == 0
+        per_source[rec["source_dataset"]].append((gold, pred))
+        per_source["overall"].append((gold, pred))
+    result["answers"] = {k: round(bacc(v), 4) for k, v in per_source.items()}
+    result["answers_ms_per_claim"] = round(1000 * (time.perf_counter() - t0) / max(n_claims, 1), 2)
+    result["load_s"] = round(load_time(kind), 3)
+    return result
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Measure the offline verifiers (measurement only).")
+    ap.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--only", choices=sorted(LOAD_SNIPPETS))
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    ap.add_argument("--candidates", type=int, help="windows per claim (embedding verifier)")
+    args = ap.parse_args(argv)
+    global CANDIDATES
+    CANDIDATES = args.candidates
+    kinds = [args.only] if args.only else ["heuristic", "embedding"]
+    results = {kind: measure(kind, args.data_dir) for kind in kinds}
+    if args.json:
+        print(json.dumps(results, indent=1))
+        return
+    for kind, r in results.items():
+        print(f"== {kind}")
+        print("  claims  balanced acc (supported vs not): " +
+              ", ".join(f"{k} {v:.3f}" for k, v in sorted(r["claims"].items())))
+        print(f"  claims  contradicted recall: {r['contradicted_recall']:.3f}")
+        print("  answers balanced acc (faithful vs hallucinated): " +
+              ", ".join(f"{k} {v:.3f}" for k, v in sorted(r["answers"].items())))
+        print(f"  ms per claim: {r['ms_per_claim']:.1f} wall / {r['cpu_ms_per_claim']:.1f} CPU "
+              "(claims.jsonl, sequential, incl. sentence segmentation), "
+              f"{r['answers_ms_per_claim']:.1f} (answers.jsonl, incl. decomposition)")
+        print(f"  load time: {r['load_s']:.2f} s (fresh process: imports + construction)")
+
+
+if __name__ == "__main__":
+    main()
