@@ -132,7 +132,7 @@ def test_the_schema_rides_in_json_object_and_the_reply_is_json(llama_server):
 def test_json_schema_response_format_is_rejected_by_this_server_cleanly(llama_server):
     import litellm
 
-    with pytest.raises(litellm.exceptions.APIError):
+    with pytest.raises(litellm.InternalServerError, match="json_object"):
         litellm.completion(model=f"openai/{ALIAS}", api_base=llama_server, api_key="unused",
                            messages=[{"role": "user", "content": "hi"}],
                            response_format={"type": "json_schema", "json_schema": {
