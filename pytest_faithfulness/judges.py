@@ -388,11 +388,14 @@ class LiteLLMJudge:
         output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
         details = getattr(usage, "prompt_tokens_details", None)
         cached = int(getattr(details, "cached_tokens", 0) or 0)
-        try:
-            cost = float(litellm.completion_cost(completion_response=response) or 0.0)
-            uncosted = 0
-        except Exception:  # a model the bundled price map does not know
-            cost, uncosted = 0.0, 1
+        hidden = getattr(response, "_hidden_params", None) or {}
+        cost, uncosted = hidden.get("response_cost"), 0  # litellm priced it already
+        if cost is None:
+            try:
+                cost = litellm.completion_cost(completion_response=response)
+            except Exception:  # a model the bundled price map does not know
+                cost, uncosted = 0.0, 1
+        cost = float(cost or 0.0)
         self.budget.charge(cost)
         record_usage(input_tokens=input_tokens, output_tokens=output_tokens,
                      cached_input_tokens=cached, cost_usd=cost, uncosted_calls=uncosted)
