@@ -195,6 +195,8 @@ def _blocks(answer: str):
             return [("text", joined, None)]
         return []
 
+    table_rows: list[list[str]] = []
+    header: list[str] | None = None
     for line in answer.splitlines():
         if _FENCE.match(line):
             if in_fence:
@@ -216,11 +218,22 @@ def _blocks(answer: str):
             continue
         if stripped.startswith("|"):
             yield from flush()
+            cells = [_clean_md(c.strip()) for c in stripped.strip("|").split("|")]
             if _TABLE_SEP.match(stripped):
+                if table_rows:  # the row above the separator is the header
+                    header = table_rows.pop()
+                    yield ("drop", " | ".join(header), None)
                 continue
-            cells = [c.strip() for c in stripped.strip("|").split("|") if c.strip()]
-            yield ("text", _clean_md(", ".join(cells)) + ".", None)
+            if header and len(cells) == len(header):
+                pairs = [f"{h}: {c}" for h, c in zip(header, cells) if h and c]
+                yield ("text", "; ".join(pairs) + ".", None)
+            else:
+                table_rows.append(cells)
             continue
+        if table_rows or header:  # a table ended: a header-less table is read row by row
+            for row in table_rows:
+                yield ("text", ", ".join(c for c in row if c) + ".", None)
+            table_rows, header = [], None
         is_heading = bool(_HEADING.match(stripped))
         plain = _clean_md(_HEADING.sub("", stripped))
         whole_bold = bool(re.fullmatch(r"(\*\*|__).+?\1:?", stripped))
@@ -237,6 +250,8 @@ def _blocks(answer: str):
         paragraph.append(plain)
     if in_fence and fence_lines:
         yield ("drop", "\n".join(fence_lines), None)
+    for row in table_rows:
+        yield ("text", ", ".join(c for c in row if c) + ".", None)
     yield from flush()
 
 

@@ -95,6 +95,21 @@ def test_markdown_bullets_headings_and_code():
     assert "nimbus --reset" in result.dropped[1]
 
 
+def test_markdown_tables_are_read_row_by_row():
+    answer = ("| Plan | Audit log export |\n|---|---|\n| Business | yes |\n| Free | no |\n\n"
+              "Exports go to S3.")
+    result = decompose(answer)
+    assert result.claims == ["Plan: Business; Audit log export: yes.",
+                             "Plan: Free; Audit log export: no.", "Exports go to S3."]
+    assert result.dropped == ["Plan | Audit log export"]
+
+
+def test_empty_passage_texts_are_warned_about_and_support_nothing(judge):
+    r = evaluate("The Vela desk lamp has three brightness levels.", ["", "   "], judge)
+    assert r.claims[0].label == "unsupported"
+    assert r.warnings == ["empty passage text: p1, p2"]
+
+
 def test_decomposer_sees_only_the_answer():
     import inspect
 
