@@ -103,19 +103,11 @@ class SavedAnswer(_Loose):
             answer=result.answer, error=result.error)
 
 
-class RunFigures(_Loose):
-    """A run's headline figures (see ``records.SessionSummary`` for each one's meaning)."""
+class RunFigures(SessionSummary):
+    """A run's headline figures: a ``records.SessionSummary`` that ignores fields it does not
+    know, so runs saved by other versions still load."""
 
-    answers: int = 0
-    scored: int = 0
-    unscored: int = 0
-    errored: int = 0
-    mean_faithfulness: float | None = None
-    unsupported_answer_rate: float | None = None
-    claims: int = 0
-    supported: int = 0
-    contradicted: int = 0
-    unsupported: int = 0
+    model_config = ConfigDict(extra="ignore")
 
     @classmethod
     def of(cls, summary: SessionSummary) -> RunFigures:
