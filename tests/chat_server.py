@@ -234,8 +234,11 @@ class ScriptedChatServer:
         max_in_flight: the most requests being answered at one time.
     """
 
-    def __init__(self, handler: Handler | None = None) -> None:
+    def __init__(self, handler: Handler | None = None, *, count_tokens: bool = True) -> None:
         self.handler: Handler = handler or (lambda request: Reply(content="{}"))
+        # False: usage is estimated as characters / 4, so a timing benchmark does not spend
+        # the machine's CPU on tokenising in the stand-in provider.
+        self.count_tokens = count_tokens
         self._lock = threading.Lock()
         self._records: list[RecordedRequest] = []
         self._errors: list[BaseException] = []
@@ -301,8 +304,13 @@ class ScriptedChatServer:
     # replies --------------------------------------------------------------------------------
     def _completion(self, request: dict, reply: Reply) -> dict:
         content = reply.content if reply.content is not None else ""
-        prompt_tokens = max(1, count_prompt_tokens(request))
-        completion_tokens = max(1, count_text_tokens(content))
+        if self.count_tokens:
+            prompt_tokens = max(1, count_prompt_tokens(request))
+            completion_tokens = max(1, count_text_tokens(content))
+        else:
+            prompt_tokens = max(1, sum(len(str(m.get("content") or ""))
+                                       for m in request.get("messages") or []) // 4)
+            completion_tokens = max(1, len(content) // 4)
         return {
             "id": f"chatcmpl-scripted-{next(self._ids)}",
             "object": "chat.completion",
