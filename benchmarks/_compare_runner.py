@@ -11,11 +11,10 @@ connect to an address that is not loopback is refused and recorded in OUT_JSON
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
-import socket
 import sys
+from pathlib import Path
 import time
 from importlib.metadata import version
 
@@ -42,40 +41,16 @@ for _name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_pro
 os.environ.update(OFFLINE_ENV)
 
 BLOCKED: list[str] = []
-_connect = socket.socket.connect
-_connect_ex = socket.socket.connect_ex
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from loopback_guard import install  # noqa: E402  (stdlib only: works in the other venv)
 
 
-def _loopback(address: object) -> bool:
-    host = address[0] if isinstance(address, tuple) and address else address
-    if not isinstance(host, str):
-        return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
-    except ValueError:
-        return False
+def _refuse(address: object) -> ConnectionRefusedError:
+    BLOCKED.append(repr(address))
+    return ConnectionRefusedError(f"benchmark: connect to {address!r} refused (loopback only)")
 
 
-def _guard(sock: socket.socket, address: object) -> None:
-    if sock.family in (socket.AF_INET, socket.AF_INET6) and not _loopback(address):
-        BLOCKED.append(repr(address))
-        raise ConnectionRefusedError(f"benchmark: connect to {address!r} refused (loopback only)")
-
-
-def _guarded_connect(self: socket.socket, address: object) -> None:
-    _guard(self, address)
-    return _connect(self, address)
-
-
-def _guarded_connect_ex(self: socket.socket, address: object) -> int:
-    _guard(self, address)
-    return _connect_ex(self, address)
-
-
-socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
-socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+install(_refuse)
 
 MODEL = "gpt-4o-mini"
 API_KEY = OFFLINE_ENV["OPENAI_API_KEY"]

@@ -37,12 +37,10 @@ every process refuses (and records) any connect to a non-loopback address.
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import json
 import os
 import random
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -71,39 +69,17 @@ OUR_MODEL = "openai/gpt-4o-mini"
 # Loopback only, in this process too (the child processes guard themselves the same way).
 
 BLOCKED: list[str] = []
-_connect = socket.socket.connect
-_connect_ex = socket.socket.connect_ex
 
 
-def _loopback(address: object) -> bool:
-    host = address[0] if isinstance(address, tuple) and address else address
-    if not isinstance(host, str):
-        return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
-    except ValueError:
-        return False
-
-
-def _guard(sock: socket.socket, address: object) -> None:
-    if sock.family in (socket.AF_INET, socket.AF_INET6) and not _loopback(address):
-        BLOCKED.append(repr(address))
-        raise ConnectionRefusedError(f"benchmark: connect to {address!r} refused (loopback only)")
+def _refuse(address: object) -> ConnectionRefusedError:
+    BLOCKED.append(repr(address))
+    return ConnectionRefusedError(f"benchmark: connect to {address!r} refused (loopback only)")
 
 
 def _install_guard() -> None:
-    def connect(self: socket.socket, address: object) -> None:
-        _guard(self, address)
-        return _connect(self, address)
+    from loopback_guard import install
 
-    def connect_ex(self: socket.socket, address: object) -> int:
-        _guard(self, address)
-        return _connect_ex(self, address)
-
-    socket.socket.connect = connect  # type: ignore[method-assign]
-    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
+    install(_refuse)
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     os.environ["LITELLM_TELEMETRY"] = "False"
     os.environ["OPENAI_API_KEY"] = "sk-dummy-loopback-only"

@@ -11,8 +11,6 @@
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +22,7 @@ if _HERE not in sys.path:  # ``chat_server`` is importable whatever the import m
     sys.path.insert(0, _HERE)
 
 from chat_server import ScriptedChatServer  # noqa: E402
+from loopback_guard import install as install_loopback_guard  # noqa: E402
 
 _PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
                "all_proxy")
@@ -35,36 +34,9 @@ class NetworkBlocked(ConnectionRefusedError):
     """A test tried to open a connection to a non-loopback address."""
 
 
-def _is_loopback(address: object) -> bool:
-    host = address[0] if isinstance(address, tuple) and address else address
-    if not isinstance(host, str):
-        return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
-    except ValueError:
-        return False
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _offline_session() -> Iterator[None]:
     """Session-wide: local litellm cost map, no proxies, loopback-only connections."""
-    original_connect = socket.socket.connect
-    original_connect_ex = socket.socket.connect_ex
-
-    def guarded(sock: socket.socket, address: object) -> None:
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
-            raise NetworkBlocked(f"tests must not touch the network (connect to {address!r})")
-
-    def connect(self: socket.socket, address: object) -> None:
-        guarded(self, address)
-        return original_connect(self, address)
-
-    def connect_ex(self: socket.socket, address: object) -> int:
-        guarded(self, address)
-        return original_connect_ex(self, address)
-
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         mp.setenv("LITELLM_TELEMETRY", "False")
@@ -72,9 +44,13 @@ def _offline_session() -> Iterator[None]:
             mp.delenv(name, raising=False)
         mp.setenv("NO_PROXY", "127.0.0.1,localhost")
         mp.setenv("no_proxy", "127.0.0.1,localhost")
-        mp.setattr(socket.socket, "connect", connect)
-        mp.setattr(socket.socket, "connect_ex", connect_ex)
-        yield
+        uninstall = install_loopback_guard(
+            lambda address: NetworkBlocked(f"tests must not touch the network (connect to "
+                                           f"{address!r})"))
+        try:
+            yield
+        finally:
+            uninstall()
 
 
 @pytest.fixture(autouse=True)
