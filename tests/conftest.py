@@ -106,3 +106,11 @@ def _no_github_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
     """Inner pytest runs must not append their Markdown summaries to the real GitHub Actions
     step summary of the run that tests this project."""
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    """The scripted CI suite of ``faithfulness_ci_suite.write_suite``, written into pytester."""
+    from faithfulness_ci_suite import write_suite
+
+    return write_suite(pytester)

@@ -6,6 +6,7 @@ import json
 import subprocess
 
 import pytest
+from conftest import INI
 from faithfulness_ci_suite import CHARGE, SPEED_32, to_v2, write_suite
 
 from pytest_faithfulness.baseline import (
@@ -16,21 +17,6 @@ from pytest_faithfulness.baseline import (
     list_runs,
     parse_compare_fail,
 )
-
-INI = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
-
-
-@pytest.fixture(autouse=True)
-def _clean_env(request, monkeypatch):
-    """No GitHub step summary from the outer environment; a settled pytest-asyncio ini."""
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    if "pytester" in request.fixturenames:
-        request.getfixturevalue("pytester").makeini(INI)
-
-
-@pytest.fixture
-def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    return write_suite(pytester)
 
 
 def _git_commit(path) -> str:

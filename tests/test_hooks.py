@@ -6,15 +6,6 @@ import json
 
 import pytest
 
-INI = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
-
-
-@pytest.fixture(autouse=True)
-def _clean_env(request, monkeypatch):
-    """No GitHub step summary from the outer environment; a settled pytest-asyncio ini."""
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    if "pytester" in request.fixturenames:
-        request.getfixturevalue("pytester").makeini(INI)
 
 
 TESTS = '''

@@ -22,38 +22,37 @@ import time
 
 import pytest
 from chat_server import Reply, ScriptedChatServer, free_closed_port
+from scripted_model import (  # noqa: F401 - shared fixtures and constants
+    AUDIT_ANSWER,
+    AUDIT_CLAIMS,
+    AUDIT_PASSAGES,
+    AUDIT_SUPPORT,
+    KESTREL_ANSWER,
+    KESTREL_PASSAGES,
+    MODEL,
+    ORBIT_ANSWER,
+    ORBIT_PASSAGES,
+    STORE_ANSWER,
+    STORE_PASSAGES,
+    VELA_ANSWER,
+    VELA_CLAIMS,
+    VELA_PASSAGES,
+    audit_handler,
+    claim_view,
+    claims_reply,
+    evidence_verifier,
+    judge_model,
+    make_judge,
+    ops,
+    parse_request,
+    sequence_per_call,
+    supports_verbatim,
+    unsupported,
+    verify_requests,
+)
 
 import pytest_faithfulness
 from pytest_faithfulness.cache import CachedJudge
-
-from scripted_model import (  # noqa: F401 - shared fixtures and constants
-    MODEL,
-    AUDIT_PASSAGES,
-    AUDIT_ANSWER,
-    AUDIT_CLAIMS,
-    AUDIT_SUPPORT,
-    VELA_PASSAGES,
-    VELA_ANSWER,
-    VELA_CLAIMS,
-    ORBIT_PASSAGES,
-    ORBIT_ANSWER,
-    KESTREL_PASSAGES,
-    KESTREL_ANSWER,
-    STORE_PASSAGES,
-    STORE_ANSWER,
-    parse_request,
-    judge_model,
-    claims_reply,
-    unsupported,
-    evidence_verifier,
-    supports_verbatim,
-    sequence_per_call,
-    ops,
-    verify_requests,
-    make_judge,
-    audit_handler,
-    claim_view,
-)
 
 # --------------------------------------------------------------------------------------------
 # The audit-log example, request by request.

@@ -8,7 +8,14 @@ import math
 import pydantic
 import pytest
 
-from pytest_faithfulness import AnswerResult, ClaimResult, Passage, SessionSummary, Verdict, evaluate
+from pytest_faithfulness import (
+    AnswerResult,
+    ClaimResult,
+    Passage,
+    SessionSummary,
+    Verdict,
+    evaluate,
+)
 from pytest_faithfulness.gate import GateConfig, gate_failures
 from pytest_faithfulness.pipeline import passage_windows
 from pytest_faithfulness.records import to_passages

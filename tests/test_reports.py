@@ -15,27 +15,20 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from faithfulness_ci_suite import ANSWERS_V2, CHARGE, SPEED_32, VERDICTS_V2, to_v2, write_suite
+from faithfulness_ci_suite import (
+    ANSWERS_V2,
+    CHARGE,
+    SPEED_32,
+    VERDICTS_V2,
+    to_v2,
+    write_suite,
+)
 
-INI = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
 EXAMPLES = Path(__file__).resolve().parent.parent / "conftest_examples"
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
                  if shutil.which(n)), None)
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
                                     "(apt-get install -y chromium)")
-
-
-@pytest.fixture(autouse=True)
-def _clean_env(request, monkeypatch):
-    """No GitHub step summary from the outer environment; a settled pytest-asyncio ini."""
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    if "pytester" in request.fixturenames:
-        request.getfixturevalue("pytester").makeini(INI)
-
-
-@pytest.fixture
-def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    return write_suite(pytester)
 
 
 # JUnit --------------------------------------------------------------------------------------
