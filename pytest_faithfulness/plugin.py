@@ -135,8 +135,10 @@ def _number(config: pytest.Config, suffix: str, kind: type, low: float | None = 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "faithfulness: a test that judges answer faithfulness")
+    from pathlib import Path
+
     calibrate = get_option(config, "calibrate")
-    if calibrate and not __import__("os").path.isfile(calibrate):
+    if calibrate and not Path(calibrate).is_file():
         raise pytest.UsageError(f"--faithfulness-calibrate {calibrate!r}: no such file")
     settings = {
         "calibrate": calibrate,
@@ -287,7 +289,8 @@ def faithfulness_judge(pytestconfig: pytest.Config):
 class FaithfulnessAssertion:
     """What the ``assert_faithful`` fixture returns: call it to judge and assert one answer.
 
-    ``assert_faithful(answer, passages, *, min_score=None, max_unsupported=None)``
+    ``assert_faithful(answer, passages, *, min_score=None, max_unsupported=None,
+    require_claims=None)``
 
     Args:
         answer: the answer text.
@@ -297,6 +300,10 @@ class FaithfulnessAssertion:
             else 1.0 is *not* assumed: no bound).
         max_unsupported: most claims that may be not supported (contradicted + unsupported)
             (default: ``--faithfulness-max-unsupported``, else no bound).
+        require_claims: an answer with no claims fails (default:
+            ``--faithfulness-require-claims``, else an unscored answer passes).
+
+    ``evaluate_many(cases)`` and ``assert_many(cases)`` judge a batch concurrently.
 
     Returns:
         the ``AnswerResult``, recorded for the session gate whether it passes or not.
