@@ -109,7 +109,7 @@ def get_option(config: pytest.Config, suffix: str) -> Any:
     value = config.getoption(dest, default=None)
     if value is None:
         value = config.getini(dest)
-    if isinstance(value, str) and not value.strip():
+    if value == [] or (isinstance(value, str) and not value.strip()):  # unset (pytest 7: [])
         return None
     return value
 
