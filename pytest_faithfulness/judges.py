@@ -349,9 +349,7 @@ class LiteLLMJudge:
 
     async def _complete(self, messages, op: str, response_format: dict[str, Any]) -> str | None:
         litellm = _import_litellm()
-        transient = (litellm.RateLimitError, litellm.Timeout, litellm.APIConnectionError,
-                     litellm.InternalServerError, litellm.ServiceUnavailableError,
-                     litellm.BadGatewayError)
+        transient = tuple(getattr(litellm, name) for name in _TRANSIENT if hasattr(litellm, name))
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0,
                                   "response_format": response_format,
                                   "timeout": self.timeout, "max_retries": 0}
@@ -368,17 +366,18 @@ class LiteLLMJudge:
                 response = await litellm.acompletion(**kwargs)
                 self._account(litellm, response)
                 return response.choices[0].message.content
-            except transient as exc:
+            except Exception as exc:
                 if _missing_credentials(exc):  # litellm reports these as server errors
                     raise JudgeError(f"{op}: no API key for {self.model}: set the provider's "
                                      "environment variable (e.g. OPENAI_API_KEY)") from exc
+                if not (isinstance(exc, transient) or _transient_status(exc)):
+                    # not transient: a 4xx, auth, bad request, ...
+                    raise JudgeError(f"{op}: {type(exc).__name__}: {_short(exc)}") from exc
                 last = exc
                 if attempt == self.max_retries:
                     break
                 self.retries += 1
                 await asyncio.sleep(self._delay(exc, attempt))
-            except Exception as exc:  # not transient: a 4xx, auth, bad request, ...
-                raise JudgeError(f"{op}: {type(exc).__name__}: {_short(exc)}") from exc
         raise JudgeError(f"{op}: {type(last).__name__} after {self.max_retries + 1} attempt(s): "
                          f"{_short(last)}") from last
 
@@ -411,6 +410,18 @@ class LiteLLMJudge:
         if retry_after is not None:
             return min(max(retry_after, 0.0), self.backoff_max)
         return min(self.backoff_base * (2 ** attempt) * (1 + random.random() / 4), self.backoff_max)
+
+
+#: litellm exceptions worth a retry (BadGatewayError exists only in newer releases).
+_TRANSIENT = ("RateLimitError", "Timeout", "APIConnectionError", "InternalServerError",
+              "ServiceUnavailableError", "BadGatewayError")
+
+
+def _transient_status(exc: BaseException) -> bool:
+    """A provider error worth a retry by its HTTP status (older litellm releases raise a
+    generic APIError for 5xx) or a dropped connection."""
+    status = getattr(exc, "status_code", None)
+    return status in (408, 409, 425, 429, 500, 502, 503, 504) or "connection error" in str(exc).lower()
 
 
 def _missing_credentials(exc: BaseException) -> bool:
