@@ -153,6 +153,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                     ("context-budget", int, 1, None)):
         _number(config, suffix, kind, low, high)  # fail fast on a bad value
     _check_output_path(settings["report"], "--faithfulness-report")
+    _check_judge_name(get_option(config, "judge"))
     mode = get_option(config, "cache-mode") or "rw"
     if mode not in ("rw", "replay", "refresh"):
         raise pytest.UsageError(f"--faithfulness-cache-mode must be rw, replay or refresh, got {mode!r}")
@@ -183,6 +184,8 @@ def _ci_settings(config: pytest.Config) -> dict[str, Any]:
         "markdown": get_option(config, "markdown"), "html": get_option(config, "html"),
         "baseline": None, "baseline_path": None, "compare_fail": [], "compare_note": None,
     }
+    if exprs and compare is None:  # a regression bound needs a baseline: the latest saved run
+        compare = _LATEST
     if not (settings["save"] or exprs or compare is not None):
         return settings  # nothing to import: start-up stays cheap
     from . import baseline
@@ -192,7 +195,8 @@ def _ci_settings(config: pytest.Config) -> dict[str, Any]:
             baseline.safe_name(settings["save"])
         settings["compare_fail"] = baseline.parse_compare_fail(exprs)
     except ValueError as exc:
-        raise pytest.UsageError(f"--faithfulness-save / --faithfulness-compare-fail: {exc}") \
+        flag = "--faithfulness-compare-fail" if exprs else "--faithfulness-save"
+        raise pytest.UsageError(f"{flag}: {exc}") \
             from None
     if compare is not None and not _is_worker(config):
         ref = "" if compare in (_LATEST, "latest") else compare
@@ -220,6 +224,20 @@ def _check_output_path(path: str | None, flag: str) -> None:
             if not parent.is_dir():
                 raise pytest.UsageError(f"{flag} {path!r}: {parent} is not a directory")
             break
+
+
+def _check_judge_name(spec: str | None) -> None:
+    """A name close to a built-in judge but not it is a typo, not a litellm model string."""
+    import difflib
+
+    if not spec or "/" in spec or spec.strip().lower() in ("offline", "offline-nli"):
+        return
+    close = difflib.get_close_matches(spec.strip().lower(), ["offline", "offline-nli"], n=1,
+                                      cutoff=0.75)
+    if close:
+        raise pytest.UsageError(f"--faithfulness-judge {spec!r}: unknown judge; did you mean "
+                                f"{close[0]!r}? (an LLM judge is a litellm model string such as "
+                                "openai/gpt-4o-mini)")
 
 
 def _no_cache(config: pytest.Config) -> bool:
@@ -336,9 +354,7 @@ class FaithfulnessAssertion:
         from .report import format_answer
 
         __tracebackhide__ = True
-        thresholds = self._thresholds(min_score, max_unsupported)
-        if require_claims is not None:
-            thresholds = (*thresholds[:2], bool(require_claims))
+        thresholds = self._thresholds(min_score, max_unsupported, require_claims)
         try:
             result = evaluate(answer, passages, self._judge, **self._pipeline_options())
         except (TypeError, ValueError) as exc:
@@ -350,7 +366,8 @@ class FaithfulnessAssertion:
         return result
 
     def evaluate_many(self, cases: Any, *, min_score: float | None = None,
-                      max_unsupported: int | None = None) -> list[AnswerResult]:
+                      max_unsupported: int | None = None,
+                      require_claims: bool | None = None) -> list[AnswerResult]:
         """Judge many answers concurrently and record each for the gate; never raises on a
         failing answer (see ``assert_many``).
 
@@ -365,20 +382,22 @@ class FaithfulnessAssertion:
         """
         from .pipeline import evaluate_many
 
-        thresholds = self._thresholds(min_score, max_unsupported)
+        thresholds = self._thresholds(min_score, max_unsupported, require_claims)
         results = evaluate_many(cases, self._judge, **self._pipeline_options())
         for result in results:
             self._record(result, thresholds, numbered=True)
         return results
 
     def assert_many(self, cases: Any, *, min_score: float | None = None,
-                    max_unsupported: int | None = None) -> list[AnswerResult]:
+                    max_unsupported: int | None = None,
+                    require_claims: bool | None = None) -> list[AnswerResult]:
         """``evaluate_many``, then raise ``AssertionError`` with the per-claim report of every
         answer that errored or missed a threshold."""
         from .report import format_answer
 
         __tracebackhide__ = True
-        results = self.evaluate_many(cases, min_score=min_score, max_unsupported=max_unsupported)
+        results = self.evaluate_many(cases, min_score=min_score, max_unsupported=max_unsupported,
+                                     require_claims=require_claims)
         failing = [r for r in results if not r.passed]
         if failing:
             raise AssertionError(f"{len(failing)} of {len(results)} answers are not faithful "
@@ -391,8 +410,8 @@ class FaithfulnessAssertion:
         return {"concurrency": self._concurrency or DEFAULT_CONCURRENCY,
                 "context_budget_chars": self._context_budget}
 
-    def _thresholds(self, min_score: float | None,
-                    max_unsupported: int | None) -> tuple[float | None, int | None, bool]:
+    def _thresholds(self, min_score: float | None, max_unsupported: int | None,
+                    require_claims: bool | None = None) -> tuple[float | None, int | None, bool]:
         min_score = self._min_score if min_score is None else min_score
         max_unsupported = self._max_unsupported if max_unsupported is None else max_unsupported
         if min_score is not None and (isinstance(min_score, bool)
@@ -403,7 +422,8 @@ class FaithfulnessAssertion:
                                             or not isinstance(max_unsupported, int)
                                             or max_unsupported < 0):
             raise ValueError(f"max_unsupported must be a non-negative int, got {max_unsupported!r}")
-        return min_score, max_unsupported, self._require_claims
+        require = self._require_claims if require_claims is None else bool(require_claims)
+        return min_score, max_unsupported, require
 
     def _record_bad_input(self, answer: Any, exc: Exception,
                           thresholds: tuple[float | None, int | None, bool]) -> None:
@@ -476,6 +496,13 @@ def _verbose_judge(config: pytest.Config, judge: Any) -> Any:
 
         wrappers[id(judge)] = (judge, progress_judge(judge, emit))
     return wrappers[id(judge)][1]
+
+
+def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool | None:
+    """A calibration run collects no test files (they may need what it does not)."""
+    if config.stash[SETTINGS_KEY].get("calibrate") and collection_path.is_file():
+        return True
+    return None
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,

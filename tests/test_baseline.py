@@ -125,6 +125,18 @@ def test_compare_fail_fails_the_session_on_a_regression(suite, args):
                                  "REGRESSION: regression against main: *"])
 
 
+def test_compare_fail_alone_compares_with_the_latest_saved_run(suite):
+    """A regression bound never gates on nothing: without --faithfulness-compare it compares
+    with the latest saved run (and with none saved, says there is nothing to compare)."""
+    first = suite.runpytest("--faithfulness-compare-fail", "mean:0.01")
+    assert first.ret == 0
+    suite.runpytest("--faithfulness-save", "main").assert_outcomes(passed=4)
+    to_v2(suite)
+    result = suite.runpytest("--faithfulness-compare-fail", "mean:0.01")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["GATE FAILED: regression against main: *"])
+
+
 def test_compare_fail_messages_name_the_figure_the_change_and_the_bound(suite):
     suite.runpytest("--faithfulness-save", "main")
     to_v2(suite)

@@ -263,6 +263,24 @@ def test_require_claims_fails_an_answer_with_nothing_to_score(pytester):
     result.stdout.fnmatch_lines(["*no claims to score (require_claims is set)*"])
 
 
+def test_a_typo_of_a_builtin_judge_is_a_usage_error(pytester):
+    pytester.makepyfile("def test_it():\n    pass\n")
+    result = pytester.runpytest("--faithfulness-judge", "offlin")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown judge; did you mean 'offline'?*"])
+
+
+def test_batches_take_require_claims_too(pytester):
+    pytester.makepyfile('''
+        import pytest
+        def test_it(assert_faithful):
+            with pytest.raises(AssertionError, match="no claims to score"):
+                assert_faithful.assert_many([("Hello!", ["x"])], require_claims=True)
+            assert assert_faithful.assert_many([("Hello!", ["x"])])[0].status == "unscored"
+    ''')
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
 def test_bad_input_answer_is_recorded_as_what_it_was(pytester):
     pytester.makepyfile('''
         import pytest
