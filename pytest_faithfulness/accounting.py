@@ -16,7 +16,6 @@ from contextlib import contextmanager
 
 from .records import Usage
 
-
 _current: contextvars.ContextVar[Usage | None] = contextvars.ContextVar(
     "faithfulness_usage", default=None)
 _lock = threading.Lock()

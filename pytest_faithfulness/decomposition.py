@@ -288,10 +288,6 @@ def _attach_topic(text: str, topic: str) -> str:
     return f"{topic}: {text}"
 
 
-def _tokens(text: str) -> list[str]:
-    return text.split()
-
-
 def _subject_of(clause: str) -> tuple[str, str, str] | None:
     """Split a clause into (lead adverbial, subject, predicate) at its first verb."""
     lead = ""

@@ -25,7 +25,14 @@ from typing import Any
 from . import _loop
 from .accounting import record as record_usage
 from .accounting import usage_scope
-from .records import AnswerResult, ClaimResult, Decomposition, Passage, Verdict, to_passages
+from .records import (
+    AnswerResult,
+    ClaimResult,
+    Decomposition,
+    Passage,
+    Verdict,
+    to_passages,
+)
 from .text import collapse_ws, strip_citations
 from .verification import check_verdict
 

@@ -17,7 +17,9 @@ CITATION = re.compile(
     r"(?:\s*[,;]\s*[A-Za-z_-]{0,12}\s*-?\d+[A-Za-z0-9_.:-]*)*\s*\]|【\d+(?:[,;†\w]*)】)"
 )
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+#: Chinese, Japanese (kana) and Korean characters, as a regex character-class body.
+CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK = re.compile(f"[{CJK_CLASS}]")
 
 
 def collapse_ws(text: str) -> str:

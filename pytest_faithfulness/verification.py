@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .records import Passage, Verdict
-from .text import quote_in_passage, sentence_spans
+from .text import CJK_CLASS, quote_in_passage, sentence_spans
 
 HEURISTIC_VERSION = "heuristic-2026.11-1"
 
@@ -111,7 +111,7 @@ _PHRASES = (
     (re.compile(r"\bu\.s\.(?:a\.)?|\bunited states(?: of america)?\b|\busa\b"), " us "),
     (re.compile(r"\bu\.k\.|\bunited kingdom\b"), " uk "),
 )
-_CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK_CLASS = CJK_CLASS
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
 _TOKEN = re.compile(rf"\d+(?:\.\d+)?|[{_CJK_CLASS}]+|(?:(?![{_CJK_CLASS}])[^\W\d_])+(?:'t)?")
 _UNITS = frozenset({"percent", "rpm", "kmh", "mph", "kg", "g", "mm", "cm", "km", "m", "l", "ml",

@@ -6,8 +6,6 @@ import json
 
 import pytest
 
-
-
 TESTS = '''
 PASSAGES = [{"id": "kb-1", "text": "The lamp has three brightness levels."}]
 

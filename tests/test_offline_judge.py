@@ -8,25 +8,12 @@ import math
 from pathlib import Path
 
 import pytest
+from scripted_model import AUDIT_ANSWER, AUDIT_PASSAGES
 
 from pytest_faithfulness import OfflineJudge, evaluate
 from pytest_faithfulness.decomposition import RuleDecomposer
 
 CASES_FILE = Path(__file__).resolve().parents[1].parent / "shared" / "cases" / "cases.jsonl"
-
-AUDIT_PASSAGES = [
-    {"id": "p-2071", "text": "Audit log export is available on the Business and Enterprise plans. "
-                             "Exports are delivered to a customer-owned S3 bucket."},
-    {"id": "p-2072", "text": "Configure the destination bucket under Settings > Security > Audit Log "
-                             "Export. The bucket policy must allow s3:PutObject for our export role."},
-]
-AUDIT_ANSWER = (
-    "Yes — audit log export to S3 is available on the Business plan. Configure the destination "
-    "under Settings > Security > Audit Log Export, and make sure the bucket policy allows "
-    "s3:PutObject for our export role. Exports run hourly and are retained in your bucket "
-    "indefinitely. [p-2071, p-2072]"
-)
-
 
 @pytest.fixture(scope="module")
 def judge():
