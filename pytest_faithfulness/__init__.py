@@ -18,6 +18,7 @@ __version__ = "0.1.0"
 # pytest start-up with the plugin installed stay cheap (pydantic loads only when needed).
 _EXPORTS = {
     "AnswerResult": "records", "ClaimResult": "records", "Decomposition": "records",
+    "DroppedText": "records",
     "Passage": "records", "SessionSummary": "records", "Verdict": "records",
     "to_passages": "records", "Judge": "judges", "JudgeError": "judges",
     "LiteLLMJudge": "judges", "OfflineJudge": "judges", "make_judge": "judges",
@@ -26,7 +27,7 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "AnswerResult", "ClaimResult", "Decomposition", "Judge", "JudgeError", "LiteLLMJudge",
+    "AnswerResult", "ClaimResult", "Decomposition", "DroppedText", "Judge", "JudgeError", "LiteLLMJudge",
     "OfflineJudge", "Passage", "SessionSummary", "Usage", "Verdict", "aevaluate",
     "aevaluate_many", "evaluate", "evaluate_many", "make_judge", "to_passages",
 ]
@@ -53,6 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
         AnswerResult,
         ClaimResult,
         Decomposition,
+        DroppedText,
         Passage,
         SessionSummary,
         Usage,

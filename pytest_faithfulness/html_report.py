@@ -273,7 +273,7 @@ def _answer_html(index: int, r: AnswerResult) -> str:
         out.append(f'<div class="reasons">error: {_e(r.error)}</div>')
     if r.dropped:
         out.append('<div class="dropped">not scored (non-assertive): '
-                   + " | ".join(_e(d) for d in r.dropped) + "</div>")
+                   + " | ".join(_e(d.text) for d in r.dropped) + "</div>")
     if r.passages:
         is_open = " open" if failing or len(r.passages) <= 3 else ""
         out.append(f"<details class=\"passages\"{is_open}><summary>{len(r.passages)} "

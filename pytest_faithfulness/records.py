@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 VerdictLabel = Literal["supported", "contradicted", "unsupported"]
 AnswerStatus = Literal["scored", "unscored", "error"]
@@ -124,19 +124,70 @@ class Verdict(BaseModel):
         super().__init__(**data)
 
 
+#: A character span ``(start, end)`` of the answer text: ``answer[start:end]`` is the source.
+Span = tuple[int, int]
+
+
+class DroppedText(BaseModel):
+    """Text of the answer that was set aside and never scored, with the reason.
+
+    Args:
+        text: the text set aside (for the offline decomposer, exactly ``answer[start:end]`` of
+            its spans; for other decomposers, as they returned it).
+        reason: why it is not a claim, e.g. ``"greeting"``, ``"question"``, ``"code block"``,
+            ``"duplicate of claim 2"``; never empty.
+        spans: where it sits in the answer (character offsets), when known.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    reason: str = Field(min_length=1)
+    spans: list[Span] = Field(default_factory=list)
+
+
+def _dropped_items(value: Any) -> Any:
+    """Plain strings (a user's decomposer, an LLM reply) become ``DroppedText`` whose reason
+    says only that the decomposer set them aside."""
+    if isinstance(value, (list, tuple)):
+        return [{"text": v, "reason": "set aside by the decomposer"} if isinstance(v, str) else v
+                for v in value]
+    return value
+
+
 class Decomposition(BaseModel):
     """What a decomposer made of one answer.
 
     Args:
         claims: the atomic claims, in answer order, each standing alone (pronouns resolved).
-        dropped: the non-assertive text that was set aside (greetings, offers of help,
-            restated questions, refusals, headings); never scored, kept for the report.
+        dropped: the text set aside as not assertive (greetings, offers of help, restated
+            questions, refusals, headings, ...), each with its reason; never scored, kept for
+            the report. Plain strings are accepted (reason: "set aside by the decomposer").
+        claim_spans: optional, parallel to ``claims``: the answer spans each claim came from.
+            Empty when the decomposer does not know them (the pipeline then aligns claims to
+            the answer itself).
+
+    Raises:
+        pydantic.ValidationError: ``claim_spans`` is given but not one entry per claim.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     claims: list[str] = Field(default_factory=list)
-    dropped: list[str] = Field(default_factory=list)
+    dropped: list[DroppedText] = Field(default_factory=list)
+    claim_spans: list[list[Span]] = Field(default_factory=list)
+
+    @field_validator("dropped", mode="before")
+    @classmethod
+    def _coerce_dropped(cls, value: Any) -> Any:
+        return _dropped_items(value)
+
+    @model_validator(mode="after")
+    def _spans_per_claim(self) -> Decomposition:
+        if self.claim_spans and len(self.claim_spans) != len(self.claims):
+            raise ValueError(f"claim_spans has {len(self.claim_spans)} entries for "
+                             f"{len(self.claims)} claims")
+        return self
 
 
 class ClaimResult(BaseModel):
@@ -148,6 +199,8 @@ class ClaimResult(BaseModel):
         judge_verdict: the judge's own verdict when it was not accepted as given (for example
             a ``supported`` verdict whose quote is not in the cited passage); otherwise ``None``.
         note: why the judge's verdict was changed, or any other per-claim remark.
+        spans: the answer spans (character offsets) the claim came from; ``answer[s:e]`` is
+            its source text. Empty when its source could not be found (``note`` says so).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -156,6 +209,7 @@ class ClaimResult(BaseModel):
     verdict: Verdict | None = None
     judge_verdict: Verdict | None = None
     note: str | None = None
+    spans: list[Span] = Field(default_factory=list)
 
     @property
     def label(self) -> str | None:
@@ -181,7 +235,7 @@ class AnswerResult(BaseModel):
         passages: the passages it was verified against.
         status: ``"scored" | "unscored" | "error"``.
         claims: one ``ClaimResult`` per decomposed claim.
-        dropped: non-assertive text the decomposer set aside.
+        dropped: text of the answer set aside and not scored, each with its reason.
         error: for ``status == "error"``, what went wrong, naming the fault.
         warnings: remarks that do not change the score (e.g. an empty passage list).
         judge: a short description of the judge that produced the verdicts.
@@ -199,7 +253,7 @@ class AnswerResult(BaseModel):
     passages: list[Passage] = Field(default_factory=list)
     status: AnswerStatus
     claims: list[ClaimResult] = Field(default_factory=list)
-    dropped: list[str] = Field(default_factory=list)
+    dropped: list[DroppedText] = Field(default_factory=list)
     error: str | None = None
     warnings: list[str] = Field(default_factory=list)
     judge: str | None = None
@@ -208,6 +262,11 @@ class AnswerResult(BaseModel):
     max_unsupported: int | None = None
     require_claims: bool = False
     usage: Usage = Field(default_factory=Usage)
+
+    @field_validator("dropped", mode="before")
+    @classmethod
+    def _coerce_dropped(cls, value: Any) -> Any:
+        return _dropped_items(value)
 
     @property
     def supported(self) -> int:

@@ -48,7 +48,7 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False) ->
             lines.append(f"      judge said {claim.judge_verdict.label} "
                          f"(passages {', '.join(claim.judge_verdict.passage_ids) or '-'})")
     if result.dropped and not only_failing_claims:
-        lines.append(f"  not scored (non-assertive): {' | '.join(result.dropped)}")
+        lines.append(f"  not scored (non-assertive): {' | '.join(d.text for d in result.dropped)}")
     return "\n".join(lines)
 
 

@@ -75,7 +75,7 @@ def test_audit_log_example_scores_three_of_five(chat_server):
         assert claim.judge_verdict is None and claim.note is None
     for claim in result.claims[3:]:
         assert claim.verdict.passage_ids == [] and claim.verdict.quote is None
-    assert result.dropped == ["Yes"]
+    assert [d.text for d in result.dropped] == ["Yes"]
     assert "openai/scripted" in result.judge
 
     # one decompose request, then one verify request per claim; nothing retried
@@ -505,7 +505,7 @@ def test_no_claims_is_unscored_without_verify_calls(chat_server):
         make_judge(chat_server))
 
     assert result.status == "unscored" and result.score is None
-    assert result.claims == [] and result.dropped == [answer]
+    assert result.claims == [] and [d.text for d in result.dropped] == [answer]
     assert result.passed
     assert ops(chat_server) == ["decompose"]
 
