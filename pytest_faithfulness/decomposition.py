@@ -263,15 +263,37 @@ def _sentences(text: str) -> list[str]:
     return [text[start:end] for start, end in sentence_spans(text)]
 
 
-def _non_assertive(text: str) -> bool:
+def non_assertive_reason(text: str) -> str | None:
+    """Why ``text`` (one sentence or item) is not an assertion, or ``None`` when it asserts.
+
+    The local test every decomposer's set-aside text is held to (the pipeline re-checks an
+    LLM's ``dropped`` list with it). Reasons: ``"question"``, ``"greeting or pleasantry"``,
+    ``"restates the question"``, ``"lead-in"``, ``"refusal"``, ``"offer of help"``.
+    English only.
+
+    Raises:
+        TypeError: ``text`` is not a string.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {type(text).__name__}")
     plain = text.strip().strip("\"'")
     if plain.endswith("?"):
-        return True
-    if _GREETING.match(plain) or _RESTATE.match(plain) or _META_LEADIN.match(plain):
-        return True
+        return "question"
+    if _GREETING.match(plain):
+        return "greeting or pleasantry"
+    if _RESTATE.match(plain):
+        return "restates the question"
+    if _META_LEADIN.match(plain):
+        return "lead-in"
     if _REFUSAL.match(plain) or _APOLOGY.match(plain):
-        return True
-    return bool(_OFFER.search(plain)) and len(plain.split()) <= 16
+        return "refusal"
+    if _OFFER.search(plain) and len(plain.split()) <= 16:
+        return "offer of help"
+    return None
+
+
+def _non_assertive(text: str) -> bool:
+    return non_assertive_reason(text) is not None
 
 
 def _attach_topic(text: str, topic: str) -> str:
