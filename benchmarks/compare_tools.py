@@ -275,7 +275,7 @@ def _request_text(request: dict) -> str:
 
 
 def _classify(text: str) -> tuple[str, str]:
-    from pytest_faithfulness.prompts import DECOMPOSE_SYSTEM, VERIFY_SYSTEM
+    from pytest_faithfulness.judges.prompts import DECOMPOSE_SYSTEM, VERIFY_SYSTEM
 
     if text.startswith(DECOMPOSE_SYSTEM):
         return "pytest-faithfulness", "decompose"
@@ -372,7 +372,7 @@ def run_ours(server, answers: list[dict]) -> dict:
     results = [pytest_faithfulness.evaluate(a["answer"], a["passages"], judge) for a in answers]
     bad = [(a["id"], r.status, r.error) for a, r in zip(answers, results)
            if r.status != "scored" or r.score != 1.0]
-    from pytest_faithfulness.prompts import prompt_fingerprint
+    from pytest_faithfulness.judges.prompts import prompt_fingerprint
 
     return {"tool": "pytest-faithfulness", "version": version("pytest-faithfulness"),
             "prompts": prompt_fingerprint(), "ok": not bad, "error": f"unexpected results: {bad}" if bad else None,

@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the loopback server the tests use
 
 from chat_server import Reply, ScriptedChatServer  # noqa: E402
 
-from pytest_faithfulness.prompts import DECOMPOSE_SYSTEM  # noqa: E402
+from pytest_faithfulness.judges.prompts import DECOMPOSE_SYSTEM  # noqa: E402
 
 MODEL = "openai/gpt-4o-mini"
 CLAIMS_PER_ANSWER = 5

@@ -116,7 +116,7 @@ class CachedJudge:
 
     def describe(self) -> str:
         """The wrapped judge's description, with the cache directory."""
-        from .judges import judge_description
+        from .judges.protocol import judge_description
 
         return f"{judge_description(self.judge)}; cache {self.directory}"
 
@@ -131,7 +131,9 @@ class CachedJudge:
         hit = self._get(key, Decomposition, "decompose")
         if hit is not None:
             return hit
-        value = _to_decomposition(self.judge.decompose(answer))
+        from .judges.protocol import as_decomposition
+
+        value = as_decomposition(self.judge.decompose(answer))
         self._put(key, value)
         return value
 
@@ -151,9 +153,9 @@ class CachedJudge:
         hit = self._get(key, Decomposition, "decompose")
         if hit is not None:
             return hit
-        from .pipeline import _call
+        from .judges.protocol import as_decomposition, call_judge
 
-        value = _to_decomposition(await _call(self.judge, "decompose", answer))
+        value = as_decomposition(await call_judge(self.judge, "decompose", answer))
         self._put(key, value)
         return value
 
@@ -163,9 +165,9 @@ class CachedJudge:
         hit = self._get(key, Verdict, "verify")
         if hit is not None:
             return hit
-        from .pipeline import _as_verdict, _call
+        from .judges.protocol import as_verdict, call_judge
 
-        value = _as_verdict(await _call(self.judge, "verify", claim, passages))
+        value = as_verdict(await call_judge(self.judge, "verify", claim, passages))
         self._put(key, value)
         return value
 
@@ -212,8 +214,3 @@ class CachedJudge:
 def _verify_payload(claim: str, passages: list[Passage]) -> dict[str, Any]:
     return {"claim": claim, "passages": [[p.id, p.text] for p in passages]}
 
-
-def _to_decomposition(value: Any) -> Decomposition:
-    from .pipeline import _as_decomposition
-
-    return _as_decomposition(value)

@@ -19,12 +19,11 @@ as a coroutine. Rules (see ``records`` for the vocabulary):
 from __future__ import annotations
 
 import asyncio
-import inspect
 from typing import Any
 
 from . import _loop
-from .accounting import record as record_usage
 from .accounting import usage_scope
+from .judges.protocol import as_decomposition, as_verdict, call_judge
 from .records import (
     AnswerResult,
     ClaimResult,
@@ -140,36 +139,6 @@ def check_inputs(answer: Any, passages: Any) -> tuple[str, list[Passage]]:
     return answer, to_passages(passages)
 
 
-async def _call(judge: Any, name: str, *args: Any) -> Any:
-    if not getattr(judge, "accounts_usage", False):  # a user's judge: one call per invocation
-        record_usage(calls=1)
-    async_method = getattr(judge, "a" + name, None)
-    if async_method is not None and inspect.iscoroutinefunction(async_method):
-        return await async_method(*args)
-    method = getattr(judge, name, None)
-    if method is None:
-        raise TypeError(f"judge {type(judge).__name__} has no {name}() method")
-    if getattr(judge, "runs_inline", False):  # pure CPU and fast: no thread hop
-        return method(*args)
-    return await asyncio.to_thread(method, *args)
-
-
-def _as_decomposition(value: Any) -> Decomposition:
-    if isinstance(value, Decomposition):
-        return value
-    if isinstance(value, (list, tuple)) and all(isinstance(c, str) for c in value):
-        return Decomposition(claims=list(value))
-    raise TypeError(f"decompose() must return list[str] or Decomposition, got {type(value).__name__}")
-
-
-def _as_verdict(value: Any) -> Verdict:
-    if isinstance(value, Verdict):
-        return value
-    if isinstance(value, dict):
-        return Verdict.model_validate(value)
-    raise TypeError(f"verify() must return a Verdict, got {type(value).__name__}")
-
-
 async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]], judge: Any,
                         semaphore: asyncio.Semaphore) -> None:
     """Verify one claim against every window; set its accepted verdict (and the judge's own
@@ -180,7 +149,7 @@ async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]],
 
     async def verify_one(window: list[Passage]) -> Verdict:
         async with semaphore:
-            return _as_verdict(await _call(judge, "verify", claim_result.text, window))
+            return as_verdict(await call_judge(judge, "verify", claim_result.text, window))
 
     raw = await asyncio.gather(*(verify_one(w) for w in windows))
     checked = [(*check_verdict(verdict, window), verdict) for verdict, window in zip(raw, windows)]
@@ -252,7 +221,7 @@ def _combine(verdicts: list[Verdict]) -> Verdict:
 async def _evaluate(answer: str, passages: list[Passage], judge: Any, concurrency: int,
                     context_budget_chars: int | None,
                     semaphore: asyncio.Semaphore | None = None) -> AnswerResult:
-    from .judges import judge_description
+    from .judges.protocol import judge_description
 
     result = AnswerResult(answer=answer, passages=passages, status="unscored",
                           judge=judge_description(judge))
@@ -274,7 +243,7 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
         result.warnings.append(f"empty passage text: {empty}")
     try:
         async with semaphore:
-            decomposition = _as_decomposition(await _call(judge, "decompose", answer))
+            decomposition = as_decomposition(await call_judge(judge, "decompose", answer))
     except Exception as exc:  # fail closed: the answer errors, nothing passes
         result.status = "error"
         result.error = f"decompose failed: {type(exc).__name__}: {exc}"

@@ -483,7 +483,7 @@ def _verbose_judge(config: pytest.Config, judge: Any) -> Any:
         return judge
     wrappers = config.stash.setdefault(PROGRESS_KEY, {})
     if id(judge) not in wrappers:
-        from .progress import progress_judge
+        from .judges.progress import progress_judge
 
         capture = config.pluginmanager.get_plugin("capturemanager")
 

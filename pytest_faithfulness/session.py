@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .gate import GateConfig, gate_failures
-from .judges import judge_description
+from .judges.protocol import judge_description
 from .records import AnswerResult, SessionSummary
 from .report import json_report, summary_lines, write_json
 

@@ -119,7 +119,7 @@ def test_a_real_model_gives_valid_records_and_real_token_usage(llama_server):
 def test_the_schema_rides_in_json_object_and_the_reply_is_json(llama_server):
     import litellm
 
-    from pytest_faithfulness.judges import VerifyReply, parse_json_reply
+    from pytest_faithfulness.judges.llm import VerifyReply, parse_json_reply
 
     response = litellm.completion(
         model=f"openai/{ALIAS}", api_base=llama_server, api_key="unused", temperature=0,

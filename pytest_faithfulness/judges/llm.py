@@ -1,25 +1,7 @@
-"""Judges: who decomposes answers and verifies claims.
+"""The LLM judge: every call goes through litellm, imported only when a call has to go out.
 
-The judge protocol (how users plug in their own judge)::
-
-    class MyJudge:
-        def decompose(self, answer: str) -> list[str] | Decomposition: ...
-        def verify(self, claim: str, passages: list[Passage]) -> Verdict: ...
-        # optional:
-        async def adecompose(self, answer: str) -> list[str] | Decomposition: ...
-        async def averify(self, claim: str, passages: list[Passage]) -> Verdict: ...
-        def fingerprint(self) -> dict: ...   # what makes its verdicts differ; enables caching
-        context_budget_chars: int | None     # passages per verify call, in characters
-
-``decompose`` receives the answer and nothing else. ``verify`` is called once per claim.
-A judge may raise on failure: the pipeline records the answer as ``error`` (never as a pass).
-
-Two judges ship:
-
-* ``OfflineJudge`` (``"offline"``, the default): rule-based decomposer and heuristic verifier;
-  no network, no model download, deterministic. A cheap first filter, not NLI.
-* ``LiteLLMJudge`` (any litellm model string, e.g. ``"openai/gpt-4o-mini"``): every call goes
-  through litellm, which is imported only when a call actually has to go out.
+``LiteLLMJudge("openai/gpt-4o-mini")`` decomposes and verifies with any model string litellm
+knows; replies are parsed and validated against ``DecomposeReply`` / ``VerifyReply``.
 """
 
 from __future__ import annotations
@@ -30,93 +12,18 @@ import os
 import random
 import re
 import threading
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from . import _loop
-from .accounting import Budget
-from .accounting import record as record_usage
-from .decomposition import RuleDecomposer
+from .. import _loop
+from ..accounting import Budget
+from ..accounting import record as record_usage
+from ..records import Decomposition, Passage, Verdict, VerdictLabel
 from .prompts import decompose_messages, prompt_fingerprint, verify_messages
-from .records import Decomposition, Passage, Verdict, VerdictLabel
-from .verification import HeuristicVerifier
+from .protocol import JudgeError
 
-
-@runtime_checkable
-class Judge(Protocol):
-    """The judge protocol; see the module docstring."""
-
-    def decompose(self, answer: str) -> list[str] | Decomposition: ...
-
-    def verify(self, claim: str, passages: list[Passage]) -> Verdict: ...
-
-
-class JudgeError(RuntimeError):
-    """A judge call failed for good (after retries): transport, HTTP status or reply format."""
-
-
-class OfflineJudge:
-    """The embedded default judge: ``RuleDecomposer`` + ``HeuristicVerifier``.
-
-    It is a cheap first filter, not natural language inference: it sees word overlap, numbers
-    and negation, not paraphrase or world knowledge. Not cached (it is faster than the cache).
-
-    Args:
-        verifier: ``"heuristic"`` (default) or ``"nli"``: the experimental
-            ``nli.EmbeddingVerifier`` (needs the ``[offline]`` extra; raises ``ImportError``
-            naming it otherwise).
-    """
-
-    name = "offline"
-    cacheable = False
-    runs_inline = True
-    accounts_usage = True
-    context_budget_chars: int | None = None
-
-    def __init__(self, verifier: str = "heuristic") -> None:
-        self._decomposer = RuleDecomposer()
-        if verifier == "heuristic":
-            self._verifier = HeuristicVerifier()
-        elif verifier == "nli":
-            from .nli import EmbeddingVerifier
-
-            self._verifier = EmbeddingVerifier()
-        else:
-            raise ValueError(f"offline verifier must be 'heuristic' or 'nli', got {verifier!r}")
-        self.verifier = verifier
-        self.calls = 0
-
-    def decompose(self, answer: str) -> Decomposition:
-        """Rule-based decomposition of ``answer`` (see ``decomposition``)."""
-        self.calls += 1
-        record_usage(calls=1)
-        return self._decomposer.decompose(answer)
-
-    def verify(self, claim: str, passages: list[Passage]) -> Verdict:
-        """Heuristic verdict for ``claim`` (see ``verification.HeuristicVerifier``)."""
-        self.calls += 1
-        record_usage(calls=1)
-        return self._verifier.verify(claim, passages)
-
-    def fingerprint(self) -> dict[str, Any]:
-        """Versions of the rules; changes whenever the verdicts can change."""
-        return {"kind": "offline", "decomposer": self._decomposer.version,
-                "verifier": self._verifier.version}
-
-    def describe(self) -> str:
-        """One line for report headers."""
-        if self.verifier == "nli":
-            return ("offline embedding judge (MiniLM int8 + a small head trained on public NLI "
-                    "data, with the number/name rules), experimental: a first filter, not a "
-                    "gate to trust on its own")
-        return ("offline heuristic judge (word coverage, numbers, negation): a cheap first "
-                "filter, not NLI")
-
-
-# --------------------------------------------------------------------------------------------
-# LLM judge through litellm.
 
 class DecomposeReply(BaseModel):
     """The LLM's decomposition reply."""
@@ -443,27 +350,3 @@ def _public_url(url: str | None) -> str | None:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-def make_judge(spec: str | None = None, **options: Any) -> OfflineJudge | LiteLLMJudge:
-    """Build a judge from a name: ``"offline"`` (default) or a litellm model string.
-
-    Args:
-        spec: ``"offline"``, ``None`` or ``""`` for the offline judge; ``"offline-nli"`` for
-            the offline judge with the experimental embedding verifier; anything else is
-            passed to ``LiteLLMJudge`` as the model string.
-        options: keyword arguments for ``LiteLLMJudge`` (ignored by the offline judge).
-    """
-    if spec is None or not spec.strip() or spec.strip().lower() == "offline":
-        return OfflineJudge()
-    if spec.strip().lower() == "offline-nli":
-        return OfflineJudge(verifier="nli")
-    return LiteLLMJudge(spec, **options)
-
-
-def judge_description(judge: Any) -> str:
-    """A one-line description of any judge, for reports."""
-    describe = getattr(judge, "describe", None)
-    if callable(describe):
-        return str(describe())
-    return type(judge).__qualname__

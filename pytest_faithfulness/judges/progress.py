@@ -14,8 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .records import Decomposition, Passage, Verdict
-from .verification import check_verdict
+from ..records import Decomposition, Passage, Verdict
+from ..verification import check_verdict
 
 _MARK = {"supported": "supported", "contradicted": "CONTRADICTED",
          "unsupported": "UNSUPPORTED"}
@@ -72,7 +72,7 @@ class ProgressJudge:
 
     def describe(self) -> str:
         """The wrapped judge's description (never this wrapper's class name)."""
-        from .judges import judge_description
+        from .protocol import judge_description
 
         return judge_description(self.judge)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from .records import Passage
+from ..records import Passage
 
 PROMPT_VERSION = "2026.11-2"
 
