@@ -27,7 +27,6 @@ from .judges.protocol import as_decomposition, as_verdict, call_judge
 from .records import (
     AnswerResult,
     ClaimResult,
-    Decomposition,
     Passage,
     Verdict,
     to_passages,

@@ -188,12 +188,13 @@ def _ci_settings(config: pytest.Config) -> dict[str, Any]:
         compare = _LATEST
     if not (settings["save"] or exprs or compare is not None):
         return settings  # nothing to import: start-up stays cheap
-    from . import baseline
+    from .runs import compare as run_compare
+    from .runs import saved as saved_runs
 
     try:
         if settings["save"]:
-            baseline.safe_name(settings["save"])
-        settings["compare_fail"] = baseline.parse_compare_fail(exprs)
+            saved_runs.safe_name(settings["save"])
+        settings["compare_fail"] = run_compare.parse_compare_fail(exprs)
     except ValueError as exc:
         flag = "--faithfulness-compare-fail" if exprs else "--faithfulness-save"
         raise pytest.UsageError(f"{flag}: {exc}") \
@@ -201,9 +202,9 @@ def _ci_settings(config: pytest.Config) -> dict[str, Any]:
     if compare is not None and not _is_worker(config):
         ref = "" if compare in (_LATEST, "latest") else compare
         try:
-            path = baseline.find_run(storage, ref, rootdir=config.rootpath)
-            settings["baseline"], settings["baseline_path"] = baseline.load_run(path), path
-        except baseline.BaselineError as exc:
+            path = saved_runs.find_run(storage, ref, rootdir=config.rootpath)
+            settings["baseline"], settings["baseline_path"] = saved_runs.load_run(path), path
+        except saved_runs.BaselineError as exc:
             if ref:  # a named run that is not there is a mistake in the command line
                 raise pytest.UsageError(f"--faithfulness-compare: {exc}") from None
             settings["compare_note"] = f"WARNING: nothing to compare with: {exc}"
@@ -351,7 +352,7 @@ class FaithfulnessAssertion:
                  max_unsupported: int | None = None,
                  require_claims: bool | None = None) -> AnswerResult:
         from .pipeline import evaluate
-        from .report import format_answer
+        from .reports.terminal import format_answer
 
         __tracebackhide__ = True
         thresholds = self._thresholds(min_score, max_unsupported, require_claims)
@@ -393,7 +394,7 @@ class FaithfulnessAssertion:
                     require_claims: bool | None = None) -> list[AnswerResult]:
         """``evaluate_many``, then raise ``AssertionError`` with the per-claim report of every
         answer that errored or missed a threshold."""
-        from .report import format_answer
+        from .reports.terminal import format_answer
 
         __tracebackhide__ = True
         results = self.evaluate_many(cases, min_score=min_score, max_unsupported=max_unsupported,
@@ -467,7 +468,7 @@ def assert_faithful(request: pytest.FixtureRequest, faithfulness_judge) -> Faith
 
 def _publish(item: pytest.Item, result: AnswerResult, index: int) -> None:
     """The answer's JUnit properties, then the report-sink hook."""
-    from .report import junit_properties
+    from .reports.junit import junit_properties
 
     item.user_properties.extend(junit_properties(result, index))
     item.config.hook.pytest_faithfulness_answer_result(result=result, item=item)
@@ -572,7 +573,7 @@ def _ci_gates(config: pytest.Config, state: FaithfulnessSession) -> list[str]:
     """Regressions against the saved run, then the conftest gates; returns every failure."""
     settings = config.stash[SETTINGS_KEY]
     if settings.get("baseline") is not None or settings.get("save") or settings.get("autosave"):
-        from .baseline import git_info
+        from .runs.saved import git_info
 
         settings["git"] = git_info(config.rootpath)
     if settings.get("compare_note"):

@@ -15,7 +15,8 @@ from typing import Any
 from .gate import GateConfig, gate_failures
 from .judges.protocol import judge_description
 from .records import AnswerResult, SessionSummary
-from .report import json_report, summary_lines, write_json
+from .reports.json import json_report, write_json
+from .reports.terminal import summary_lines
 
 
 class FaithfulnessSession:
@@ -77,7 +78,7 @@ class FaithfulnessSession:
 
     def terminal_lines(self) -> list[str]:
         """Headline figures, the gate and every failing answer's per-claim report."""
-        from .report import format_answer
+        from .reports.terminal import format_answer
 
         lines = summary_lines(self.summary(), self.judges(), self.failures)
         failing = [r for r in self.results if not r.passed or r.not_supported]
@@ -126,9 +127,9 @@ class FaithfulnessSession:
         return out + list(self._merged_judge_info)
 
     def judge_info(self) -> list[Any]:
-        """The judges with their fingerprints (``baseline.JudgeInfo``), workers' included,
+        """The judges with their fingerprints (``runs.saved.JudgeInfo``), workers' included,
         without duplicates."""
-        from .baseline import JudgeInfo
+        from .runs.saved import JudgeInfo
 
         seen: dict[str, Any] = {}
         for data in self._judge_info_dicts():
@@ -137,8 +138,8 @@ class FaithfulnessSession:
         return list(seen.values())
 
     def saved_run(self, name: str, git: Any = None) -> Any:
-        """This run as a ``baseline.SavedRun`` named ``name`` (``git``: a ``GitInfo``)."""
-        from .baseline import SavedRun
+        """This run as a ``runs.saved.SavedRun`` named ``name`` (``git``: a ``GitInfo``)."""
+        from .runs.saved import SavedRun
 
         return SavedRun.of(self.results, self.summary(), name=name, judges=self.judge_info(),
                            git=git, gate_failures=self.failures)
@@ -149,7 +150,7 @@ class FaithfulnessSession:
         Raises:
             ValueError: ``name`` has no usable character. OSError: the folder is not writable.
         """
-        from .baseline import save_run
+        from .runs.saved import save_run
 
         path = save_run(self.saved_run(name, git), storage)
         self.ci_notes.append(f"saved run: {path}")
@@ -157,10 +158,10 @@ class FaithfulnessSession:
 
     def compare_with(self, baseline: Any, bounds: Any = (), *, baseline_path: Any = None,
                      git: Any = None) -> list[str]:
-        """Compare this run with a saved one (``baseline.SavedRun``) and apply the compare-fail
-        ``bounds`` (``baseline.CompareFail``); keeps the comparison in ``self.comparison``,
+        """Compare this run with a saved one (``runs.saved.SavedRun``) and apply the compare-fail
+        ``bounds`` (``runs.compare.CompareFail``); keeps the comparison in ``self.comparison``,
         adds the regressions to ``self.failures`` and returns them."""
-        from .baseline import check_regressions, compare_runs
+        from .runs.compare import check_regressions, compare_runs
 
         self.comparison = compare_runs(baseline, self.saved_run("current", git),
                                        baseline_path=baseline_path)
@@ -179,20 +180,20 @@ class FaithfulnessSession:
 
     def comparison_lines(self) -> list[str]:
         """The comparison with the saved run as terminal lines (empty when none was made)."""
-        from .baseline import comparison_lines
+        from .reports.terminal import comparison_lines
 
         return comparison_lines(self.comparison) if self.comparison is not None else []
 
     def markdown(self) -> str:
         """The Markdown summary (headline figures, comparison, failing claims)."""
-        from .report import markdown_summary
+        from .reports.markdown import markdown_summary
 
         return markdown_summary(self.results, self.summary(), self.judges(), self.failures,
                                 self.comparison)
 
     def html(self) -> str:
         """The self-contained HTML report."""
-        from .html_report import render_html
+        from .reports.html import render_html
 
         return render_html(self.results, self.summary(), self.judges(), self.failures,
                            self.comparison)
@@ -206,7 +207,7 @@ class FaithfulnessSession:
         Raises:
             OSError: ``path`` cannot be written.
         """
-        from .report import write_text
+        from .reports.files import write_text
 
         if path is None and step_summary is None:
             return
@@ -226,7 +227,7 @@ class FaithfulnessSession:
         Raises:
             OSError: ``path`` cannot be written.
         """
-        from .html_report import write_html
+        from .reports.html import write_html
 
         written = write_html(path, self.html())
         self.ci_notes.append(f"HTML report: {written}")

@@ -9,14 +9,8 @@ import pytest
 from conftest import INI
 from faithfulness_ci_suite import CHARGE, SPEED_32, to_v2, write_suite
 
-from pytest_faithfulness.baseline import (
-    SavedAnswer,
-    SavedClaim,
-    compare_answers,
-    find_run,
-    list_runs,
-    parse_compare_fail,
-)
+from pytest_faithfulness.runs.compare import compare_answers, parse_compare_fail
+from pytest_faithfulness.runs.saved import SavedAnswer, SavedClaim, find_run, list_runs
 
 
 def _git_commit(path) -> str:

@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .records import AnswerResult, SessionSummary
+from ..records import AnswerResult, SessionSummary
 
 _CSS = """
 :root{--ok:#1a7f37;--ok-bg:#dafbe1;--bad:#cf222e;--bad-bg:#ffebe9;--warn:#9a6700;
@@ -287,7 +287,7 @@ def _answer_html(index: int, r: AnswerResult) -> str:
 
 
 def _comparison_html(comparison: Any) -> str:
-    from .baseline import format_change, format_figure
+    from .figures import format_change, format_figure
 
     out = ['<section id="comparison"><h2>Compared with the baseline</h2>',
            f'<p class="meta">{_e(comparison.baseline_label)}</p>']
@@ -336,7 +336,7 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
         summary: the session figures.
         judges: the judges' descriptions.
         failures: the gate's failure reasons (empty: passed).
-        comparison: a ``baseline.Comparison`` with a saved run, or ``None``.
+        comparison: a ``runs.compare.Comparison`` with a saved run, or ``None``.
         title: the page title.
     """
     scores = [r.score for r in results if r.score is not None]

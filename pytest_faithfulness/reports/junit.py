@@ -1,0 +1,29 @@
+"""JUnit XML properties of a test that judged answers (``item.user_properties``)."""
+
+from __future__ import annotations
+
+from ..records import AnswerResult
+
+
+def junit_properties(result: AnswerResult, index: int = 1) -> list[tuple[str, str]]:
+    """``(name, value)`` pairs for a test's JUnit ``<properties>`` (``item.user_properties``).
+
+    Names: ``faithfulness_score`` (``0.600``, or ``n/a`` when unscored or errored),
+    ``faithfulness_status``, ``faithfulness_claims``, ``faithfulness_supported``,
+    ``faithfulness_contradicted``, ``faithfulness_unsupported``, ``faithfulness_passed``
+    (``true``/``false``) and ``faithfulness_judge``. The ``index``-th answer of one test
+    (``index > 1``) gets the suffix ``_<index>`` on every name.
+    """
+    suffix = "" if index <= 1 else f"_{index}"
+    score = result.score
+    pairs = [
+        ("score", "n/a" if score is None else f"{score:.3f}"),
+        ("status", result.status),
+        ("claims", str(len(result.claims))),
+        ("supported", str(result.supported)),
+        ("contradicted", str(result.contradicted)),
+        ("unsupported", str(result.unsupported)),
+        ("passed", "true" if result.passed else "false"),
+        ("judge", result.judge or "unknown"),
+    ]
+    return [(f"faithfulness_{name}{suffix}", value) for name, value in pairs]

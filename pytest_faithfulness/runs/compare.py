@@ -1,0 +1,359 @@
+"""Comparing a run with a saved one, and the regression gates on it.
+
+Per answer (matched by test id): the claims that became unsupported or contradicted and the
+claims that recovered; answers added or removed; session figures side by side. Compare-fail
+expressions (``mean:0.02``, ``unsupported_rate:0.05``) turn a regression into a gate failure.
+Nothing here imports pytest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from ..reports.figures import format_figure
+from .saved import SavedAnswer, SavedClaim, SavedRun, _Loose
+
+_NOT_SUPPORTED = (None, "contradicted", "unsupported")
+_EPS = 1e-9
+
+
+# --------------------------------------------------------------------------------------------
+# Comparison.
+
+class ClaimChange(_Loose):
+    """A claim whose verdict changed between the baseline and this run.
+
+    Args:
+        text: the claim (as in this run when present, else as in the baseline).
+        before: its verdict in the baseline; ``"absent"`` when the baseline answer did not
+            make it.
+        after: its verdict now; ``"absent"`` when this run's answer no longer makes it.
+        passage_ids / quote: the evidence of the verdict now (of the baseline's if absent now).
+    """
+
+    text: str
+    before: str
+    after: str
+    passage_ids: list[str] = Field(default_factory=list)
+    quote: str | None = None
+
+
+class AnswerChange(_Loose):
+    """How one answer (same test id in both runs) changed.
+
+    Args:
+        test_id: the answer's test id.
+        before_score / after_score: faithfulness in the baseline and now (``None`` unless
+            scored).
+        before_status / after_status: ``scored | unscored | error``.
+        worsened: claims now contradicted or unsupported (or without a verdict) that were
+            supported, or that the baseline answer did not make.
+        recovered: claims that were not supported and now are, or that the answer dropped.
+        relabelled: claims that moved between ``unsupported`` and ``contradicted``.
+    """
+
+    test_id: str
+    before_score: float | None = None
+    after_score: float | None = None
+    before_status: str = "scored"
+    after_status: str = "scored"
+    worsened: list[ClaimChange] = Field(default_factory=list)
+    recovered: list[ClaimChange] = Field(default_factory=list)
+    relabelled: list[ClaimChange] = Field(default_factory=list)
+
+    @property
+    def delta(self) -> float | None:
+        """``after_score - before_score`` when both are known."""
+        if self.before_score is None or self.after_score is None:
+            return None
+        return self.after_score - self.before_score
+
+
+class FigureRow(_Loose):
+    """One session figure side by side.
+
+    Args:
+        key: the ``RunFigures`` field.
+        label: its name for people.
+        before / after: the baseline's and this run's value (``None``: not defined).
+        better: ``"higher"`` or ``"lower"`` (or ``"neither"`` for plain counts).
+    """
+
+    key: str
+    label: str
+    before: float | None = None
+    after: float | None = None
+    better: Literal["higher", "lower", "neither"] = "neither"
+
+    @property
+    def delta(self) -> float | None:
+        """``after - before`` when both are known."""
+        if self.before is None or self.after is None:
+            return None
+        return self.after - self.before
+
+    @property
+    def regressed(self) -> bool:
+        """True when the figure moved in the worse direction."""
+        d = self.delta
+        if d is None:
+            return False
+        return d < -_EPS if self.better == "higher" else d > _EPS if self.better == "lower" \
+            else False
+
+
+class Comparison(_Loose):
+    """This run against a saved one.
+
+    Args:
+        baseline_name / baseline_path / baseline_label: which saved run (label: name, commit,
+            date).
+        baseline_commit / current_commit: the commits, when known.
+        figures: session figures side by side.
+        answers: the answers (matched by test id) that changed, in this run's order.
+        added / removed: test ids only in this run / only in the baseline.
+        warnings: why the comparison may mislead (different judges or prompt versions).
+        failures: regressions beyond the compare-fail bounds (gate failures).
+    """
+
+    baseline_name: str
+    baseline_path: str | None = None
+    baseline_label: str = ""
+    baseline_commit: str | None = None
+    current_commit: str | None = None
+    figures: list[FigureRow] = Field(default_factory=list)
+    answers: list[AnswerChange] = Field(default_factory=list)
+    added: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    failures: list[str] = Field(default_factory=list)
+
+    @property
+    def worsened(self) -> int:
+        """Claims that became unsupported or contradicted, over every matched answer."""
+        return sum(len(a.worsened) for a in self.answers)
+
+    @property
+    def recovered(self) -> int:
+        """Claims that recovered, over every matched answer."""
+        return sum(len(a.recovered) for a in self.answers)
+
+    def figure(self, key: str) -> FigureRow | None:
+        """The row of one figure, by ``RunFigures`` field name."""
+        return next((f for f in self.figures if f.key == key), None)
+
+
+#: (field, label, better) of the figures compared, in display order.
+FIGURES: tuple[tuple[str, str, str], ...] = (
+    ("mean_faithfulness", "mean faithfulness", "higher"),
+    ("unsupported_answer_rate", "share of answers with a claim not supported", "lower"),
+    ("answers", "answers", "neither"),
+    ("scored", "scored", "neither"),
+    ("unscored", "unscored", "neither"),
+    ("errored", "errored", "lower"),
+    ("claims", "claims", "neither"),
+    ("supported", "supported claims", "neither"),
+    ("contradicted", "contradicted claims", "lower"),
+    ("unsupported", "unsupported claims", "lower"),
+)
+
+
+def _claim_key(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(" .!?;:")
+
+
+def _label(value: str | None) -> str:
+    return value if value is not None else "no verdict"
+
+
+def compare_answers(before: SavedAnswer, after: SavedAnswer) -> AnswerChange:
+    """The claim-level changes of one answer (claims matched by normalised text, in order)."""
+    change = AnswerChange(test_id=after.test_id, before_score=before.score,
+                          after_score=after.score, before_status=before.status,
+                          after_status=after.status)
+    pool: dict[str, list[SavedClaim]] = {}
+    for claim in before.claims:
+        pool.setdefault(_claim_key(claim.text), []).append(claim)
+    for claim in after.claims:
+        matches = pool.get(_claim_key(claim.text))
+        old = matches.pop(0) if matches else None
+        now_bad = claim.label in _NOT_SUPPORTED
+        item = ClaimChange(text=claim.text, before="absent" if old is None else _label(old.label),
+                           after=_label(claim.label), passage_ids=claim.passage_ids,
+                           quote=claim.quote)
+        if old is None:
+            if now_bad:
+                change.worsened.append(item)
+        elif now_bad and old.label == "supported":
+            change.worsened.append(item)
+        elif not now_bad and old.label in _NOT_SUPPORTED:
+            change.recovered.append(item)
+        elif now_bad and old.label != claim.label:
+            change.relabelled.append(item)
+    for leftovers in pool.values():
+        for old in leftovers:
+            if old.label in _NOT_SUPPORTED:
+                change.recovered.append(ClaimChange(text=old.text, before=_label(old.label),
+                                                    after="absent", passage_ids=old.passage_ids,
+                                                    quote=old.quote))
+    return change
+
+
+def _judge_warnings(baseline: SavedRun, current: SavedRun) -> list[str]:
+    before = {j.identity(): j for j in baseline.judges}
+    after = {j.identity(): j for j in current.judges}
+    if not before or not after or set(before) == set(after):
+        return []
+    warnings = []
+    old_prompts = {j.prompt_version for j in before.values()} - {None}
+    new_prompts = {j.prompt_version for j in after.values()} - {None}
+    if old_prompts and new_prompts and old_prompts != new_prompts:
+        warnings.append(f"prompt version differs: baseline {', '.join(sorted(old_prompts))}, "
+                        f"this run {', '.join(sorted(new_prompts))}")
+    old_desc = "; ".join(sorted({j.description for j in before.values()}))
+    new_desc = "; ".join(sorted({j.description for j in after.values()}))
+    warnings.append(f"judge differs: baseline judged by [{old_desc}], this run by [{new_desc}]"
+                    " -- differences may come from the judge, not from the answers")
+    return warnings
+
+
+def compare_runs(baseline: SavedRun, current: SavedRun, *,
+                 baseline_path: str | Path | None = None) -> Comparison:
+    """Compare ``current`` with ``baseline``: figures, per-answer claim changes, answers added
+    or removed, and warnings when the judges or prompt versions differ.
+
+    ``failures`` is left empty; ``check_regressions`` fills it from compare-fail bounds.
+    Answers with the same test id twice in one run are matched in order.
+    """
+    comparison = Comparison(baseline_name=baseline.name, baseline_label=baseline.label(),
+                            baseline_path=str(baseline_path) if baseline_path else None,
+                            baseline_commit=baseline.git.commit, current_commit=current.git.commit)
+    for key, label, better in FIGURES:
+        comparison.figures.append(FigureRow(key=key, label=label, better=better,
+                                            before=getattr(baseline.figures, key),
+                                            after=getattr(current.figures, key)))
+    old: dict[str, list[SavedAnswer]] = {}
+    for answer in baseline.answers:
+        old.setdefault(answer.test_id, []).append(answer)
+    for answer in current.answers:
+        matches = old.get(answer.test_id)
+        if not matches:
+            comparison.added.append(answer.test_id)
+            continue
+        change = compare_answers(matches.pop(0), answer)
+        moved = change.before_status != change.after_status or (
+            change.delta is not None and abs(change.delta) > _EPS)
+        if moved or change.worsened or change.recovered or change.relabelled:
+            comparison.answers.append(change)
+    comparison.removed = [a.test_id for rest in old.values() for a in rest]
+    comparison.warnings = _judge_warnings(baseline, current)
+    return comparison
+
+
+# --------------------------------------------------------------------------------------------
+# Compare-fail expressions.
+
+#: name -> (figure field or "worsened", label, kind). ``higher``: the figure may drop by at most
+#: the bound; ``lower``: it may rise by at most the bound.
+COMPARE_METRICS: dict[str, tuple[str, str, str]] = {
+    "mean": ("mean_faithfulness", "mean faithfulness", "higher"),
+    "unsupported_rate": ("unsupported_answer_rate",
+                         "share of answers with a claim not supported", "lower"),
+    "contradicted": ("contradicted", "contradicted claims", "lower"),
+    "unsupported": ("unsupported", "unsupported claims", "lower"),
+    "errored": ("errored", "errored answers", "lower"),
+    "worsened": ("worsened", "claims that became unsupported or contradicted", "count"),
+}
+
+
+class CompareFail(_Loose):
+    """One compare-fail bound.
+
+    Args:
+        metric: a ``COMPARE_METRICS`` name (``mean``, ``unsupported_rate``, ``contradicted``,
+            ``unsupported``, ``errored``, ``worsened``).
+        allowed: how far the figure may move the wrong way: a drop for ``mean``, a rise for
+            the others (rates are fractions in [0, 1]; counts are claims or answers);
+            for ``worsened``, how many claims may become unsupported or contradicted.
+        expr: the expression as given.
+    """
+
+    metric: str
+    allowed: float = Field(ge=0)
+    expr: str
+
+
+def parse_compare_fail(exprs: Iterable[str] | str | None) -> list[CompareFail]:
+    """Parse compare-fail expressions: ``METRIC:BOUND``, several per string comma-separated.
+
+    Example: ``["mean:0.02", "unsupported_rate:0.05,contradicted:0"]``.
+
+    Raises:
+        ValueError: an unknown metric, a missing or negative bound, or a bound above 1 for a
+            rate (the message names the expression and the metrics).
+    """
+    if exprs is None:
+        return []
+    if isinstance(exprs, str):
+        exprs = [exprs]
+    out: list[CompareFail] = []
+    names = ", ".join(COMPARE_METRICS)
+    for chunk in exprs:
+        for expr in (e.strip() for e in str(chunk).split(",")):
+            if not expr:
+                continue
+            metric, sep, raw = expr.partition(":")
+            metric = metric.strip().lower().replace("-", "_")
+            if not sep or metric not in COMPARE_METRICS:
+                raise ValueError(f"bad compare-fail expression {expr!r}: expected METRIC:BOUND "
+                                 f"with METRIC one of {names} (e.g. mean:0.02)")
+            try:
+                allowed = float(raw.strip())
+            except ValueError:
+                raise ValueError(f"bad compare-fail expression {expr!r}: the bound must be a "
+                                 "number (a fraction for mean/unsupported_rate, e.g. 0.02; "
+                                 "a count for the others)") from None
+            if not allowed >= 0:
+                raise ValueError(f"bad compare-fail expression {expr!r}: the bound must be >= 0")
+            if metric in ("mean", "unsupported_rate") and allowed > 1:
+                raise ValueError(f"bad compare-fail expression {expr!r}: {metric} is a fraction "
+                                 "in [0, 1], so the bound must be at most 1 (0.02 = 2 points)")
+            out.append(CompareFail(metric=metric, allowed=allowed, expr=expr))
+    return out
+
+
+def check_regressions(comparison: Comparison, bounds: Iterable[CompareFail]) -> list[str]:
+    """Gate failures for the regressions of ``comparison`` beyond ``bounds``; also stored in
+    ``comparison.failures``.
+
+    A figure the baseline has but this run lacks (no answer scored now) is a failure; a
+    figure the baseline lacks cannot regress.
+    """
+    failures: list[str] = []
+    where = f"against {comparison.baseline_name}"
+    for bound in bounds:
+        key, label, kind = COMPARE_METRICS[bound.metric]
+        if kind == "count":
+            if comparison.worsened > bound.allowed + _EPS:
+                failures.append(f"regression {where}: {comparison.worsened} {label} > "
+                                f"{bound.allowed:g} allowed ({bound.expr})")
+            continue
+        row = comparison.figure(key)
+        if row is None or row.before is None:
+            continue
+        if row.after is None:
+            failures.append(f"regression {where}: {label} is not defined in this run "
+                            f"(baseline {format_figure(row.before, key)}) ({bound.expr})")
+            continue
+        worse = row.before - row.after if kind == "higher" else row.after - row.before
+        if worse > bound.allowed + _EPS:
+            verb = "dropped" if kind == "higher" else "rose"
+            before, after = format_figure(row.before, key), format_figure(row.after, key)
+            failures.append(f"regression {where}: {label} {verb} by {format_figure(worse, key)} "
+                            f"({before} -> {after}) > {bound.allowed:g} allowed ({bound.expr})")
+    comparison.failures = failures
+    return failures

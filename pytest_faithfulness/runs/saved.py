@@ -1,0 +1,349 @@
+"""Saved runs: the pytest-benchmark model for faithfulness.
+
+A run's results are saved as one JSON file (a ``SavedRun``) in a storage folder (default
+``.faithfulness/``), named ``NNNN_<name>.json`` with a counter that only grows, so "the latest
+run" is the highest counter. ``runs.compare`` compares a run with a saved one.
+
+Nothing here imports pytest; the records are pydantic models that ignore unknown keys, so a
+file saved by a newer version still loads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..records import AnswerResult, SessionSummary
+
+SAVED_RUN_FORMAT = "pytest-faithfulness-run-1"
+DEFAULT_STORAGE = ".faithfulness"
+
+_RUN_FILE = re.compile(r"^(\d{4,})_(.+)\.json$")
+
+
+class BaselineError(ValueError):
+    """A saved run cannot be found, read or validated; the message names the path or name."""
+
+
+# --------------------------------------------------------------------------------------------
+# Records of a saved run.
+
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class SavedClaim(_Loose):
+    """One claim of a saved answer.
+
+    Args:
+        text: the claim as decomposed.
+        label: ``"supported" | "contradicted" | "unsupported"``, or ``None`` (no verdict).
+        passage_ids: the passages the verdict cites.
+        quote: the verdict's quote, if any.
+    """
+
+    text: str
+    label: str | None = None
+    passage_ids: list[str] = Field(default_factory=list)
+    quote: str | None = None
+
+
+class SavedAnswer(_Loose):
+    """One answer of a saved run: its test id, figures, claims and verdicts.
+
+    Args:
+        test_id: the pytest node id (``#2``, ``#3``... for further answers in one test);
+            ``answer-N`` when the result had none.
+        status: ``"scored" | "unscored" | "error"``.
+        score: faithfulness in [0, 1], ``None`` unless scored.
+        claims: every claim with its verdict.
+        supported / contradicted / unsupported: claims by verdict.
+        passed: whether the answer met its own thresholds.
+        judge: the judge's one-line description.
+        answer: the answer text.
+        error: the error, for ``status == "error"``.
+    """
+
+    test_id: str
+    status: str
+    score: float | None = None
+    claims: list[SavedClaim] = Field(default_factory=list)
+    supported: int = 0
+    contradicted: int = 0
+    unsupported: int = 0
+    passed: bool = True
+    judge: str | None = None
+    answer: str = ""
+    error: str | None = None
+
+    @classmethod
+    def of(cls, result: AnswerResult, index: int = 1) -> SavedAnswer:
+        """The saved form of an ``AnswerResult`` (``index`` names it when it has no test id)."""
+        return cls(
+            test_id=result.test_id or f"answer-{index}", status=result.status, score=result.score,
+            claims=[SavedClaim(text=c.text, label=c.label,
+                               passage_ids=list(c.verdict.passage_ids) if c.verdict else [],
+                               quote=c.verdict.quote if c.verdict else None)
+                    for c in result.claims],
+            supported=result.supported, contradicted=result.contradicted,
+            unsupported=result.unsupported, passed=result.passed, judge=result.judge,
+            answer=result.answer, error=result.error)
+
+
+class RunFigures(SessionSummary):
+    """A run's headline figures: a ``records.SessionSummary`` that ignores fields it does not
+    know, so runs saved by other versions still load."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    @classmethod
+    def of(cls, summary: SessionSummary) -> RunFigures:
+        """The figures of a session summary."""
+        return cls.model_validate(summary.model_dump(mode="json"))
+
+
+class JudgeInfo(_Loose):
+    """Which judge produced a run's verdicts.
+
+    Args:
+        description: its one-line description.
+        fingerprint: its ``fingerprint()`` (kind, model, prompt version, rule versions...),
+            ``None`` when the judge has none.
+    """
+
+    description: str
+    fingerprint: dict[str, Any] | None = None
+
+    @property
+    def prompt_version(self) -> str | None:
+        """The prompt version in the fingerprint (``prompts`` or ``prompt_version``), if any."""
+        fp = self.fingerprint or {}
+        value = fp.get("prompts", fp.get("prompt_version"))
+        return None if value is None else str(value)
+
+    def identity(self) -> str:
+        """What must be equal for two runs to have the same judge: the fingerprint if known,
+        else the description."""
+        if self.fingerprint is not None:
+            return json.dumps(self.fingerprint, sort_keys=True, default=str)
+        return self.description
+
+
+class GitInfo(_Loose):
+    """Where the run was made, when git (or the CI's environment) says so.
+
+    Args:
+        commit: the full commit hash, or ``None``.
+        branch: the branch name, or ``None``.
+        dirty: ``True`` when tracked files had uncommitted changes, ``None`` when unknown.
+    """
+
+    commit: str | None = None
+    branch: str | None = None
+    dirty: bool | None = None
+
+
+class SavedRun(_Loose):
+    """One saved run (one JSON file in the storage folder).
+
+    Args:
+        format: ``"pytest-faithfulness-run-1"``.
+        name: the name it was saved under.
+        created: when it was saved, ISO 8601 in UTC.
+        package_version: the pytest-faithfulness version that saved it.
+        git: commit, branch and dirty flag.
+        judges: the judges (with fingerprints: kind, model, prompt version...).
+        figures: the session's headline figures.
+        gate_failures: why the session gate failed (empty: it passed).
+        answers: every answer with its claims and verdicts.
+    """
+
+    format: str = SAVED_RUN_FORMAT
+    name: str = "run"
+    created: str = ""
+    package_version: str = ""
+    git: GitInfo = Field(default_factory=GitInfo)
+    judges: list[JudgeInfo] = Field(default_factory=list)
+    figures: RunFigures = Field(default_factory=RunFigures)
+    gate_failures: list[str] = Field(default_factory=list)
+    answers: list[SavedAnswer] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, results: list[AnswerResult], summary: SessionSummary, *, name: str = "run",
+           judges: Iterable[JudgeInfo] = (), git: GitInfo | None = None,
+           gate_failures: Iterable[str] = ()) -> SavedRun:
+        """Build the saved form of a session's results (``created`` is now, in UTC)."""
+        from .. import __version__
+
+        return cls(name=name, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                   package_version=__version__, git=git or GitInfo(), judges=list(judges),
+                   figures=RunFigures.of(summary), gate_failures=list(gate_failures),
+                   answers=[SavedAnswer.of(r, i) for i, r in enumerate(results, start=1)])
+
+    def label(self) -> str:
+        """``name (commit abc1234, created ...)`` for headers."""
+        commit = f"commit {self.git.commit[:12]}, " if self.git.commit else ""
+        return f"{self.name} ({commit}saved {self.created or 'at an unknown time'})"
+
+
+# --------------------------------------------------------------------------------------------
+# Git and storage.
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True,
+                             timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def git_info(cwd: str | Path = ".") -> GitInfo:
+    """The commit, branch and dirty flag of the git checkout at ``cwd``.
+
+    Falls back to GitHub Actions' ``GITHUB_SHA`` / ``GITHUB_HEAD_REF`` / ``GITHUB_REF_NAME``
+    when git is missing or ``cwd`` is not a checkout; every field is ``None`` when nothing is
+    known. Never raises.
+    """
+    cwd = Path(cwd)
+    commit = _git(["rev-parse", "HEAD"], cwd)
+    branch = _git(["rev-parse", "--abbrev-ref", "HEAD"], cwd) if commit else None
+    status = _git(["status", "--porcelain", "--untracked-files=no"], cwd) if commit else None
+    if branch == "HEAD":  # detached, as in most CI checkouts
+        branch = None
+    commit = commit or os.environ.get("GITHUB_SHA") or None
+    branch = branch or os.environ.get("GITHUB_HEAD_REF") or os.environ.get("GITHUB_REF_NAME") \
+        or None
+    return GitInfo(commit=commit, branch=branch, dirty=None if status is None else bool(status))
+
+
+def safe_name(name: str) -> str:
+    """``name`` reduced to ``[A-Za-z0-9._-]`` (other runs of characters become ``-``), at most
+    80 characters.
+
+    Raises:
+        ValueError: nothing is left.
+    """
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(name)).strip("-.")[:80]
+    if not slug:
+        raise ValueError(f"run name {name!r} has no usable character (use letters, digits, ._-)")
+    return slug
+
+
+def list_runs(storage: str | Path) -> list[Path]:
+    """The saved run files in ``storage``, oldest first (by counter); empty if none."""
+    storage = Path(storage)
+    if not storage.is_dir():
+        return []
+    runs = [p for p in storage.iterdir() if p.is_file() and _RUN_FILE.match(p.name)]
+    return sorted(runs, key=lambda p: (int(_RUN_FILE.match(p.name).group(1)), p.name))
+
+
+def save_run(run: SavedRun, storage: str | Path) -> Path:
+    """Write ``run`` to ``storage`` as ``NNNN_<name>.json`` (the next counter) and return the path.
+
+    The file appears complete or not at all (written aside, then hard-linked in place), and
+    two runs saving at once never take the same counter.
+
+    Raises:
+        ValueError: the run's name has no usable character.
+        OSError: the folder cannot be written.
+    """
+    storage = Path(storage)
+    storage.mkdir(parents=True, exist_ok=True)
+    slug = safe_name(run.name)
+    text = json.dumps(run.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    tmp = storage / f".{slug}.{os.getpid()}.tmp"
+    tmp.write_text(text, encoding="utf-8")
+    try:
+        existing = list_runs(storage)
+        counter = int(_RUN_FILE.match(existing[-1].name).group(1)) + 1 if existing else 1
+        for _ in range(1000):
+            target = storage / f"{counter:04d}_{slug}.json"
+            try:
+                os.link(tmp, target)
+                return target
+            except FileExistsError:
+                counter += 1
+            except OSError:  # no hard links on this filesystem: exclusive create instead
+                try:
+                    with open(target, "x", encoding="utf-8") as fh:
+                        fh.write(text)
+                    return target
+                except FileExistsError:
+                    counter += 1
+        raise OSError(f"could not find a free run file name in {storage}")
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def find_run(storage: str | Path, ref: str | None = None, *,
+             rootdir: str | Path | None = None) -> Path:
+    """Resolve a run reference to a saved run file.
+
+    Args:
+        storage: the storage folder.
+        ref: ``None`` or ``""``: the latest saved run; a path to a JSON file (absolute,
+            relative to the working directory or to ``rootdir``); a counter (``3`` or
+            ``0003``); a file stem (``0003_main``); or a run name (``main``: the latest run
+            saved under it).
+        rootdir: a second base for relative paths.
+
+    Raises:
+        BaselineError: nothing matches (the message lists what is saved).
+    """
+    runs = list_runs(storage)
+    if not ref:
+        if not runs:
+            raise BaselineError(f"no saved run in {storage}: save one first with "
+                                "--faithfulness-save NAME or --faithfulness-autosave")
+        return runs[-1]
+    candidates = [Path(ref)] + ([Path(rootdir) / ref] if rootdir is not None else [])
+    for candidate in candidates:
+        if candidate.suffix == ".json" and candidate.is_file():
+            return candidate
+    if ref.isdigit():
+        for path in runs:
+            if int(_RUN_FILE.match(path.name).group(1)) == int(ref):
+                return path
+    for path in runs:
+        if path.stem == ref or path.name == ref:
+            return path
+    try:
+        slug = safe_name(ref)
+    except ValueError:
+        slug = None
+    named = [p for p in runs if _RUN_FILE.match(p.name).group(2) == slug]
+    if named:
+        return named[-1]
+    saved = ", ".join(p.stem for p in runs[-10:]) or "none"
+    raise BaselineError(f"no saved run matches {ref!r} in {storage} (saved: {saved})")
+
+
+def load_run(path: str | Path) -> SavedRun:
+    """Read a saved run file.
+
+    Raises:
+        BaselineError: the file is unreadable, not JSON, or not a saved run.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BaselineError(f"cannot read saved run {path}: {exc}") from exc
+    if not isinstance(data, dict) or not str(data.get("format", "")).startswith(
+            "pytest-faithfulness-run-"):
+        raise BaselineError(f"{path} is not a saved faithfulness run (no 'format': "
+                            f"'{SAVED_RUN_FORMAT}')")
+    try:
+        return SavedRun.model_validate(data)
+    except ValidationError as exc:
+        raise BaselineError(f"saved run {path} is malformed: {exc}") from exc
