@@ -166,7 +166,7 @@ _LEADIN = r"here(?:'s| is| are) (?:what|the|a|an|some|my)\b[^:.!?]{0,60}:"
 _OPENER = re.compile(
     rf"^(?:(?P<pleasantry>{_PLEASANTRY})|(?P<interjection>{_INTERJECTION})|"
     rf"(?P<attribution>{_ATTRIBUTION})){_ENDS}|^(?P<bare>of course|certainly|absolutely|indeed|"
-    rf"definitely|obviously)\s+(?=\w)|^(?P<leadin>{_LEADIN})\s*",
+    rf"definitely|obviously|(?:i'?m|i am) afraid(?: that)?(?! of\b))\s+(?=\w)|^(?P<leadin>{_LEADIN})\s*",
     re.IGNORECASE,
 )
 _OPENER_ALONE = re.compile(rf"^(?:{_PLEASANTRY}|{_INTERJECTION}|{_ATTRIBUTION}|{_LEADIN})\W*$",
