@@ -222,3 +222,19 @@ def test_decomposer_keeps_id_brackets_for_the_pipeline(judge):
     result = evaluate(answer, KETTLE, judge)
     assert [c.text for c in result.claims] == ["The Model K7 kettle holds 1.7 litres."]
     assert result.score == 1
+
+
+def test_assert_faithful_fails_every_item_example(pytester):
+    """A real pytest run: each answer with a wrong fact behind an opener, a question, a
+    heading, a fence or a bracket fails its test at the default min_score of 1."""
+    cases = WRONG_BEHIND_AN_OPENER + WRONG_IN_BRACKETS
+    pytester.makepyfile(f'''
+        import pytest
+        CASES = {cases!r}
+
+        @pytest.mark.parametrize("passages, answer", CASES)
+        def test_it(assert_faithful, passages, answer):
+            assert_faithful(answer, passages)
+    ''')
+    result = pytester.runpytest("-p", "no:cacheprovider", "--faithfulness-min-score", "1")
+    result.assert_outcomes(failed=len(cases))
