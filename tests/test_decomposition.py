@@ -47,7 +47,8 @@ def assert_coverage(answer: str, result) -> None:
         assert d.text == answer[d.spans[0][0]:d.spans[0][1]]
 
 
-OPENERS = ["Of course ", "Absolutely, ", "Good question: ", "Sure! ", "Yes — ", "Thanks for asking. ",
+OPENERS = ["Of course ", "Absolutely, ", "Good question: ", "Sure! ", "Yes — ",
+           "Thanks for asking. ",
            "According to the documents, ", "I'm afraid ", "Hi there! ", ""]
 FACTS = ["the Pico speaker weighs 300 g.", "The Pico has a 3-year warranty and ships in a box.",
          "It runs for 12 hours [1].", "Its price is [USD 99].", "The kit includes salt and pepper",
