@@ -6,21 +6,55 @@ The decomposer sees the answer and nothing else (no passages, no question, no go
 Rules, applied in order (the offline judge's decomposer; the LLM judge follows the same
 rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
 
-1. Markdown is read as structure: fenced code blocks and headings are set aside; each bullet or
-   numbered item is a sentence of its own, even without a full stop; a bullet with no subject
-   borrows the topic of the heading above it.
+1. Markdown is read as structure. Each bullet or numbered item, each table row and each
+   ``key: value`` line is a unit of its own, even without a full stop; a bullet with no subject
+   borrows the topic of the heading above it. A heading (``#``, a whole-bold line, a short line
+   ending in ``:``) that is a topic label (``## Warranty``) is set aside (reason ``"heading"``
+   or ``"lead-in"``); a heading that asserts (``## The Pico has a 3-year warranty``, a verb
+   after its first word, or ``key: value`` with a number) is read as a sentence. A fenced
+   block is set aside (``"code block"``) only when it reads as code (a programming-language
+   tag, or a line with code symbols, flags, identifiers or a lower-case command); prose and
+   ``key: value`` lines inside a fence are decomposed like any other text.
 2. Sentences are segmented by pysbd (Sadvilkar & Neumann 2020, "PySBD: Pragmatic Sentence
    Boundary Disambiguation"), with the language taken from the script.
-3. Inline citation markers (``[1]``, ``[p-2071, p-2072]``) are removed; they are not claims.
-4. Non-assertive sentences are set aside and recorded: greetings, offers of help, questions,
-   restatements of the question, and first-person refusals ("I couldn't find that").
-   Interjections that open an assertion ("Yes — ...", "According to the documents, ...") are
-   stripped from it.
+3. Numeric citation markers in citation position (``[1]``, ``[1, 2]``, ``[^1]``, ``【1】``; see
+   ``text.citation_spans``) are removed. A bracket of ids (``[p-2071]``) is left in the claim
+   for the pipeline, which knows the passage ids; any other bracket (``[3-year]``) is text.
+4. Only a unit that is non-assertive *as a whole* is set aside, with its reason (see
+   ``non_assertive_reason``): a greeting or pleasantry, a question, a restatement of the
+   question, a lead-in, a first-person refusal, an offer of help. An opener that precedes an
+   assertion ("Of course", "Absolutely,", "Good question:", "According to the documents,",
+   "I'm afraid") is split off and set aside (reason ``"opener"``) and the rest is kept. A
+   sentence of several clauses ("I couldn't find X, but Y is Z"; "Y is Z - let me know ...")
+   loses only its non-assertive clauses. Rhetorical questions that carry a proposition are
+   assertions and become declarative claims: "Did you know (that) P?" -> "P."; a negative
+   yes/no question "Isn't the X waterproof to 10 m?" -> "The X is waterproof to 10 m." (kept
+   as written when its subject cannot be found; not when its subject is you/I/we); a tag
+   question "P, doesn't it?" -> "P.".
 5. Coordinated assertions are split: "X supports A and has B" -> "X supports A." / "X has B.";
    a conjunct that is a clause of its own ("..., and it runs ...") is split too.
 6. Pronouns and possessives that open a claim (it, its, they, their, this) are resolved to the
    subject of the previous claim, so each claim stands alone.
 7. Hedges stay with the claim they modify ("typically delivered within an hour" is one claim).
+
+Where every character goes (the coverage property, tested with hypothesis): the answer is cut
+into pieces, one per claim and one per dropped item, and
+
+* every span ``(s, e)`` (``Decomposition.claim_spans`` and ``DroppedText.spans``) has
+  ``0 <= s < e <= len(answer)`` and starts and ends on a non-whitespace character;
+* no two spans overlap, whether of claims or of dropped items, so each character is in at
+  most one place;
+* every non-whitespace character of the answer lies in exactly one span.
+
+Consequences of that choice: text that two claims share (a subject copied into the second
+conjunct, a pronoun's antecedent, a heading topic given to a bullet) lies only in the span of
+the claim or heading it was written in, not in the borrower's. Markup (bullet markers, ``#``,
+``|``, table rules, fences, emphasis marks, ``>``) and removed citation markers lie in the span
+of the piece they frame or follow, as does punctuation between pieces; a piece's span runs up to
+the start of the next piece of the same block (paragraph, item, table, fence). A block with no
+word in it (``---``) is a dropped item of its own (reason ``"no words"``). The offline
+decomposer gives every claim and every dropped item exactly one span, and a dropped item's
+``text`` is exactly ``answer[s:e]``.
 """
 
 from __future__ import annotations
@@ -28,10 +62,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .records import Decomposition
-from .text import collapse_ws, has_cjk, sentence_spans, strip_citations
+from .records import Decomposition, DroppedText
+from .text import citation_spans, has_cjk, sentence_spans
 
-RULES_VERSION = "rules-2026.11-1"
+RULES_VERSION = "rules-2026.11-2"
 
 _AUX = {
     "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "can",
@@ -84,66 +118,587 @@ def _is_verb(token: str) -> bool:
     return token.lower().strip(",;:") in _verb_forms()
 
 
-_GREETING = re.compile(
-    r"^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening)|thanks?(?: you)?(?: so much)?|"
-    r"you'?re welcome|(?:i'?m |i am |i'?d be |i would be )?(?:happy|glad) to help|"
-    r"(?:i )?hope (?:this|that) helps|let me know|please let me know|feel free|"
-    r"don'?t hesitate|is there anything else|anything else|(?:what an? |that's an? )?(?:great|good|excellent|interesting) question|"
-    r"sure thing|certainly|of course|absolutely|no problem|cheers|best regards|kind regards)\b",
-    re.IGNORECASE,
-)
-_OFFER = re.compile(
-    r"\b(?:let me know|feel free to|happy to help|glad to help|hope (?:this|that) helps|"
-    r"if you have any (?:other |more |further )?questions|don'?t hesitate to)\b",
-    re.IGNORECASE,
-)
-_RESTATE = re.compile(
-    r"^(?:you (?:asked|are asking|'re asking|want to know|wanted to know)|your question|"
-    r"the question (?:is|was|asks)|to answer your question|regarding your question|"
-    r"you'?d like to know)\b",
-    re.IGNORECASE,
-)
-_REFUSAL = re.compile(
-    r"^(?:(?:i'?m|i am) (?:sorry|afraid)[,.]?\s*(?:but\s*)?)?(?:unfortunately,?\s*)?"
-    r"(?:i|we)\s+(?:could(?:n'?t| not)|can(?:'?t|not| not)|do(?:n'?t| not)|did(?:n'?t| not)|"
-    r"was(?:n'?t| not) able to|am (?:not able|unable) to|'?m (?:not able|unable) to|"
-    r"have no|had no|found no)\s*(?:\w+\s+){0,3}?"
-    r"(?:find|locate|see|have|know|access|answer|provide|help|determine|confirm|information|"
-    r"details|data|record)",
-    re.IGNORECASE,
-)
-_APOLOGY = re.compile(r"^(?:i'?m|i am) (?:sorry|afraid)\b[^.!?]*$", re.IGNORECASE)
-_META_LEADIN = re.compile(r"^(?:here(?:'s| is| are)\b.*:|(?:in )?summary:?)$", re.IGNORECASE)
-_OPENERS = re.compile(
-    r"^(?:(?:yes|yeah|yep|sure|certainly|absolutely|indeed|of course|great question|good question|"
-    r"okay|ok|well)\s*(?:[,!:;.]|\s[-\u2013\u2014])\s*|"
-    r"(?:according to|based on|per|as (?:stated|mentioned|noted) in) (?:the )?(?:provided |given |"
-    r"retrieved |available )?(?:documents?|context|passages?|sources?|information|documentation|"
-    r"docs|text)\s*,\s*)",
-    re.IGNORECASE,
-)
+
 _LEAD_ADVERBIAL = re.compile(
     r"^((?:in|on|for|at|during|with|under|after|before|since|from|by|within)\s[^,]{1,60},\s+)",
-    re.IGNORECASE,
-)
-_BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25aa\u2023]|\d{1,3}[.)])\s+")
-_HEADING = re.compile(r"^\s*#{1,6}\s+")
-_EMPHASIS = re.compile(r"(\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`)")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_TOPIC_SUFFIX = re.compile(
-    r"\s*(?:at a glance|overview|summary|key (?:specs|features|facts|points)|specs|features|"
-    r"details|highlights)\s*:?\s*$",
     re.IGNORECASE,
 )
 _CLAUSE_SPLIT = re.compile(r"(\s*(?:;\s*|,\s*(?:and|but|while|whereas)\s+|\s+(?:and|but)\s+))",
                            re.IGNORECASE)
 
 
+# ---------------------------------------------------------------------------------------------
+# What is not an assertion.
+
+_ENDS = r"(?:\s*[,!:;.\u2026]+|\s+[-\u2013\u2014]+|\s*[\u2013\u2014]+)\s*"
+_INFO = (r"(?:the |these |those )?(?:provided |given |retrieved |available |attached )?"
+         r"(?:documents?|context|passages?|sources?|information|documentation|docs|text|manual|"
+         r"data|search results?)")
+_PLEASANTRY = (
+    r"(?:hi|hello|hey)(?: there| all| everyone| team| folks)?|greetings|dear \w+|"
+    r"good (?:morning|afternoon|evening|day)|"
+    r"thanks?(?: you)?(?: so much| very much| a lot)?(?: for (?:asking|reaching out|waiting|"
+    r"your (?:question|patience|message|interest|inquiry|enquiry)|the question|contacting us|"
+    r"getting in touch))?|"
+    r"you'?re (?:very )?welcome|my pleasure|no problem|no worries|sure thing|cheers|"
+    r"(?:i'?m |i am |i'?d be |i would be |we'?re |we are )?(?:happy|glad|delighted) to "
+    r"(?:help|assist|answer)(?: with (?:that|this))?|"
+    r"(?:i )?hope (?:this|that|it) helps|"
+    r"(?:what an? |that'?s an? |such an? )?(?:great|good|excellent|interesting|fair|fantastic) "
+    r"question|great news|good news|best regards|kind regards|"
+    r"(?:i'?m|i am) (?:so |very |really |truly )?sorry(?: to hear that| about that| for the "
+    r"confusion)?|sorry|(?:i )?apologi[sz]e(?: for the confusion)?|unfortunately|"
+    r"(?:i'?m|i am) afraid|"
+    r"(?:if|should) you (?:have|need) (?:any )?(?:other |more |further |additional )?"
+    r"(?:questions?|help|information|assistance|details)"
+)
+_INTERJECTION = (
+    r"yes|yeah|yep|no|nope|sure|certainly|absolutely|indeed|of course|definitely|obviously|"
+    r"okay|ok|well|alright|right|great|so|in short|in summary|to summari[sz]e|to sum up|"
+    r"short answer|long story short|the short answer is"
+)
+_ATTRIBUTION = (
+    rf"(?:according to|based on|per|from|as (?:stated|mentioned|noted|described|shown) in) "
+    rf"{_INFO}(?: (?:i have|provided|given|you shared))?|"
+    r"to answer your question|regarding your question|as for your question"
+)
+_LEADIN = r"here(?:'s| is| are) (?:what|the|a|an|some|my)\b[^:.!?]{0,60}:"
+_OPENER = re.compile(
+    rf"^(?:(?P<pleasantry>{_PLEASANTRY})|(?P<interjection>{_INTERJECTION})|"
+    rf"(?P<attribution>{_ATTRIBUTION})){_ENDS}|^(?P<bare>of course|certainly|absolutely|indeed|"
+    rf"definitely|obviously|(?:i'?m|i am) afraid(?: that)?(?! of\b))\s+(?=\w)|^(?P<leadin>{_LEADIN})\s*",
+    re.IGNORECASE,
+)
+_OPENER_ALONE = re.compile(rf"^(?:{_PLEASANTRY}|{_INTERJECTION}|{_ATTRIBUTION}|{_LEADIN})\W*$",
+                           re.IGNORECASE)
+_LEAD_CONJ = re.compile(r"^(?:and|but|so|however|though|although|also|plus)\b,?\s*", re.IGNORECASE)
+_RESTATE = re.compile(
+    r"^(?:you (?:asked|are asking|'re asking|want to know|wanted to know)|your question|"
+    r"the question (?:is|was|asks)|you'?d like to know)\b",
+    re.IGNORECASE,
+)
+_META_LEADIN = re.compile(r"^(?:here(?:'s| is| are)\b.*:|(?:in )?summary:?)$", re.IGNORECASE)
+_REFUSAL = re.compile(
+    r"^(?:(?:i|we)\s+(?:could(?:n'?t| not)|can(?:'?t|not| not)|do(?:n'?t| not)|did(?:n'?t| not)|"
+    r"was(?:n'?t| not) able to|were(?:n'?t| not) able to|am (?:not able|unable) to|"
+    r"'?m (?:not able|unable) to|are (?:not able|unable) to|have no|had no|found no|have not|"
+    r"haven'?t)\s*(?:\w+\s+){0,3}?(?:find|locate|see|know|access|answer|determine|confirm|"
+    r"information|details|data|records?|mention|documentation|specifics)|"
+    r"i\s+(?:can(?:'?t|not| not)|could(?:n'?t| not)|am unable to|'?m unable to|am not able to)\s+"
+    r"(?:help|provide|assist|answer|say|tell)|"
+    rf"{_INFO}(?: (?:i have|provided|given|you shared))? (?:do(?:es)?n'?t|do(?:es)? not|"
+    r"did(?:n'?t| not)) (?:mention|say|state|contain|include|specify|cover|provide|discuss|"
+    r"address|have)|"
+    r"there (?:is|was|are) no (?:information|mention|details?|data|records?)\b.*\b(?:in|from) "
+    rf"{_INFO}|no (?:information|details?|data) (?:is|was) (?:available|provided|given))",
+    re.IGNORECASE,
+)
+_APOLOGY = re.compile(r"^(?:(?:i'?m|i am) (?:so |very |really |truly )?sorry|(?:i )?apologi[sz]e|"
+                      r"sorry)(?:\s+(?:for|about|to hear|if)\b|\W*$)", re.IGNORECASE)
+_OFFER = re.compile(
+    r"^(?:please |just |so |and )?(?:let me know|let us know|feel free|don'?t hesitate|"
+    r"do not hesitate|i'?d be happy to|i would be happy to|i'?m happy to|i am happy to|"
+    r"happy to help|glad to help|(?:i )?hope (?:this|that|it) helps|is there anything else|"
+    r"anything else|would you like|do you want|want me to|shall i|"
+    r"(?:if|should) you (?:have|need|want)\b)",
+    re.IGNORECASE,
+)
+# Rhetorical questions that assert their proposition.
+_DID_YOU_KNOW = re.compile(
+    r"^(?:(?:did|do) you know|have you heard|you know|remember|note)(?: that)?\s+"
+    r"(?!(?:if|whether|what|how|when|where|why|which|who)\b)(?=\S)",
+    re.IGNORECASE,
+)
+_NEG_AUX = {"isn't": "is", "aren't": "are", "wasn't": "was", "weren't": "were",
+            "doesn't": "does", "don't": "do", "didn't": "did", "hasn't": "has",
+            "haven't": "have", "hadn't": "had", "can't": "can", "couldn't": "could",
+            "won't": "will", "wouldn't": "would", "shouldn't": "should"}
+_NEG_QUESTION = re.compile(rf"^({'|'.join(re.escape(a) for a in _NEG_AUX)})\s+(\S.*?)\s*\?$",
+                           re.IGNORECASE)
+_TAG_QUESTION = re.compile(
+    r",\s*(?:(?:(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)n'?t|"
+    r"is|are|was|were|does|do|did|has|have|can|will|won't)\s+(?:it|they|he|she|there|that|this|"
+    r"we)|right|correct|no|yes|eh)\s*\?\s*$",
+    re.IGNORECASE,
+)
+_PREDICATE_START = re.compile(
+    r"^(?:in|on|at|for|with|to|from|by|under|over|up|about|a|an|the|no|not|very|more|less|"
+    r"still|already|also|\S*\d\S*|\S+(?:proof|able|ible|ful|less|ous|ive|ic|ed|ing|ant|ent|ary))$",
+    re.IGNORECASE,
+)
+_CLAUSE_BOUNDARY = re.compile(
+    r"\s*;\s*|:\s+|\s+[-\u2013\u2014]+\s+|\s*[\u2013\u2014]+\s*|,?\s+but\s+|,\s*however,?\s+|"
+    r"(?:,\s*|\s+)(?:and |so )?(?=(?:please )?(?:let me know|let us know|feel free|"
+    r"don'?t hesitate|(?:i )?hope (?:this|that|it) helps|is there anything else)\b)",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"\w")
+
+
+def non_assertive_reason(text: str) -> str | None:
+    """Why ``text`` is not an assertion as a whole, or ``None`` when it asserts anything.
+
+    The local test every decomposer's set-aside text is held to (the pipeline re-checks an
+    LLM's ``dropped`` list with it). ``text`` is one or more sentences; it is non-assertive only
+    when every sentence and every clause in it is. An opener followed by an assertion
+    ("Of course the X weighs 3 kg", "Thanks to its warranty, the X ...") asserts, and so do
+    rhetorical questions that carry a proposition ("Did you know the X weighs 3 kg?") and
+    "I couldn't find X, but Y is Z". Reasons: ``"question"``, ``"greeting or pleasantry"``,
+    ``"restates the question"``, ``"lead-in"``, ``"refusal"``, ``"offer of help"``,
+    ``"no words"``. English only (text in other languages asserts unless it has no words).
+
+    Raises:
+        TypeError: ``text`` is not a string.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {type(text).__name__}")
+    whole = _Mapped(text, list(range(len(text))))
+    reasons = []
+    for sentence in _sentences(whole):
+        sentence = _without_citations(sentence)
+        if not _WORD.search(sentence.text):
+            continue
+        pieces = _analyse(sentence)
+        if any(kind == "claim" for kind, *_ in pieces):
+            return None
+        reasons.extend(reason for _, reason, _, _ in pieces if reason != "opener")
+    return reasons[0] if reasons else "no words"
+
+
+def _clause_reason(text: str, first: bool = True) -> str | None:
+    """Why one clause (no opener split off yet) is non-assertive as a whole, or ``None``.
+
+    A clause after the first that is a bare interjection ("Free plan: no", "HDR: yes") is a
+    value, not an interjection.
+    """
+    plain = _LEAD_CONJ.sub("", text.strip().strip("\"'\u201c\u201d")).strip()
+    if not first and re.fullmatch(rf"(?:{_INTERJECTION})\W*", plain, re.IGNORECASE):
+        return None
+    while True:
+        m = _OPENER.match(plain)
+        if not m or not m.end():
+            break
+        if _META_LEADIN.match(plain):
+            return "lead-in"
+        plain = plain[m.end():].lstrip()
+    if not _WORD.search(plain) or _OPENER_ALONE.match(plain):
+        return "greeting or pleasantry"
+    if plain.rstrip("\"'\u201d)").endswith("?"):
+        return "question"
+    if _RESTATE.match(plain):
+        return "restates the question"
+    if _META_LEADIN.match(plain):
+        return "lead-in"
+    if _REFUSAL.match(plain):
+        return "refusal"
+    if _APOLOGY.match(plain):
+        return "greeting or pleasantry"
+    if _OFFER.match(plain):
+        return "offer of help"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Text with its place in the answer.
+
+class _Mapped:
+    """A string and, for each of its characters, its offset in the answer (-1: written by us)."""
+
+    __slots__ = ("text", "pos")
+
+    def __init__(self, text: str, pos: list[int]) -> None:
+        self.text, self.pos = text, pos
+
+    @classmethod
+    def of(cls, answer: str, start: int, end: int) -> _Mapped:
+        return cls(answer[start:end], list(range(start, end)))
+
+    @classmethod
+    def literal(cls, text: str) -> _Mapped:
+        return cls(text, [-1] * len(text))
+
+    def __add__(self, other: _Mapped) -> _Mapped:
+        return _Mapped(self.text + other.text, self.pos + other.pos)
+
+    def __getitem__(self, index: slice) -> _Mapped:
+        return _Mapped(self.text[index], self.pos[index])
+
+    def without(self, spans) -> _Mapped:
+        """This text with the characters in ``spans`` (offsets into ``self.text``) removed."""
+        keep = [True] * len(self.text)
+        for start, end in spans:
+            keep[start:end] = [False] * (end - start)
+        return _Mapped("".join(c for c, k in zip(self.text, keep) if k),
+                       [p for p, k in zip(self.pos, keep) if k])
+
+    def remove(self, pattern: re.Pattern[str]) -> _Mapped:
+        return self.without([m.span() for m in pattern.finditer(self.text)])
+
+    def collapsed(self) -> _Mapped:
+        """Whitespace runs -> one space (mapped to the run's first character), ends stripped."""
+        text, pos = [], []
+        for ch, p in zip(self.text, self.pos):
+            if ch.isspace():
+                if text and text[-1] != " ":
+                    text.append(" ")
+                    pos.append(p)
+            else:
+                text.append(ch)
+                pos.append(p)
+        if text and text[-1] == " ":
+            text.pop()
+            pos.pop()
+        return _Mapped("".join(text), pos)
+
+    def strip(self) -> _Mapped:
+        start, end = 0, len(self.text)
+        while start < end and self.text[start].isspace():
+            start += 1
+        while end > start and self.text[end - 1].isspace():
+            end -= 1
+        return self[start:end]
+
+    def first(self) -> int | None:
+        """The answer offset of the first character that came from the answer."""
+        return next((p for p in self.pos if p >= 0), None)
+
+
+def _sentences(m: _Mapped) -> list[_Mapped]:
+    """Sentences of ``m``; they cover all of it (text pysbd leaves out joins the sentence
+    before it), and a sentence that is only bracket markers joins the one before it."""
+    starts = sorted({s for s, _ in sentence_spans(m.text)} | {0})
+    parts = [m[a:b].strip() for a, b in zip(starts, starts[1:] + [len(m.text)])]
+    out: list[_Mapped] = []
+    for part in parts:
+        if not part.text:
+            continue
+        if out and not _WORD.search(re.sub(r"\[[^\]]*\]|【[^】]*】", "", part.text)):
+            out[-1] = out[-1] + _Mapped.literal(" ") + part
+        else:
+            out.append(part)
+    return out
+
+
+def _without_citations(m: _Mapped) -> _Mapped:
+    return m.without(citation_spans(m.text)).strip()
+
+
+# ---------------------------------------------------------------------------------------------
+# One sentence -> pieces: ("claim", None, text, override) and ("drop", reason, text, None).
+
+def _analyse(m: _Mapped) -> list[tuple[str, str | None, _Mapped, str | None]]:
+    whole = m
+    openers: list[_Mapped] = []
+    while True:
+        om = _OPENER.match(m.text)
+        if not om or not om.end():
+            break
+        openers.append(m[:om.end()].strip())
+        m = m[om.end():].strip()
+    if not _WORD.search(m.text) or _OPENER_ALONE.match(m.text):
+        reason = "lead-in" if _META_LEADIN.match(whole.text) else "greeting or pleasantry"
+        return [("drop", reason, whole, None)]
+    lead = [("drop", "opener", o, None) for o in openers if o.text]
+
+    if m.text.rstrip("\"'\u201d)").endswith("?"):
+        claim = _rhetorical(m)
+        if claim is None:
+            return [("drop", "question", whole, None)]
+        return lead + [claim]
+
+    # clauses: drop the non-assertive ones, keep runs of assertive ones together
+    cuts = [(b.start(), b.end()) for b in _CLAUSE_BOUNDARY.finditer(m.text) if b.end() > b.start()]
+    bounds = [0] + [x for cut in cuts for x in cut] + [len(m.text)]
+    clauses = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
+    reasons = [_clause_reason(m.text[a:b], i == 0) if _WORD.search(m.text[a:b]) else ""
+               for i, (a, b) in enumerate(clauses)]
+    if not any(r is None for r in reasons):
+        first = next((r for r in reasons if r), None) or "greeting or pleasantry"
+        return [("drop", first, whole, None)]
+    pieces = list(lead)
+    run: list[tuple[int, int]] = []
+
+    def flush():
+        if run:
+            pieces.append(("claim", None, m[run[0][0]:run[-1][1]], None))
+            run.clear()
+
+    for (a, b), reason in zip(clauses, reasons):
+        if not reason:  # an assertion, or a clause without words (kept with its run)
+            if reason is None or run:
+                run.append((a, b))
+            continue
+        flush()
+        pieces.append(("drop", reason, m[a:b], None))
+    flush()
+    return pieces
+
+
+def _rhetorical(m: _Mapped):
+    """A claim piece for a question that asserts its proposition, else ``None``."""
+    text = m.text
+    q = text.rstrip("\"'\u201d)").rstrip()[:-1].rstrip()  # without the question mark
+    dk = _DID_YOU_KNOW.match(q)
+    if dk and _WORD.search(q[dk.end():]):
+        return ("claim", None, m[dk.end():len(q)], None)
+    tag = _TAG_QUESTION.search(text)
+    if tag and _WORD.search(text[:tag.start()]) and _clause_reason(text[:tag.start()]) is None:
+        return ("claim", None, m[:tag.start()], None)
+    neg = _NEG_QUESTION.match(text)
+    if neg:
+        aux, rest = neg.group(1), neg.group(2)
+        words = rest.split()
+        if words[0].lower() in {"you", "i", "we"}:
+            return None
+        positive = _NEG_AUX[aux.lower().replace("\u2019", "'")]
+        split = None
+        if words[0].lower() in _SUBJECT_PRONOUNS:
+            split = 1
+        else:
+            for i in range(1, len(words)):
+                w = words[i].lower()
+                if _is_verb(w) or w in _IMPERATIVES or (
+                        positive not in {"does", "do", "did"} and _PREDICATE_START.match(w)):
+                    split = i
+                    break
+        if split is None:
+            return ("claim", None, m, text)
+        subject = " ".join(words[:split])
+        return ("claim", None, m, f"{subject[:1].upper()}{subject[1:]} {positive} "
+                                  f"{' '.join(words[split:])}.")
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Markdown structure.
+
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25aa\u2023]|\d{1,3}[.)])\s+")
+_HEADING = re.compile(r"^\s*#{1,6}\s+")
+_QUOTE_MARK = re.compile(r"^\s*(?:>\s*)+")
+_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
+_FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+#.-]*)")
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_KEY_VALUE = re.compile(r"^\s*[A-Z][\w ()/%.'-]{0,40}:\s+\S")
+_TOPIC_SUFFIX = re.compile(
+    r"\s*(?:at a glance|overview|summary|key (?:specs|features|facts|points)|specs|features|"
+    r"details|highlights)\s*:?\s*$",
+    re.IGNORECASE,
+)
+_CODE_LANGUAGES = {
+    "bash", "sh", "shell", "zsh", "fish", "console", "powershell", "ps1", "ps", "bat", "cmd",
+    "python", "py", "python3", "pycon", "js", "javascript", "ts", "typescript", "jsx", "tsx",
+    "json", "jsonc", "sql", "go", "rust", "rs", "c", "cpp", "c++", "h", "java", "kotlin", "kt",
+    "ruby", "rb", "php", "perl", "swift", "scala", "cs", "csharp", "r", "lua", "html", "xml",
+    "css", "scss", "dockerfile", "makefile", "make", "toml", "ini", "diff", "hcl", "terraform",
+    "graphql", "proto", "regex", "nginx", "apache", "vim", "elixir", "haskell", "clojure",
+}
+_CODE_LINE = re.compile(
+    r"[{}()\[\];=<>$\\|&`]|->|::|(?:^|\s)--?[A-Za-z]|^\s*(?:#!|//|>>>|\$\s)|\b[a-z]+_[a-z_]+\b|"
+    r"\b\w+\.\w+\(|^\s*[a-z][\w.-]*(?:\s|$)"
+)
+
+
+class _Block:
+    """A run of answer lines read as one unit: ``kind`` is ``"text" | "bullet" | "heading" |
+    "table" | "code" | "group"`` (a fence read as text)."""
+
+    __slots__ = ("kind", "start", "end", "text", "topic", "rows", "children", "label")
+
+    def __init__(self, kind, start, end, text=None, topic=None, rows=None, children=None,
+                 label=None):
+        self.kind, self.start, self.end = kind, start, end
+        self.text, self.topic, self.rows, self.children = text, topic, rows, children
+        self.label = label
+
+
+def _lines(answer: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """(start, end) of each line in ``answer[lo:hi]``, newline excluded."""
+    out, start = [], lo
+    while start < hi:
+        nl = answer.find("\n", start, hi)
+        end = hi if nl < 0 else nl
+        out.append((start, end))
+        start = end + 1
+    return out
+
+
+def _clean_line(answer: str, start: int, end: int, *prefixes: re.Pattern[str]) -> _Mapped:
+    m = _Mapped.of(answer, start, end)
+    for prefix in prefixes:
+        pm = prefix.match(m.text)
+        if pm:
+            m = m[pm.end():]
+    return m.remove(_EMPHASIS).collapsed()
+
+
+def _reads_as_code(info: str, lines: list[str]) -> bool:
+    if info.lower() in _CODE_LANGUAGES:
+        return True
+    for line in lines:
+        if not line.strip():
+            continue
+        if _KEY_VALUE.match(line) and not re.search(r"[{}()\[\];=<>$\\`]", line):
+            continue
+        if _CODE_LINE.search(line) or len(line.split()) < 3 or not line.strip()[0].isupper():
+            return True
+    return False
+
+
+def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
+    lines = _lines(answer, lo, hi)
+    blocks: list[_Block] = []
+    paragraph: list[tuple[int, int]] = []
+    topic: str | None = None
+
+    def flush():
+        if paragraph:
+            text = _Mapped.literal("")
+            for i, (s, e) in enumerate(paragraph):
+                part = _clean_line(answer, s, e, _QUOTE_MARK)
+                text = text + (_Mapped.literal(" ") if i else _Mapped.literal("")) + part
+            blocks.append(_Block("text", paragraph[0][0], paragraph[-1][1], text.collapsed()))
+            paragraph.clear()
+
+    i = 0
+    while i < len(lines):
+        s, e = lines[i]
+        line = answer[s:e]
+        stripped = line.strip()
+        fence = _FENCE.match(line)
+        if fence:
+            flush()
+            marker = fence.group(1)
+            j = i + 1
+            while j < len(lines) and not answer[lines[j][0]:lines[j][1]].strip().startswith(marker):
+                j += 1
+            inner = lines[i + 1:j]
+            end = lines[min(j, len(lines) - 1)][1]
+            inner_text = [answer[a:b] for a, b in inner]
+            if _reads_as_code(fence.group(2), inner_text) or not inner:
+                blocks.append(_Block("code", s, end))
+            else:
+                blocks.append(_Block("group", s, end,
+                                     children=_blocks(answer, inner[0][0], inner[-1][1])))
+            i = j + 1
+            continue
+        if not stripped:
+            flush()
+            i += 1
+            continue
+        if stripped.startswith("|"):
+            flush()
+            j = i
+            while j < len(lines) and answer[lines[j][0]:lines[j][1]].strip().startswith("|"):
+                j += 1
+            blocks.append(_table(answer, lines[i:j]))
+            i = j
+            continue
+        is_heading = bool(_HEADING.match(line))
+        plain = _clean_line(answer, s, e, _QUOTE_MARK, _HEADING)
+        whole_bold = bool(re.fullmatch(r"(\*\*|__).+?\1:?", stripped))
+        lead_in = (plain.text.endswith(":") and len(plain.text.split()) <= 8
+                   and not _BULLET.match(line) and not is_heading and not whole_bold)
+        if is_heading or whole_bold or lead_in:
+            flush()
+            label = _topic_label(plain.text) if not lead_in else None
+            blocks.append(_Block("heading", s, e, plain, label=("lead-in" if lead_in else
+                                                                 "heading" if label else None)))
+            if label or lead_in:
+                topic = _TOPIC_SUFFIX.sub("", plain.text.rstrip(":")).strip() or None
+            else:
+                parsed = _subject_of(plain.text)
+                topic = parsed[1] if parsed else None
+            i += 1
+            continue
+        if _BULLET.match(line):
+            flush()
+            blocks.append(_Block("bullet", s, e, _clean_line(answer, s, e, _QUOTE_MARK, _BULLET),
+                                 topic=topic))
+            i += 1
+            continue
+        if _KEY_VALUE.match(_QUOTE_MARK.sub("", line)) and len(stripped.split()) <= 16:
+            flush()
+            blocks.append(_Block("text", s, e, _clean_line(answer, s, e, _QUOTE_MARK)))
+            i += 1
+            continue
+        paragraph.append((s, e))
+        i += 1
+    flush()
+    return blocks
+
+
+def _topic_label(text: str) -> bool:
+    """True when a heading's text is a topic label, not an assertion."""
+    words = text.rstrip(":").split()
+    if has_cjk(text):
+        return not re.search(r"\d|です|ます|。$", text)
+    if re.match(r"^[^:]{1,40}:\s+\S*\d", text):  # "Warranty: 3 years"
+        return False
+    return not (len(words) >= 3 and any(_is_verb(w) for w in words[1:]))
+
+
+def _table(answer: str, lines: list[tuple[int, int]]) -> _Block:
+    """A table: the row above a ``|---|`` rule is its header; each row is read as
+    ``header: cell; ...`` (or its cells joined by commas when there is no header)."""
+    rows = []  # ("header" | "row", text, offset of the line's first character)
+    header: list[str] | None = None
+    pending = None
+    for s, e in lines:
+        line = answer[s:e]
+        if _TABLE_SEP.match(line):
+            if pending is not None and header is None:
+                header = [c.text for c in pending[1]]
+                rows.append(("header", None, pending[0]))
+                pending = None
+            continue
+        if pending is not None:
+            rows.append(("row", _row_text(pending[1], None), pending[0]))
+        cells = _cells(answer, s, e)
+        first = _Mapped.of(answer, s, e).strip().first()
+        if header is not None and len(cells) == len(header):
+            rows.append(("row", _row_text(cells, header), first))
+            pending = None
+        else:
+            pending = (first, cells)
+    if pending is not None:
+        rows.append(("row", _row_text(pending[1], None), pending[0]))
+    return _Block("table", lines[0][0], lines[-1][1], rows=rows)
+
+
+def _cells(answer: str, start: int, end: int) -> list[_Mapped]:
+    m = _Mapped.of(answer, start, end)
+    cells, last = [], 0
+    for bar in [i for i, c in enumerate(m.text) if c == "|"] + [len(m.text)]:
+        cells.append(m[last:bar].remove(_EMPHASIS).collapsed())
+        last = bar + 1
+    if cells and not cells[0].text:
+        cells = cells[1:]
+    if cells and not cells[-1].text:
+        cells = cells[:-1]
+    return cells
+
+
+def _row_text(cells: list[_Mapped], header: list[str] | None) -> _Mapped:
+    out = _Mapped.literal("")
+    if header is not None:
+        pairs = [(h, c) for h, c in zip(header, cells) if h and c.text]
+        for i, (h, c) in enumerate(pairs):
+            out = out + _Mapped.literal(("; " if i else "") + f"{h}: ") + c
+    else:
+        for i, c in enumerate(c for c in cells if c.text):
+            out = out + _Mapped.literal(", " if i else "") + c
+    return out + _Mapped.literal(".") if out.text else out
+
+
+# ---------------------------------------------------------------------------------------------
+# The decomposer.
+
 class RuleDecomposer:
     """Rule-based decomposer (no model, no network, deterministic). See the module docstring.
 
-    ``decompose(answer)`` returns a ``Decomposition`` (claims + dropped text).
+    ``decompose(answer)`` returns a ``Decomposition``: the claims, the text set aside (each
+    ``DroppedText`` with its reason and its one span), and one span per claim
+    (``claim_spans``), all character offsets into ``answer``.
 
     Raises:
         TypeError: ``answer`` is not a string.
@@ -156,144 +711,112 @@ class RuleDecomposer:
         if not isinstance(answer, str):
             raise TypeError(f"answer must be a string, got {type(answer).__name__}")
         claims: list[str] = []
-        dropped: list[str] = []
-        entity: str | None = None
-        for kind, block, topic in _blocks(answer):
-            if kind == "drop":
-                dropped.append(block)
-                continue
-            for sentence in _sentences(block):
-                sentence_raw = collapse_ws(sentence)
-                text = strip_citations(sentence_raw)
-                if not re.search(r"\w", text):
+        claim_spans: list[list[tuple[int, int]]] = []
+        dropped: list[DroppedText] = []
+        state = {"entity": None}
+        for block in _blocks(answer, 0, len(answer)):
+            pieces = self._pieces(block, state)
+            for kind, payload, span in _place(answer, block.start, block.end, pieces):
+                if kind == "claim":
+                    claims.append(payload)
+                    claim_spans.append([span] if span else [])
+                else:
+                    text = answer[span[0]:span[1]] if span else payload
+                    dropped.append(DroppedText(text=text, reason=kind,
+                                               spans=[span] if span else []))
+        return Decomposition(claims=claims, dropped=dropped, claim_spans=claim_spans)
+
+    def _pieces(self, block: _Block, state: dict) -> list[tuple[str, str, int | None]]:
+        """(``"claim"`` or a drop reason, claim text or "", first answer offset) in order."""
+        if block.kind == "code":
+            return [("code block", "", block.start)]
+        if block.kind == "group":
+            return [p for child in block.children for p in self._pieces(child, state)]
+        if block.kind == "table":
+            out = []
+            for kind, text, line_start in block.rows:
+                if kind == "header":
+                    out.append(("table header", "", line_start))
                     continue
-                if _non_assertive(text):
-                    dropped.append(sentence_raw)
-                    continue
-                text = _OPENERS.sub("", text).strip()
-                if kind == "bullet" and topic:
-                    text = _attach_topic(text, topic)
-                for clause in _split_coordination(text):
-                    clause, entity = _resolve(clause, entity)
-                    clause = _finish(clause)
-                    if clause:
-                        claims.append(clause)
-        return Decomposition(claims=claims, dropped=dropped)
+                row = self._text(text, "text", None, state)
+                if row and row[0][2] is not None:  # the row's leading "|" is its own
+                    row[0] = (row[0][0], row[0][1], line_start)
+                out.extend(row)
+            return out
+        if block.kind == "heading" and block.label:
+            return [(block.label, "", block.text.first())]
+        kind = "bullet" if block.kind == "bullet" else "text"
+        return self._text(block.text, kind, block.topic, state)
 
-
-def _blocks(answer: str):
-    """Yield ("text" | "bullet" | "drop", text, topic) from markdown-ish answer text."""
-    topic: str | None = None
-    in_fence = False
-    fence_lines: list[str] = []
-    paragraph: list[str] = []
-
-    def flush():
-        if paragraph:
-            joined = " ".join(paragraph)
-            paragraph.clear()
-            return [("text", joined, None)]
-        return []
-
-    table_rows: list[list[str]] = []
-    header: list[str] | None = None
-    for line in answer.splitlines():
-        if _FENCE.match(line):
-            if in_fence:
-                fence_lines.append(line)
-                yield ("drop", "\n".join(fence_lines), None)
-                fence_lines = []
-                in_fence = False
-            else:
-                yield from flush()
-                in_fence = True
-                fence_lines = [line]
-            continue
-        if in_fence:
-            fence_lines.append(line)
-            continue
-        stripped = line.strip()
-        if not stripped:
-            yield from flush()
-            continue
-        if stripped.startswith("|"):
-            yield from flush()
-            cells = [_clean_md(c.strip()) for c in stripped.strip("|").split("|")]
-            if _TABLE_SEP.match(stripped):
-                if table_rows:  # the row above the separator is the header
-                    header = table_rows.pop()
-                    yield ("drop", " | ".join(header), None)
+    def _text(self, text: _Mapped, kind: str, topic: str | None, state: dict):
+        out = []
+        for sentence in _sentences(text):
+            sentence = _without_citations(sentence)
+            if not _WORD.search(sentence.text):
                 continue
-            if header and len(cells) == len(header):
-                pairs = [f"{h}: {c}" for h, c in zip(header, cells) if h and c]
-                yield ("text", "; ".join(pairs) + ".", None)
-            else:
-                table_rows.append(cells)
-            continue
-        if table_rows or header:  # a table ended: a header-less table is read row by row
-            for row in table_rows:
-                yield ("text", ", ".join(c for c in row if c) + ".", None)
-            table_rows, header = [], None
-        is_heading = bool(_HEADING.match(stripped))
-        plain = _clean_md(_HEADING.sub("", stripped))
-        whole_bold = bool(re.fullmatch(r"(\*\*|__).+?\1:?", stripped))
-        if is_heading or whole_bold or (plain.endswith(":") and len(plain.split()) <= 8
-                                        and not _BULLET.match(stripped)):
-            yield from flush()
-            yield ("drop", plain, None)
-            topic = _TOPIC_SUFFIX.sub("", plain.rstrip(":")).strip() or None
-            continue
-        if _BULLET.match(stripped):
-            yield from flush()
-            yield ("bullet", _clean_md(_BULLET.sub("", stripped)), topic)
-            continue
-        paragraph.append(plain)
-    if in_fence and fence_lines:
-        yield ("drop", "\n".join(fence_lines), None)
-    for row in table_rows:
-        yield ("text", ", ".join(c for c in row if c) + ".", None)
-    yield from flush()
+            for piece_kind, reason, m, override in _analyse(sentence):
+                if piece_kind == "drop":
+                    out.append((reason, "", m.first()))
+                    continue
+                out.extend(self._claims(m, override, kind, topic, state))
+        return out
+
+    def _claims(self, m: _Mapped, override: str | None, kind: str, topic: str | None,
+                state: dict):
+        body = m.strip()
+        text = override if override is not None else body.text
+        prefix = 0
+        if kind == "bullet" and topic and override is None:
+            attached = _attach_topic(text, topic)
+            if attached.endswith(text):
+                prefix = len(attached) - len(text)
+            text = attached
+        out = []
+        for clause, start, end in _split_coordination(text):
+            clause, state["entity"] = _resolve(clause, state["entity"])
+            clause = _finish(clause)
+            if not clause:
+                continue
+            source = body if override is not None else body[max(0, start - prefix):
+                                                             max(0, end - prefix)]
+            out.append(("claim", clause, source.first() if source.text else body.first()))
+        return out
 
 
-def _clean_md(text: str) -> str:
-    return _EMPHASIS.sub("", text).strip()
+def _place(answer: str, lo: int, hi: int, pieces):
+    """Give each piece of a block one span: from its first character to the next piece's.
 
-
-def _sentences(text: str) -> list[str]:
-    return [text[start:end] for start, end in sentence_spans(text)]
-
-
-def non_assertive_reason(text: str) -> str | None:
-    """Why ``text`` (one sentence or item) is not an assertion, or ``None`` when it asserts.
-
-    The local test every decomposer's set-aside text is held to (the pipeline re-checks an
-    LLM's ``dropped`` list with it). Reasons: ``"question"``, ``"greeting or pleasantry"``,
-    ``"restates the question"``, ``"lead-in"``, ``"refusal"``, ``"offer of help"``.
-    English only.
-
-    Raises:
-        TypeError: ``text`` is not a string.
+    Yields (kind, payload, (start, end) or None). A block with no piece but with
+    non-whitespace text becomes one dropped item (``"no words"``).
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a string, got {type(text).__name__}")
-    plain = text.strip().strip("\"'")
-    if plain.endswith("?"):
-        return "question"
-    if _GREETING.match(plain):
-        return "greeting or pleasantry"
-    if _RESTATE.match(plain):
-        return "restates the question"
-    if _META_LEADIN.match(plain):
-        return "lead-in"
-    if _REFUSAL.match(plain) or _APOLOGY.match(plain):
-        return "refusal"
-    if _OFFER.search(plain) and len(plain.split()) <= 16:
-        return "offer of help"
-    return None
+    anchored = [p for p in pieces if p[2] is not None]
+    if not anchored:
+        span = _trim(answer, lo, hi)
+        if span:
+            yield ("no words", answer[span[0]:span[1]], span)
+        for kind, payload, _ in pieces:
+            yield (kind, payload, None)
+        return
+    bounds = [p[2] for p in anchored]
+    for i in range(1, len(bounds)):  # anchors are in answer order; keep them so
+        bounds[i] = max(bounds[i], bounds[i - 1])
+    bounds[0] = lo
+    bounds.append(hi)
+    it = iter(range(len(anchored)))
+    for kind, payload, first in pieces:
+        if first is None:
+            yield (kind, payload, None)
+            continue
+        i = next(it)
+        yield (kind, payload, _trim(answer, bounds[i], bounds[i + 1]))
 
 
-def _non_assertive(text: str) -> bool:
-    return non_assertive_reason(text) is not None
+def _trim(answer: str, start: int, end: int) -> tuple[int, int] | None:
+    while start < end and answer[start].isspace():
+        start += 1
+    while end > start and answer[end - 1].isspace():
+        end -= 1
+    return (start, end) if end > start else None
 
 
 def _attach_topic(text: str, topic: str) -> str:
@@ -325,18 +848,25 @@ def _subject_of(clause: str) -> tuple[str, str, str] | None:
     return None
 
 
-def _split_coordination(text: str) -> list[str]:
-    """Split coordinated assertions; conjuncts that share the subject get it copied."""
+def _split_coordination(text: str) -> list[tuple[str, int, int]]:
+    """Split coordinated assertions; conjuncts that share the subject get it copied.
+
+    Returns (clause, start, end): each clause with the part of ``text`` it was cut from (its
+    own words; a copied subject or lead adverbial is not part of that range).
+    """
     if has_cjk(text):
-        return [text]
+        return [(text, 0, len(text))]
     pieces = _CLAUSE_SPLIT.split(text)
     if len(pieces) == 1:
-        return [text]
-    out: list[str] = [pieces[0]]
+        return [(text, 0, len(text))]
+    out: list[list] = [[pieces[0], 0, len(pieces[0])]]
+    offset = len(pieces[0])
     for glue, part in zip(pieces[1::2], pieces[2::2]):
+        start = offset + len(glue)
+        offset = start + len(part)
         words = part.split()
         first = words[0].lower() if words else ""
-        prev = out[-1]
+        prev = out[-1][0]
         is_clause = False
         shared_subject = False
         if first in _SUBJECT_PRONOUNS - {"that"}:
@@ -350,26 +880,28 @@ def _split_coordination(text: str) -> list[str]:
         elif first in _IMPERATIVES and _starts_imperative(prev):
             is_clause = True
         if not is_clause:
-            out[-1] = prev + glue + part  # not a clause: keep the original text
+            out[-1][0] = prev + glue + part  # not a clause: keep the original text
+            out[-1][2] = offset
             continue
         if shared_subject:
             if _starts_imperative(prev):
-                out.append(part)
+                out.append([part, start, offset])
                 continue
-            parsed = _subject_of(out[0])
+            parsed = _subject_of(out[0][0])
             if parsed is None:
-                out[-1] = prev + glue + part
+                out[-1][0] = prev + glue + part
+                out[-1][2] = offset
                 continue
             lead, subject, _ = parsed
             lead_cap = lead[:1].upper() + lead[1:] if lead else ""
             subj = subject if lead else subject[:1].upper() + subject[1:]
             if lead_cap:
                 subj = subject
-            out.append(f"{lead_cap}{subj} {part}")
+            out.append([f"{lead_cap}{subj} {part}", start, offset])
         else:
-            lead = _LEAD_ADVERBIAL.match(out[0])
-            out.append((lead.group(1) if lead else "") + part)
-    return out
+            lead = _LEAD_ADVERBIAL.match(out[0][0])
+            out.append([(lead.group(1) if lead else "") + part, start, offset])
+    return [(c, s, e) for c, s, e in out]
 
 
 def _starts_imperative(clause: str) -> bool:
@@ -439,6 +971,6 @@ def _finish(clause: str) -> str:
     if has_cjk(clause):
         return clause
     clause = clause[:1].upper() + clause[1:]
-    if clause[-1] not in ".!\u3002":
-        clause += "."
+    if clause[-1] not in ".!\u3002" and not re.search(r"[.!?]\s*(?:\[[^\]]*\]\s*)+$", clause):
+        clause += "."  # a bracket of ids after the full stop stays there, for the pipeline
     return clause

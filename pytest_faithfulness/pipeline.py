@@ -248,7 +248,8 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
         result.error = f"decompose failed: {type(exc).__name__}: {exc}"
         return result
     result.dropped = list(decomposition.dropped)
-    claims = [c for c in (collapse_ws(strip_citations(c)) for c in decomposition.claims) if c]
+    ids = [p.id for p in passages]
+    claims = [c for c in (collapse_ws(strip_citations(c, ids)) for c in decomposition.claims) if c]
     result.claims = [ClaimResult(text=c) for c in claims]
     if not claims:
         return result

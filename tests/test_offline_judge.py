@@ -13,7 +13,10 @@ from scripted_model import AUDIT_ANSWER, AUDIT_PASSAGES
 from pytest_faithfulness import OfflineJudge, evaluate
 from pytest_faithfulness.decomposition import RuleDecomposer
 
-CASES_FILE = Path(__file__).resolve().parents[1].parent / "shared" / "cases" / "cases.jsonl"
+# ../shared/cases beside the checkout (or beside a folder of worktrees).
+CASES_FILE = next((d / "shared" / "cases" / "cases.jsonl" for d in Path(__file__).resolve().parents
+                   if (d / "shared" / "cases" / "cases.jsonl").exists()),
+                  Path(__file__).resolve().parents[1].parent / "shared" / "cases" / "cases.jsonl")
 
 @pytest.fixture(scope="module")
 def judge():
@@ -78,7 +81,7 @@ def test_markdown_bullets_headings_and_code():
     assert result.claims == ["Nimbus 4 covers rooms up to 40 m².",
                              "Nimbus 4: Filter replacement every 12 months.",
                              "Nimbus 4: Night mode at 22 dB."]
-    assert result.dropped[0].text == "Nimbus 4 at a glance"
+    assert result.dropped[0].text == "**Nimbus 4 at a glance**"  # verbatim: answer[s:e]
     assert "nimbus --reset" in result.dropped[1].text
 
 
@@ -88,7 +91,8 @@ def test_markdown_tables_are_read_row_by_row():
     result = decompose(answer)
     assert result.claims == ["Plan: Business; Audit log export: yes.",
                              "Plan: Free; Audit log export: no.", "Exports go to S3."]
-    assert [d.text for d in result.dropped] == ["Plan | Audit log export"]
+    assert [d.reason for d in result.dropped] == ["table header"]
+    assert result.dropped[0].text == "| Plan | Audit log export |\n|---|---|"
 
 
 def test_empty_passage_texts_are_warned_about_and_support_nothing(judge):
