@@ -346,6 +346,7 @@ class CachedJudge:
         """Close the cache's database connections; warn once (``CacheIntegrityWarning``)
         when entries were refused."""
         self._cache.close()
+        _close_on_judge_loop(self._cache)
         refused = [line for line in self.integrity_lines() if "refused" in line]
         if refused:
             warnings.warn(f"faithfulness cache at {self.directory}: " + "; ".join(refused),
@@ -467,6 +468,20 @@ class CachedJudge:
                 warnings.warn(f"faithfulness cache at {self.directory} cannot be written "
                               f"({self._write_problem}): hits are served, new verdicts are "
                               "not saved (reported once)", CacheReadOnlyWarning, stacklevel=3)
+
+
+def _close_on_judge_loop(cache: Any) -> None:
+    """Close the judge loop thread's connection too: diskcache keeps one sqlite connection
+    per thread and ``close()`` closes the calling thread's only."""
+    from . import _loop
+
+    async def close() -> None:
+        cache.close()
+
+    try:
+        _loop.run_sync(close())
+    except RuntimeError:  # called from the judge loop itself: its connection is closed
+        pass
 
 
 def _verify_payload(claim: str, passages: list[Passage]) -> dict[str, Any]:
