@@ -375,3 +375,19 @@ def test_a_read_only_cache_through_the_plugin_replays(pytester, chat_server):
     replay.assert_outcomes(passed=1)
     assert replay.ret == 0
     assert "corrupt" not in replay.stdout.str() and not list(pytester.path.glob("c.corrupt-*"))
+
+
+def test_refused_entries_are_reported_by_count_in_a_pytest_run(pytester, chat_server,
+                                                              monkeypatch):
+    monkeypatch.setenv(CACHE_KEY_ENV, KEY)
+    chat_server.handler = audit_handler()
+    pytester.makepyfile(test_suite=SUITE)
+    args = ["--faithfulness-judge", "openai/scripted", "--faithfulness-api-base",
+            chat_server.base_url, "--faithfulness-cache-dir", "c"]
+    pytester.runpytest(*args).assert_outcomes(passed=1)
+    _rewrite(pytester.path / "c", _is_verdict, _edit_signed_value)
+    again = pytester.runpytest(*args)  # rw: the refused entries are judged again
+    again.assert_outcomes(passed=1, warnings=1)
+    again.stdout.fnmatch_lines(["*CacheIntegrityWarning: faithfulness cache at * 5 entries "
+                                f"refused: unsigned or signature mismatch ({CACHE_KEY_ENV} is set)"])
+    assert len(chat_server.requests) == 6 + 5
