@@ -128,9 +128,17 @@ def open_cache(directory: str | Path):
         cache.get("__probe__")
         return cache
     except (sqlite3.DatabaseError, OSError, ValueError) as exc:
-        if not _is_corruption(exc):  # cannot write here: read what is there, if anything
-            return _read_only(directory, exc)
         problem = exc
+    if not _is_corruption(problem):  # cannot write here: read what is there, if anything
+        reason = f"{type(problem).__name__}: {problem}"
+        if not (directory / _DBNAME).is_file():
+            return UnavailableCache(directory, reason)
+        try:
+            return ReadOnlyCache(directory, reason)
+        except (sqlite3.DatabaseError, OSError) as exc:
+            if not _is_corruption(exc):
+                return UnavailableCache(directory, f"{reason}; not readable either: {exc}")
+            problem = exc
     n = 1
     while directory.with_name(f"{directory.name}.corrupt-{n}").exists():
         n += 1
@@ -153,13 +161,6 @@ def _is_corruption(exc: BaseException) -> bool:
     if name is not None:
         return name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT"))
     return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
-
-
-def _read_only(directory: Path, exc: BaseException):
-    reason = f"{type(exc).__name__}: {exc}"
-    if not (directory / _DBNAME).is_file():
-        return UnavailableCache(directory, reason)
-    return ReadOnlyCache(directory, reason)
 
 
 def _connect_read_only(db: Path) -> sqlite3.Connection:
