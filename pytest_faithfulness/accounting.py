@@ -5,16 +5,27 @@ evaluated; judges and the cache add to whatever accumulator is current, so usage
 attributed per answer even when claims of many answers are verified concurrently (asyncio
 tasks and ``asyncio.to_thread`` copy the context). Costs come from litellm's bundled price
 map (``litellm.completion_cost``), never fetched over the network.
+
+The spending budget (``Budget``) is one for a whole run: with a ``ledger`` directory, every
+process of the run (pytest-xdist workers) adds its spend to the same sqlite counter
+(diskcache), so a budget reached on one worker stops new calls on all. ``model_is_priced``
+says, before any call, whether litellm's bundled price map knows a model (a budget cannot
+apply to a model it cannot price).
 """
 
 from __future__ import annotations
 
 import contextvars
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .records import Usage
+if TYPE_CHECKING:  # pragma: no cover - records (pydantic) is not imported at start-up
+    from .records import Usage
 
 _current: contextvars.ContextVar[Usage | None] = contextvars.ContextVar(
     "faithfulness_usage", default=None)
@@ -46,35 +57,123 @@ class BudgetExceeded(RuntimeError):
 
 
 class Budget:
-    """A spending limit in US dollars shared by every judge call of a process.
+    """A spending limit in US dollars shared by every judge call of a run.
 
     Args:
         limit_usd: the most to spend; ``None`` for no limit.
+        ledger: a directory holding the run's shared spend (a diskcache counter, created if
+            missing): every ``Budget`` opened on the same ledger, in any process, shares one
+            total. ``None``: the total is this object's own (one process).
 
     ``check()`` raises ``BudgetExceeded`` once ``spent_usd >= limit_usd``; ``charge(usd)``
     adds a call's cost. A call in flight when the limit is reached still completes, so the
-    overshoot is at most the calls in flight at that moment.
+    overshoot is at most the calls in flight at that moment, across all processes.
+
+    Raises:
+        ValueError: a negative limit.
     """
 
-    def __init__(self, limit_usd: float | None = None) -> None:
+    #: the ledger counts integer nano-dollars (diskcache's ``incr`` is atomic across
+    #: processes; costs per call are far above a nano-dollar).
+    _UNIT = 1e-9
+    _COUNTER = "spent_nano_usd"
+
+    def __init__(self, limit_usd: float | None = None, ledger: str | Path | None = None) -> None:
         if limit_usd is not None and limit_usd < 0:
             raise ValueError(f"budget must be >= 0 USD, got {limit_usd!r}")
         self.limit_usd = limit_usd
-        self.spent_usd = 0.0
         self.refused = 0
+        self._spent = 0.0
         self._lock = threading.Lock()
+        self._ledger = None
+        if ledger is not None:
+            import diskcache
+
+            self._ledger = diskcache.Cache(str(ledger))
+
+    @property
+    def spent_usd(self) -> float:
+        """US dollars spent so far (by the whole run, with a ledger)."""
+        if self._ledger is None:
+            return self._spent
+        return int(self._ledger.get(self._COUNTER, 0)) * self._UNIT
 
     def check(self) -> None:
         """Raise ``BudgetExceeded`` when the budget is spent."""
         if self.limit_usd is None:
             return
         with self._lock:
-            if self.spent_usd >= self.limit_usd:
+            spent = self.spent_usd
+            if spent >= self.limit_usd:
                 self.refused += 1
                 raise BudgetExceeded(f"judge budget of ${self.limit_usd:.6f} spent "
-                                     f"(${self.spent_usd:.6f}): no new judge calls")
+                                     f"(${spent:.6f}): no new judge calls")
 
     def charge(self, usd: float) -> None:
         """Add the cost of one call."""
         with self._lock:
-            self.spent_usd += usd
+            if self._ledger is None:
+                self._spent += usd
+            elif usd > 0:
+                self._ledger.incr(self._COUNTER, round(usd / self._UNIT), default=0)
+
+    def close(self) -> None:
+        """Close the ledger's database connections (diskcache keeps one per thread: this
+        thread's and the judge loop's)."""
+        if self._ledger is None:
+            return
+        from . import _loop
+
+        ledger = self._ledger
+        ledger.close()
+
+        async def close() -> None:
+            ledger.close()
+
+        try:
+            _loop.run_sync(close())
+        except RuntimeError:  # called from the judge loop itself
+            pass
+
+
+_PRICE_MAP = "model_prices_and_context_window_backup.json"
+
+
+def model_is_priced(model: str) -> bool:
+    """Whether litellm's bundled price map has a price for ``model`` (a litellm model string).
+
+    Looks up ``model`` and, for ``provider/name``, ``name`` (as litellm's cost lookup does),
+    in the JSON price map shipped inside the litellm package, found without importing
+    litellm; only where that file is missing is litellm imported (with its local map) and
+    ``litellm.model_cost`` consulted. A model priced at 0 (a local model) is priced.
+    Returns ``False`` when litellm is not installed.
+    """
+    prices = _bundled_prices()
+    names = [model.strip()]
+    if "/" in names[0]:
+        names.append(names[0].split("/", 1)[1])
+    for name in names:
+        entry = prices.get(name) if name != "sample_spec" else None
+        if isinstance(entry, dict) and ("input_cost_per_token" in entry
+                                        or "output_cost_per_token" in entry):
+            return True
+    return False
+
+
+@lru_cache(maxsize=1)
+def _bundled_prices() -> dict[str, Any]:
+    import importlib.util
+
+    spec = importlib.util.find_spec("litellm")  # locates the package, does not import it
+    if spec is None:
+        return {}
+    for location in spec.submodule_search_locations or []:
+        path = Path(location) / _PRICE_MAP
+        if path.is_file():
+            return json.loads(path.read_text(encoding="utf-8"))
+    import os
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    return dict(litellm.model_cost)

@@ -6,15 +6,38 @@ model, endpoint, prompt version and hash, parameters), the operation and its exa
 (the answer for ``decompose``; the claim and every passage id and text for ``verify``).
 Values are JSON (diskcache's ``JSONDisk``): nothing is unpickled from disk. A hit makes no
 judge call and so never imports litellm.
+
+Trust: nothing read from the cache is believed without a check.
+
+* Every entry is validated as a ``Verdict`` / ``Decomposition`` on read; one that does not
+  validate is a miss (an error in ``replay`` mode), counted in ``invalid``.
+* A cached verdict goes through the same check as a fresh one (the pipeline's
+  ``verification.check_verdict``: the cited passage ids must exist and the quote must occur
+  in them), because ``CachedJudge`` is a judge like any other.
+* With a signing key (``signing_key=`` or the ``FAITHFULNESS_CACHE_KEY`` environment
+  variable) every entry written is signed: HMAC-SHA-256 under the key over the canonical JSON
+  of the entry's cache key and its value, so an entry can neither be edited nor moved to
+  another key. An unsigned or mis-signed entry is then a miss (an error in ``replay`` mode),
+  counted in ``rejected``. The key itself is never written anywhere (not in the fingerprint,
+  the description, an entry or a message). Without a key, whoever can write the cache
+  directory decides the verdicts it serves, as whoever can write the tests decides them.
+
+Only a cache that is really corrupt (sqlite: "file is not a database", "database disk image
+is malformed") is moved aside. A cache that cannot be written (another user's directory, a
+read-only mount) is opened read-only: hits are served, ``replay`` works, nothing is renamed,
+and the first write that cannot happen is reported once (``CacheReadOnlyWarning``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import os
 import shutil
 import sqlite3
 import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -24,33 +47,78 @@ from .records import Decomposition, Passage, Verdict
 
 CACHE_SCHEMA = "pytest-faithfulness-cache-1"
 
+#: The environment variable that holds the cache signing key (any non-empty string).
+CACHE_KEY_ENV = "FAITHFULNESS_CACHE_KEY"
+
 #: Cache modes, after pytest-recording's record modes:
 #: ``rw`` reads hits and writes misses; ``replay`` reads only, and a miss is an error (CI with
 #: no network and no spend, verdicts committed with the repository); ``refresh`` never reads,
 #: calls the judge for everything and overwrites the entries.
 CACHE_MODES = ("rw", "replay", "refresh")
 
+_SIGNED = "signed"            # a signed entry: {"signed": <value>, "hmac-sha256": <hex>}
+_SIGNATURE = "hmac-sha256"
+_DBNAME = "cache.db"          # diskcache's database file in the cache directory
+
 
 class CacheMiss(LookupError):
     """A judge call missed the cache in ``replay`` mode (no judge call is made)."""
+
+
+class CacheRejected(CacheMiss):
+    """In ``replay`` mode: the cached entry exists but is refused (unsigned or mis-signed
+    under the signing key, or not a valid record). No judge call is made."""
 
 
 class CacheCorruptWarning(UserWarning):
     """The cache directory could not be read and was set aside and rebuilt."""
 
 
+class CacheReadOnlyWarning(UserWarning):
+    """The cache cannot be written: hits are served, new verdicts are not saved."""
+
+
+class CacheIntegrityWarning(UserWarning):
+    """Cache entries were refused (unsigned, mis-signed or invalid); raised once, at close."""
+
+
 def cache_key(fingerprint: dict[str, Any], op: str, payload: dict[str, Any]) -> str:
     """The hex SHA-256 key of one judge call (see the module docstring)."""
-    blob = json.dumps({"schema": CACHE_SCHEMA, "judge": fingerprint, "op": op, **payload},
-                      sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_canonical({"schema": CACHE_SCHEMA, "judge": fingerprint, "op": op,
+                                      **payload})).hexdigest()
+
+
+def sign_entry(signing_key: bytes, key: str, value: Any) -> str:
+    """The hex HMAC-SHA-256 of one cache entry: under ``signing_key``, over the canonical
+    JSON (sorted keys, no spaces, UTF-8) of ``{"key": key, "value": value}``."""
+    return hmac.new(signing_key, _canonical({"key": key, "value": value}),
+                    hashlib.sha256).hexdigest()
+
+
+def signing_key_from_env() -> bytes | None:
+    """The signing key from ``FAITHFULNESS_CACHE_KEY`` as UTF-8 bytes; ``None`` when the
+    variable is unset or empty."""
+    value = os.environ.get(CACHE_KEY_ENV, "")
+    return value.encode("utf-8") if value else None
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False,
+                      separators=(",", ":")).encode("utf-8")
 
 
 def open_cache(directory: str | Path):
     """Open (creating if needed) a JSON diskcache at ``directory``.
 
-    A directory that cannot be opened as a cache is moved aside to ``<dir>.corrupt-N`` with a
-    ``CacheCorruptWarning`` and a fresh cache is created in its place.
+    Returns:
+        a ``diskcache.Cache``; a ``ReadOnlyCache`` when the directory holds a cache that this
+        process may read but not write; an ``UnavailableCache`` (every read misses, every
+        write fails) when there is no cache and none can be created, or a corrupt one cannot
+        be moved aside.
+
+    Only corruption (sqlite's "file is not a database", "database disk image is malformed")
+    moves the directory aside, to ``<dir>.corrupt-N``, with a ``CacheCorruptWarning``; a fresh
+    cache is then created in its place. Permission errors are never taken for corruption.
     """
     import diskcache
 
@@ -60,14 +128,122 @@ def open_cache(directory: str | Path):
         cache.get("__probe__")
         return cache
     except (sqlite3.DatabaseError, OSError, ValueError) as exc:
-        n = 1
-        while directory.with_name(f"{directory.name}.corrupt-{n}").exists():
-            n += 1
-        aside = directory.with_name(f"{directory.name}.corrupt-{n}")
+        problem = exc
+    if not _is_corruption(problem):  # cannot write here: read what is there, if anything
+        reason = f"{type(problem).__name__}: {problem}"
+        if not (directory / _DBNAME).is_file():
+            return UnavailableCache(directory, reason)
+        try:
+            return ReadOnlyCache(directory, reason)
+        except (sqlite3.DatabaseError, OSError) as exc:
+            if not _is_corruption(exc):
+                return UnavailableCache(directory, f"{reason}; not readable either: {exc}")
+            problem = exc
+    n = 1
+    while directory.with_name(f"{directory.name}.corrupt-{n}").exists():
+        n += 1
+    aside = directory.with_name(f"{directory.name}.corrupt-{n}")
+    try:
         shutil.move(str(directory), str(aside))
-        warnings.warn(f"faithfulness cache at {directory} is unreadable ({exc}); moved to "
-                      f"{aside} and rebuilt", CacheCorruptWarning, stacklevel=2)
-        return diskcache.Cache(str(directory), disk=diskcache.JSONDisk)
+    except OSError as exc:
+        warnings.warn(f"faithfulness cache at {directory} is unreadable ({problem}) and cannot "
+                      f"be moved aside ({exc}): it is not used", CacheCorruptWarning, stacklevel=2)
+        return UnavailableCache(directory, f"unreadable ({problem})")
+    warnings.warn(f"faithfulness cache at {directory} is unreadable ({problem}); moved to "
+                  f"{aside} and rebuilt", CacheCorruptWarning, stacklevel=2)
+    return diskcache.Cache(str(directory), disk=diskcache.JSONDisk)
+
+
+def _is_corruption(exc: BaseException) -> bool:
+    """sqlite's NOTADB / CORRUPT (a plain ``DatabaseError``); ``OperationalError`` (read-only,
+    cannot open, locked) and ``OSError`` (permissions) are not corruption."""
+    name = getattr(exc, "sqlite_errorname", None)  # Python 3.11+
+    if name is not None:
+        return name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT"))
+    return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
+
+
+def _connect_read_only(db: Path) -> sqlite3.Connection:
+    """A read-only sqlite connection: ``mode=ro``, else ``immutable=1`` (a WAL database in
+    a directory where sqlite cannot create its ``-shm`` file opens only that way)."""
+    last: sqlite3.Error | None = None
+    for flag in ("mode=ro", "immutable=1"):
+        try:
+            con = sqlite3.connect(f"{db.resolve().as_uri()}?{flag}", uri=True,
+                                  check_same_thread=False)
+            con.execute("SELECT count(*) FROM Settings").fetchone()
+            return con
+        except sqlite3.OperationalError as exc:
+            last = exc
+    assert last is not None
+    raise last
+
+
+class ReadOnlyCache:
+    """A diskcache directory read without writing anything (for a cache this process may
+    not write: another user's, a read-only mount).
+
+    Reads the diskcache schema through sqlite's read-only modes and decodes keys and values
+    with diskcache's own ``JSONDisk``. ``get`` is ``diskcache.Cache.get``; ``set`` raises
+    ``PermissionError`` naming why the cache is read-only (``reason``).
+
+    Raises:
+        sqlite3.DatabaseError: the database cannot be read (corrupt, or not a diskcache).
+    """
+
+    def __init__(self, directory: str | Path, reason: str) -> None:
+        import diskcache
+
+        self.directory = Path(directory)
+        self.reason = reason
+        self._lock = threading.Lock()
+        self._con = _connect_read_only(self.directory / _DBNAME)
+        settings = dict(self._con.execute("SELECT key, value FROM Settings").fetchall())
+        self._disk = diskcache.JSONDisk(str(self.directory), **{
+            name[len("disk_"):]: value for name, value in settings.items()
+            if name.startswith("disk_")})
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        """The value stored under ``key``, or ``default``."""
+        db_key, raw = self._disk.put(key)
+        with self._lock:
+            row = self._con.execute(
+                "SELECT mode, filename, value FROM Cache WHERE key = ? AND raw = ?"
+                " AND (expire_time IS NULL OR expire_time > ?)",
+                (db_key, raw, time.time())).fetchone()
+        if row is None:
+            return default
+        mode, filename, value = row
+        return self._disk.fetch(mode, filename, value, False)
+
+    def set(self, key: Any, value: Any, **_: Any) -> bool:
+        """Always raises ``PermissionError``: this cache is read-only."""
+        raise PermissionError(f"read-only ({self.reason})")
+
+    def close(self) -> None:
+        """Close the database connection."""
+        with self._lock:
+            self._con.close()
+
+
+class UnavailableCache:
+    """No cache: every read misses, every write raises ``PermissionError`` (the cache
+    directory cannot be created, or it is corrupt and cannot be moved aside)."""
+
+    def __init__(self, directory: str | Path, reason: str) -> None:
+        self.directory = Path(directory)
+        self.reason = reason
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        """Always ``default``."""
+        return default
+
+    def set(self, key: Any, value: Any, **_: Any) -> bool:
+        """Always raises ``PermissionError``."""
+        raise PermissionError(f"unavailable ({self.reason})")
+
+    def close(self) -> None:
+        """Nothing to close."""
 
 
 class CachedJudge:
@@ -77,25 +253,39 @@ class CachedJudge:
         judge: the judge to wrap; it must have ``fingerprint() -> dict``.
         directory: the cache directory (created if missing).
         mode: ``"rw"`` (default), ``"replay"`` or ``"refresh"`` (see ``CACHE_MODES``).
+        signing_key: sign entries on write and refuse unsigned or mis-signed ones on read
+            (bytes or a string, used as UTF-8). Default: ``FAITHFULNESS_CACHE_KEY`` from the
+            environment; no signing when that is unset or empty.
 
     Attributes:
         hits / misses: judge calls served from the cache / passed to the wrapped judge.
+        rejected: entries refused because they are unsigned or their signature does not
+            match (only with a signing key).
+        invalid: entries refused because they are not a valid ``Verdict`` / ``Decomposition``.
+        unsaved: verdicts that could not be written (a read-only or unavailable cache, a full
+            disk); the first such failure warns once (``CacheReadOnlyWarning``).
+        signed: whether a signing key is in use.
 
     Raises:
         TypeError: the judge has no ``fingerprint()`` (its verdicts could not be keyed safely).
         ValueError: unknown ``mode``.
-        CacheMiss: (from a call) a miss in ``replay`` mode.
+        CacheMiss: (from a call) a miss in ``replay`` mode; ``CacheRejected`` when an entry
+            exists but is refused.
     """
 
     cacheable = True
     accounts_usage = True
 
-    def __init__(self, judge: Any, directory: str | Path, mode: str = "rw") -> None:
+    def __init__(self, judge: Any, directory: str | Path, mode: str = "rw", *,
+                 signing_key: bytes | str | None = None) -> None:
         fingerprint = getattr(judge, "fingerprint", None)
         if not callable(fingerprint):
             raise TypeError(f"{type(judge).__name__} has no fingerprint(): cannot key its cache")
         if mode not in CACHE_MODES:
             raise ValueError(f"cache mode must be one of {', '.join(CACHE_MODES)}, got {mode!r}")
+        if isinstance(signing_key, str):
+            signing_key = signing_key.encode("utf-8")
+        self._signing_key: bytes | None = signing_key or signing_key_from_env()
         self.mode = mode
         self.judge = judge
         self.directory = Path(directory)
@@ -104,6 +294,24 @@ class CachedJudge:
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        self.rejected = 0
+        self.invalid = 0
+        self.unsaved = 0
+        self._write_problem: str | None = None
+
+    def __repr__(self) -> str:  # never shows the signing key
+        return f"CachedJudge({self.judge!r}, {str(self.directory)!r}, mode={self.mode!r}, " \
+               f"signed={self.signed})"
+
+    @property
+    def signed(self) -> bool:
+        """Whether entries are signed and checked (a signing key is in use)."""
+        return self._signing_key is not None
+
+    @property
+    def read_only(self) -> str | None:
+        """Why the cache cannot be written (``None`` when it can, as far as is known)."""
+        return getattr(self._cache, "reason", None) or self._write_problem
 
     @property
     def context_budget_chars(self) -> int | None:
@@ -118,11 +326,32 @@ class CachedJudge:
         """The wrapped judge's description, with the cache directory."""
         from .judges.protocol import judge_description
 
-        return f"{judge_description(self.judge)}; cache {self.directory}"
+        signed = ", signed entries" if self.signed else ""
+        return f"{judge_description(self.judge)}; cache {self.directory}{signed}"
+
+    def integrity_lines(self) -> list[str]:
+        """Short lines for the session report: entries refused and verdicts not saved
+        (empty when there is nothing to report)."""
+        lines = []
+        if self.rejected:
+            lines.append(f"cache: {self.rejected} entr{'y' if self.rejected == 1 else 'ies'} "
+                         f"refused: unsigned or signature mismatch ({CACHE_KEY_ENV} is set)")
+        if self.invalid:
+            lines.append(f"cache: {self.invalid} entr{'y' if self.invalid == 1 else 'ies'} "
+                         "refused: not a valid record")
+        if self.unsaved:
+            lines.append(f"cache: {self.unsaved} new verdict(s) not saved: {self.read_only}")
+        return lines
 
     def close(self) -> None:
-        """Close the cache's database connections."""
+        """Close the cache's database connections; warn once (``CacheIntegrityWarning``)
+        when entries were refused."""
         self._cache.close()
+        _close_on_judge_loop(self._cache)
+        refused = [line for line in self.integrity_lines() if "refused" in line]
+        if refused:
+            warnings.warn(f"faithfulness cache at {self.directory}: " + "; ".join(refused),
+                          CacheIntegrityWarning, stacklevel=2)
 
     # protocol -------------------------------------------------------------------------------
     def decompose(self, answer: str) -> Decomposition:
@@ -182,15 +411,13 @@ class CachedJudge:
             return None
         try:
             raw = self._cache.get(key)
-        except (sqlite3.DatabaseError, OSError, ValueError, json.JSONDecodeError) as exc:
+        except (sqlite3.DatabaseError, OSError, ValueError) as exc:
             warnings.warn(f"faithfulness cache read failed ({exc}); calling the judge",
                           CacheCorruptWarning, stacklevel=3)
             raw = None
+        refusal = None
         if raw is not None:
-            try:
-                value = model.model_validate(raw)
-            except Exception:
-                value = None  # a stale or garbled entry is a miss, never served
+            value, refusal = self._unseal(key, raw, model)
             if value is not None:
                 with self._lock:
                     self.hits += 1
@@ -199,16 +426,65 @@ class CachedJudge:
         with self._lock:
             self.misses += 1
         if self.mode == "replay":
-            raise CacheMiss(f"{op}: no cached verdict in replay mode (cache {self.directory}); "
-                            "record it first with --faithfulness-cache-mode rw")
+            if refusal is not None:
+                raise CacheRejected(f"{op}: the cached entry is refused in replay mode: "
+                                    f"{refusal} (cache {self.directory}); record it again with "
+                                    "--faithfulness-cache-mode rw")
+            unusable = f", which cannot be used: {self._cache.reason}" \
+                if isinstance(self._cache, UnavailableCache) else ""
+            raise CacheMiss(f"{op}: no cached verdict in replay mode (cache {self.directory}"
+                            f"{unusable}); record it first with --faithfulness-cache-mode rw")
         return None
 
-    def _put(self, key: str, value) -> None:
+    def _unseal(self, key: str, raw: Any, model) -> tuple[Any, str | None]:
+        """``(value, None)`` for an entry that checks out, else ``(None, why it is refused)``;
+        counts the refusal."""
+        signed = isinstance(raw, dict) and set(raw) == {_SIGNED, _SIGNATURE}
+        if self._signing_key is not None:
+            signature = raw.get(_SIGNATURE) if signed else None
+            expected = sign_entry(self._signing_key, key, raw[_SIGNED]) if signed else ""
+            if not (isinstance(signature, str) and hmac.compare_digest(signature, expected)):
+                with self._lock:
+                    self.rejected += 1
+                why = "its signature does not match" if signed else "it is not signed"
+                return None, f"{why} ({CACHE_KEY_ENV} is set)"
         try:
-            self._cache.set(key, value.model_dump(mode="json"))
+            return model.model_validate(raw[_SIGNED] if signed else raw), None
+        except Exception:  # a stale or garbled entry is refused, never served
+            with self._lock:
+                self.invalid += 1
+            return None, f"it is not a valid {model.__name__}"
+
+    def _put(self, key: str, value) -> None:
+        data = value.model_dump(mode="json")
+        if self._signing_key is not None:
+            data = {_SIGNED: data, _SIGNATURE: sign_entry(self._signing_key, key, data)}
+        try:
+            self._cache.set(key, data)
         except (sqlite3.DatabaseError, OSError) as exc:
-            warnings.warn(f"faithfulness cache write failed ({exc})", CacheCorruptWarning,
-                          stacklevel=3)
+            with self._lock:
+                self.unsaved += 1
+                first = self._write_problem is None
+                if first:
+                    self._write_problem = getattr(self._cache, "reason", None) or str(exc)
+            if first:
+                warnings.warn(f"faithfulness cache at {self.directory} cannot be written "
+                              f"({self._write_problem}): hits are served, new verdicts are "
+                              "not saved (reported once)", CacheReadOnlyWarning, stacklevel=3)
+
+
+def _close_on_judge_loop(cache: Any) -> None:
+    """Close the judge loop thread's connection too: diskcache keeps one sqlite connection
+    per thread and ``close()`` closes the calling thread's only."""
+    from . import _loop
+
+    async def close() -> None:
+        cache.close()
+
+    try:
+        _loop.run_sync(close())
+    except RuntimeError:  # called from the judge loop itself: its connection is closed
+        pass
 
 
 def _verify_payload(claim: str, passages: list[Passage]) -> dict[str, Any]:

@@ -20,6 +20,8 @@ SESSION_KEY = pytest.StashKey["FaithfulnessSession"]()
 SETTINGS_KEY = pytest.StashKey[dict]()
 WORKER_OUTPUT_KEY = "faithfulness"
 PROGRESS_KEY = pytest.StashKey[dict]()
+LEDGER_KEY = pytest.StashKey[str]()  # the run's shared budget ledger (a directory)
+LEDGER_INPUT = "faithfulness_budget_ledger"  # its path in an xdist worker's workerinput
 _LATEST = "@latest"  # --faithfulness-compare given without a value
 
 # (flag suffix, ini type, help, default)
@@ -162,6 +164,43 @@ def pytest_configure(config: pytest.Config) -> None:
                                 "--faithfulness-no-cache")
     settings.update(_ci_settings(config))
     config.stash[SETTINGS_KEY] = settings
+    _budget_ledger(config)
+
+
+def _budget_ledger(config: pytest.Config) -> None:
+    """With ``--faithfulness-budget-usd``: refuse a model litellm's price map cannot price,
+    and give the run one ledger of spend that every xdist worker shares (the controller
+    creates it and passes its path in ``workerinput``; it is removed at the end)."""
+    if _number(config, "budget-usd", float, 0, None) is None:
+        return
+    if _is_worker(config):
+        ledger = config.workerinput.get(LEDGER_INPUT)
+        if ledger:
+            config.stash[LEDGER_KEY] = ledger
+        return
+    spec = (get_option(config, "judge") or "offline").strip()
+    if spec.lower() not in ("offline", "offline-nli"):
+        from .accounting import model_is_priced
+
+        if not model_is_priced(spec):
+            raise pytest.UsageError(
+                f"--faithfulness-budget-usd cannot apply to {spec!r}: litellm's bundled price "
+                "map has no price for it, so its calls would cost $0 against the budget; use "
+                "a priced model string or drop the budget")
+    import shutil
+    import tempfile
+
+    ledger = tempfile.mkdtemp(prefix="faithfulness-budget-")
+    config.add_cleanup(lambda: shutil.rmtree(ledger, ignore_errors=True))
+    config.stash[LEDGER_KEY] = ledger
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist: hand the run's budget ledger to each worker."""
+    ledger = node.config.stash.get(LEDGER_KEY, None)
+    if ledger:
+        node.workerinput[LEDGER_INPUT] = ledger
 
 
 def _ci_settings(config: pytest.Config) -> dict[str, Any]:
@@ -282,7 +321,9 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     from .accounting import Budget
     from .judges import make_judge
 
-    options: dict[str, Any] = {"budget": Budget(_number(pytestconfig, "budget-usd", float, 0, None))}
+    budget = Budget(_number(pytestconfig, "budget-usd", float, 0, None),
+                    ledger=pytestconfig.stash.get(LEDGER_KEY, None))
+    options: dict[str, Any] = {"budget": budget}
     api_base = get_option(pytestconfig, "api-base")
     if api_base:
         options["api_base"] = api_base
@@ -294,6 +335,7 @@ def faithfulness_judge(pytestconfig: pytest.Config):
         judge = make_judge(get_option(pytestconfig, "judge"), **options)
     if _no_cache(pytestconfig) or not getattr(judge, "cacheable", False):
         yield judge
+        budget.close()
         return
     from .cache import CachedJudge
 
@@ -303,6 +345,7 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     cached = CachedJudge(judge, cache_dir, mode=get_option(pytestconfig, "cache-mode") or "rw")
     yield cached
     cached.close()
+    budget.close()
 
 
 class FaithfulnessAssertion:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from scripted_model import (
@@ -16,7 +19,7 @@ from scripted_model import (
     make_judge,
 )
 
-from pytest_faithfulness.accounting import Budget
+from pytest_faithfulness.accounting import Budget, BudgetExceeded
 from pytest_faithfulness.cache import CachedJudge
 from pytest_faithfulness.pipeline import evaluate, evaluate_many
 
@@ -143,3 +146,69 @@ def test_tokens_and_cost_are_in_the_terminal_summary_and_json_report(pytester, c
     second = pytester.runpytest(*args)
     second.stdout.fnmatch_lines(["judge calls: 0, cache hits: 6"])
     assert len(chat_server.requests) == 6
+
+
+# ---------------------------------------------------------------------------------------------
+# One budget for the whole run, and never a budget that cannot apply.
+
+def test_budgets_on_one_ledger_share_one_total(tmp_path):
+    first, second = (Budget(limit_usd=0.01, ledger=tmp_path / "ledger") for _ in range(2))
+    first.charge(0.006)
+    second.check()  # $0.006 of $0.01: calls may still go out
+    second.charge(0.005)
+    for budget in (first, second):
+        assert budget.spent_usd == pytest.approx(0.011)
+        with pytest.raises(BudgetExceeded, match=r"judge budget of \$0.010000 spent"):
+            budget.check()
+    third = Budget(limit_usd=0.01, ledger=tmp_path / "other-run")  # another run: its own total
+    third.check()
+    for budget in (first, second, third):
+        budget.close()
+
+
+def test_the_budget_is_one_for_all_xdist_workers(pytester, chat_server):
+    """Before the shared ledger, ``-n 2`` let each worker spend the whole budget."""
+    chat_server.handler = audit_handler()
+    one_answer = evaluate(AUDIT_ANSWER, AUDIT_PASSAGES,
+                          make_judge(chat_server, model=PRICED_MODEL)).usage.cost_usd
+    chat_server.clear()
+    budget = 3.5 * one_answer
+    pytester.makepyfile(test_budget=f'''
+        import pytest
+        @pytest.mark.parametrize("n", range(12))
+        def test_answer(assert_faithful, n):
+            assert_faithful({AUDIT_ANSWER!r}, {AUDIT_PASSAGES!r})
+    ''')
+    result = pytester.runpytest("-n", "2", "--faithfulness-judge", PRICED_MODEL,
+                                "--faithfulness-api-base", chat_server.base_url,
+                                "--faithfulness-no-cache", "--faithfulness-concurrency", "1",
+                                "--faithfulness-budget-usd", repr(budget),
+                                "--faithfulness-report", "r.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*GATE FAILED: the judge budget was spent before * answer(s) "
+                                 "were judged*"])
+    data = json.loads((pytester.path / "r.json").read_text())
+    spent = data["summary"]["usage"]["cost_usd"]
+    assert data["summary"]["usage"]["calls"] == len(chat_server.requests)
+    assert sum(a["status"] == "scored" for a in data["answers"]) >= 3
+    # At most one call per worker is in flight when the budget is reached (concurrency 1),
+    # and no call costs more than a whole answer: per-worker budgets would spend >= 2 x 3.5.
+    assert budget <= spent < budget + 2 * one_answer
+
+
+@pytest.mark.parametrize("model", ["openai/scripted", "azure/our-gpt-deployment",
+                                   "anthropic/claude-that-does-not-exist"])
+def test_a_budget_on_a_model_without_a_price_is_a_usage_error(pytester, model):
+    pytester.makepyfile("def test_it():\n    pass\n")
+    result = pytester.runpytest("--faithfulness-judge", model, "--faithfulness-budget-usd", "1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--faithfulness-budget-usd cannot apply to {model!r}: "
+                                 "litellm's bundled price map has no price for it*"])
+
+
+@pytest.mark.parametrize("model", [PRICED_MODEL, "gpt-4o-mini", "ollama/llama3"])
+def test_priced_models_are_known_without_importing_litellm(model):
+    code = ("import sys; from pytest_faithfulness.accounting import model_is_priced; "
+            f"assert model_is_priced({model!r}); assert not model_is_priced('openai/scripted'); "
+            "assert 'litellm' not in sys.modules, 'litellm was imported'")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])
