@@ -307,7 +307,7 @@ class LiteLLMJudge:
             except JudgeError:
                 raise
             except Exception as exc:
-                if blocked and isinstance(exc, blocked):
+                if (blocked and isinstance(exc, blocked)) or _content_policy_code(exc):
                     raise JudgeError(redact(f"{op}: blocked by the provider's content filter: "
                                             f"{type(exc).__name__}: {_short(exc)}")) from exc
                 if _missing_credentials(exc):  # litellm reports these as server errors
@@ -525,13 +525,22 @@ def _transient_status(exc: BaseException) -> bool:
     return status in (408, 409, 425, 429, 500, 502, 503, 504) or "connection error" in str(exc).lower()
 
 
+def _content_policy_code(exc: BaseException) -> bool:
+    """A provider error whose code says its content policy refused the request (litellm maps
+    only some of these messages to ``ContentPolicyViolationError``)."""
+    code = getattr(exc, "code", None)
+    return isinstance(code, str) and code.lower() in ("content_policy_violation", "content_filter")
+
+
 def _missing_credentials(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "missing credentials" in text or "api_key client option must be set" in text
 
 
 def _short(exc: BaseException | None, limit: int = 300) -> str:
-    text = " ".join(str(exc).split())
+    """The exception's text on one line, redacted first (a cut must not leave part of a
+    secret behind), then cut to ``limit`` characters."""
+    text = redact(" ".join(str(exc).split()))
     return text if len(text) <= limit else text[:limit] + "..."
 
 
