@@ -126,7 +126,7 @@ def parse_request(request: dict) -> tuple[str, Any, Any]:
     # litellm sends the system prompt as a user message to models without a system role
     # (OpenAI's o1/o3-mini)
     assert [m["role"] for m in messages] in (["system", "user"], ["user", "user"]), messages
-    system, user = _without_schema(messages[0]["content"]), messages[1]["content"]
+    system, user = without_schema(messages[0]["content"]), messages[1]["content"]
     if system == DECOMPOSE_SYSTEM:
         head = "ANSWER (JSON string):\n"
         assert user.startswith(head), user
@@ -139,7 +139,7 @@ def parse_request(request: dict) -> tuple[str, Any, Any]:
     raise AssertionError(f"unknown system prompt: {system[:80]!r}")
 
 
-def _without_schema(system: str) -> str:
+def without_schema(system: str) -> str:
     """The system prompt without the reply schema the judge appends in ``json_object`` mode."""
     return system.split(_SCHEMA_INSTRUCTION, 1)[0]
 
