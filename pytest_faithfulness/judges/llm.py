@@ -1,7 +1,11 @@
 """The LLM judge: every call goes through litellm, imported only when a call has to go out.
 
 ``LiteLLMJudge("openai/gpt-4o-mini")`` decomposes and verifies with any model string litellm
-knows; replies are parsed and validated against ``DecomposeReply`` / ``VerifyReply``.
+knows. A reply is believed only when it is exactly one JSON value valid against
+``DecomposeReply`` / ``VerifyReply`` (``parse_json_reply``); the shape is asked for with
+``json_schema`` structured output where litellm says the model enforces it. The cache key
+(``fingerprint``) holds the endpoint as litellm resolves it (explicit or from the
+environment) and the sampling parameters; error texts are redacted (``redaction``).
 """
 
 from __future__ import annotations
@@ -357,10 +361,12 @@ class LiteLLMJudge:
 
 # request plan ----------------------------------------------------------------------------------
 
-#: How the reply's shape is asked for.
-JSON_SCHEMA = "json_schema"                 # response_format json_schema, strict: the provider enforces it
-JSON_OBJECT = "json_object"                 # response_format json_object, schema in the system prompt
-JSON_OBJECT_SCHEMA = "json_object+schema"   # as JSON_OBJECT, schema also in response_format (llama.cpp)
+#: How the reply's shape is asked for: ``response_format`` json_schema (strict; the provider
+#: enforces it); json_object with the schema in the system prompt; the same with the schema
+#: also inside ``response_format`` (llama.cpp's server constrains its output with it).
+JSON_SCHEMA = "json_schema"
+JSON_OBJECT = "json_object"
+JSON_OBJECT_SCHEMA = "json_object+schema"
 
 _SCHEMA_INSTRUCTION = "\nThe reply must be one JSON object valid against this JSON schema:\n"
 
