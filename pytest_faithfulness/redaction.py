@@ -49,7 +49,7 @@ _AUTH_HEADER = re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/\-]{8,}=*")
 _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@:]+:[^/\s@]+@")
 #: A blob after a secret-looking name: ``api_key=...``, ``"token": "..."``, ``&sig=...``.
 _NAMED_VALUE = re.compile(
-    r"(?i)((?:[\w\-]*(?:key|token|secret|password|passwd|credential|signature)[\w\-]*|\bsig)"
+    r"(?i)((?:key|token|secret|password|passwd|credential|signature|\bsig)[\w\-]{0,40}"
     r"[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9+/_.~%\-]{16,}=*)")
 
 
