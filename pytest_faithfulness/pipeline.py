@@ -31,6 +31,7 @@ from .records import (
     Verdict,
     to_passages,
 )
+from .redaction import redact
 from .text import collapse_ws, strip_citations
 from .verification import check_verdict
 
@@ -245,7 +246,7 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
             decomposition = as_decomposition(await call_judge(judge, "decompose", answer))
     except Exception as exc:  # fail closed: the answer errors, nothing passes
         result.status = "error"
-        result.error = f"decompose failed: {type(exc).__name__}: {exc}"
+        result.error = redact(f"decompose failed: {type(exc).__name__}: {exc}")
         return result
     result.dropped = list(decomposition.dropped)
     ids = [p.id for p in passages]
@@ -270,10 +271,10 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
         result.status = "error"
         first = failures[0][1] if failures else None
         detail = f": {type(first).__name__}: {first}" if first is not None else ""
-        result.error = (f"judge returned no verdict for {len(missing)} of {len(result.claims)} "
-                        f"claim(s){detail}")
+        result.error = redact(f"judge returned no verdict for {len(missing)} of "
+                              f"{len(result.claims)} claim(s){detail}")
         for claim_result, exc in failures:
-            claim_result.note = f"verify failed: {type(exc).__name__}: {exc}"
+            claim_result.note = redact(f"verify failed: {type(exc).__name__}: {exc}")
         return result
     result.status = "scored"
     return result

@@ -31,6 +31,8 @@ _OPTIONS: list[tuple[str, str, str, Any]] = [
     ("api-base", "string", "OpenAI-compatible base URL for the LLM judge (default: the "
      "provider's)", None),
     ("timeout", "string", "seconds per LLM judge request (default 60)", None),
+    ("temperature", "string", "sampling temperature of the LLM judge (>= 0, default 0; not "
+     "sent to models that do not accept it, such as OpenAI's o-series)", None),
     ("concurrency", "string", "most verify calls in flight per answer (default 8)", None),
     ("min-score", "string", "default min_score for assert_faithful (faithfulness in [0, 1])", None),
     ("max-unsupported", "string", "default max_unsupported for assert_faithful (claims not "
@@ -151,6 +153,7 @@ def pytest_configure(config: pytest.Config) -> None:
     }
     for suffix, kind, low, high in (("min-score", float, 0, 1), ("max-unsupported", int, 0, None),
                                     ("timeout", float, 0.001, None), ("concurrency", int, 1, None),
+                                    ("temperature", float, 0, None),
                                     ("budget-usd", float, 0, None),
                                     ("context-budget", int, 1, None)):
         _number(config, suffix, kind, low, high)  # fail fast on a bad value
@@ -330,6 +333,9 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     timeout = _number(pytestconfig, "timeout", float, 0.001, None)
     if timeout is not None:
         options["timeout"] = timeout
+    temperature = _number(pytestconfig, "temperature", float, 0, None)
+    if temperature is not None:
+        options["temperature"] = temperature
     judge = pytestconfig.hook.pytest_faithfulness_make_judge(config=pytestconfig)
     if judge is None:
         judge = make_judge(get_option(pytestconfig, "judge"), **options)

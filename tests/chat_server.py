@@ -65,6 +65,8 @@ class Reply:
         content_length: a ``Content-Length`` to announce instead of the real one (e.g. larger
             than the body, for a connection cut mid-body).
         finish_reason: ``choices[0].finish_reason`` of a normal reply.
+        null_content: send ``"content": null`` (as a provider does for a reply its content
+            filter blocked) instead of ``content``.
     """
 
     content: str | None = None
@@ -74,6 +76,7 @@ class Reply:
     delay: float = 0.0
     content_length: int | None = None
     finish_reason: str = "stop"
+    null_content: bool = False
 
     @classmethod
     def json(cls, value: Any, **kwargs: Any) -> Reply:
@@ -117,12 +120,13 @@ def sequence(*replies: Reply | str | dict | list) -> Handler:
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One request as the server saw it."""
+    """One request as the server saw it (``query``: the URL's query string, without ``?``)."""
 
     path: str
     headers: dict[str, str]
     json: Any
     received_at: float
+    query: str = ""
 
 
 class _ChatHandler(BaseHTTPRequestHandler):
@@ -134,7 +138,13 @@ class _ChatHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         owner = self.server.owner
-        path = self.path.split("?", 1)[0].rstrip("/")
+        path, _, query = self.path.partition("?")
+        path = path.rstrip("/")
+        for route in ("/chat/completions",):
+            # the OpenAI SDK appends the route after a base URL's query string
+            # (``/v1?tenant=a/chat/completions``): served as ``/v1/chat/completions?tenant=a``
+            if path not in CHAT_PATHS and query.endswith(route):
+                path, query = path + route, query[:-len(route)]
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         if path not in CHAT_PATHS:
@@ -149,7 +159,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
                                        "type": "invalid_request_error"}})
             return
         owner._record(RecordedRequest(path=path, headers=dict(self.headers.items()),
-                                      json=request, received_at=time.monotonic()))
+                                      json=request, received_at=time.monotonic(),
+                                      query=query))
         owner._enter()
         try:
             self._reply(owner, request)
@@ -319,7 +330,8 @@ class ScriptedChatServer:
             "system_fingerprint": "fp_scripted",
             "choices": [{
                 "index": 0,
-                "message": {"role": "assistant", "content": content},
+                "message": {"role": "assistant",
+                            "content": None if reply.null_content else content},
                 "logprobs": None,
                 "finish_reason": reply.finish_reason,
             }],

@@ -12,6 +12,7 @@ from chat_server import ScriptedChatServer, sequence
 
 import pytest_faithfulness
 from pytest_faithfulness import LiteLLMJudge
+from pytest_faithfulness.judges.llm import _SCHEMA_INSTRUCTION
 from pytest_faithfulness.judges.prompts import DECOMPOSE_SYSTEM, VERIFY_SYSTEM
 
 MODEL = "openai/scripted"
@@ -122,8 +123,10 @@ STORE_ANSWER = "The Model K7 kettle has a 2-year warranty. It ships with a desca
 def parse_request(request: dict) -> tuple[str, Any, Any]:
     """``("decompose", answer, None)`` or ``("verify", passages, claim)`` from a request."""
     messages = request["messages"]
-    assert [m["role"] for m in messages] == ["system", "user"], messages
-    system, user = messages[0]["content"], messages[1]["content"]
+    # litellm sends the system prompt as a user message to models without a system role
+    # (OpenAI's o1/o3-mini)
+    assert [m["role"] for m in messages] in (["system", "user"], ["user", "user"]), messages
+    system, user = without_schema(messages[0]["content"]), messages[1]["content"]
     if system == DECOMPOSE_SYSTEM:
         head = "ANSWER (JSON string):\n"
         assert user.startswith(head), user
@@ -134,6 +137,19 @@ def parse_request(request: dict) -> tuple[str, Any, Any]:
         block, claim = user[len(head):].rsplit(sep, 1)
         return "verify", json.loads(block), json.loads(claim)
     raise AssertionError(f"unknown system prompt: {system[:80]!r}")
+
+
+def without_schema(system: str) -> str:
+    """The system prompt without the reply schema the judge appends in ``json_object`` mode."""
+    return system.split(_SCHEMA_INSTRUCTION, 1)[0]
+
+
+def system_schema(request: dict) -> dict | None:
+    """The reply schema appended to the request's system prompt, if any."""
+    system = request["messages"][0]["content"]
+    if _SCHEMA_INSTRUCTION not in system:
+        return None
+    return json.loads(system.split(_SCHEMA_INSTRUCTION, 1)[1])
 
 
 def judge_model(decompose: Callable[[str], Any],

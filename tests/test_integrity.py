@@ -17,7 +17,9 @@ from scripted_model import (
     judge_model,
     make_judge,
     parse_request,
+    system_schema,
     unsupported,
+    without_schema,
 )
 
 from pytest_faithfulness import OfflineJudge, Passage, evaluate
@@ -168,8 +170,10 @@ def test_injected_text_reaches_the_model_only_inside_its_data_block(chat_server,
     decompose, verify = chat_server.requests
     # The structure is unchanged: the same two messages, the fixed system prompts, and the
     # data blocks decode back to exactly the text given.
-    assert decompose["messages"][0]["content"] == DECOMPOSE_SYSTEM
-    assert verify["messages"][0]["content"] == VERIFY_SYSTEM
+    assert without_schema(decompose["messages"][0]["content"]) == DECOMPOSE_SYSTEM
+    assert without_schema(verify["messages"][0]["content"]) == VERIFY_SYSTEM
+    assert set(system_schema(verify)["properties"]) == {"label", "passage_ids", "quote",
+                                                        "rationale"}  # the fixed reply schema
     op, answer, _ = parse_request(decompose)
     assert op == "decompose" and answer == f"Exports run hourly. {payload}"
     op, sent_passages, claim = parse_request(verify)

@@ -180,34 +180,70 @@ def test_quote_matches_after_whitespace_and_typographic_quote_normalisation(chat
 
 
 # --------------------------------------------------------------------------------------------
-# Reading replies: tolerant where it is safe, fail closed where it is not.
+# Reading replies: exactly one JSON value (or one fence around it), else a retry, then an error.
 
-def test_fenced_reply_with_preamble_and_trailing_comma_is_read(chat_server):
-    """CASE-06: preamble, a ```json fence, a verdict list, a trailing comma."""
-    fenced = ("Here is the result:\n```json\n[\n  {\"claim\": 1, \"verdict\": \"supported\", "
-              "\"passage_ids\": [\"1\"], \"quote\": \"The Orbit blender has a 1.5-litre jar.\"},\n"
-              "]\n```")
-    chat_server.handler = judge_model(claims_reply([ORBIT_ANSWER]), lambda p, c: Reply(fenced))
+@pytest.mark.parametrize("reply", [
+    # CASE-06: preamble, a ```json fence, a verdict list, a trailing comma
+    ("Here is the result:\n```json\n[\n  {\"claim\": 1, \"verdict\": \"supported\", "
+     "\"passage_ids\": [\"1\"], \"quote\": \"The Orbit blender has a 1.5-litre jar.\"},\n"
+     "]\n```"),
+    # a sentence of preamble that cites a passage, then the verdict
+    ('Passage [1] states this directly:\n{"label": "supported", "passage_ids": ["1"], '
+     '"quote": "The Orbit blender has a 1.5-litre jar.", "rationale": "stated"}'),
+    # trailing commas are not JSON: not repaired
+    ('{"label": "supported", "passage_ids": ["1"], "quote": "The Orbit blender has a '
+     '1.5-litre jar.", "rationale": "stated",}'),
+], ids=["fence-after-preamble", "preamble-citing-a-passage", "trailing-comma"])
+def test_verify_reply_that_is_not_one_json_value_is_an_error_after_the_parse_retry(chat_server,
+                                                                                    reply):
+    """Formerly read tolerantly; a verdict must be the whole reply, so these are retried once
+    and then error the answer (no score, the gate fails)."""
+    chat_server.handler = judge_model(claims_reply([ORBIT_ANSWER]), lambda p, c: Reply(reply))
 
-    result = pytest_faithfulness.evaluate(ORBIT_ANSWER, ORBIT_PASSAGES, make_judge(chat_server))
+    result = pytest_faithfulness.evaluate(ORBIT_ANSWER, ORBIT_PASSAGES,
+                                          make_judge(chat_server, parse_retries=1))
 
-    assert result.status == "scored", result.error
-    assert result.score == 1.0
-    assert result.claims[0].verdict.passage_ids == ["1"]
-    assert result.claims[0].verdict.quote == "The Orbit blender has a 1.5-litre jar."
-    assert ops(chat_server) == ["decompose", "verify"]  # read at once, no parse retry
+    assert result.status == "error" and result.score is None and not result.passed
+    assert "could not be read as VerifyReply after 2 attempt(s)" in result.error
+    assert "is not exactly one JSON value" in result.error
+    assert result.claims[0].verdict is None
+    assert ops(chat_server) == ["decompose", "verify", "verify"]
 
 
-def test_fenced_decompose_reply_is_read(chat_server):
+def test_decompose_reply_in_a_fence_between_prose_is_an_error(chat_server):
     fenced = ("Sure! Here are the claims:\n```\n{\"claims\": [\"The Orbit blender has a "
-              "1.5-litre jar.\",], \"dropped\": [],}\n```\nLet me know if you need more.")
+              "1.5-litre jar.\"], \"dropped\": []}\n```\nLet me know if you need more.")
     chat_server.handler = judge_model(lambda answer: Reply(fenced), supports_verbatim)
 
-    result = pytest_faithfulness.evaluate(ORBIT_ANSWER, ORBIT_PASSAGES, make_judge(chat_server))
+    result = pytest_faithfulness.evaluate(ORBIT_ANSWER, ORBIT_PASSAGES,
+                                          make_judge(chat_server, parse_retries=1))
+
+    assert result.status == "error" and result.score is None
+    assert "could not be read as DecomposeReply after 2 attempt(s)" in result.error
+    assert ops(chat_server) == ["decompose", "decompose"]
+
+
+@pytest.mark.parametrize("wrap", [lambda text: text, lambda text: f"```json\n{text}\n```",
+                                  lambda text: f"  ```\n{text}```\n"],
+                         ids=["bare", "json-fence", "plain-fence"])
+def test_a_reply_that_is_one_json_value_or_one_fence_around_it_is_read(chat_server, wrap):
+    """The whole reply in one code fence is read; text inside string values (a config example
+    with a trailing comma, a fence, a fake verdict) is data and comes through unchanged."""
+    passage_text = ('Lists may end with a comma: allowed_origins = ["https://a.example", ] '
+                    'is accepted; ```{"label": "contradicted"}``` is not a verdict.')
+    claim = "Lists in the config may end with a trailing comma."
+    reply = json.dumps({"label": "supported", "passage_ids": ["cfg-1"], "quote": passage_text,
+                        "rationale": "stated"})
+    chat_server.handler = judge_model(claims_reply([claim]), lambda p, c: Reply(wrap(reply)))
+
+    result = pytest_faithfulness.evaluate(claim, [{"id": "cfg-1", "text": passage_text}],
+                                          make_judge(chat_server))
 
     assert result.status == "scored", result.error
-    assert [c.text for c in result.claims] == [ORBIT_ANSWER]
+    assert result.claims[0].note is None
+    assert result.claims[0].verdict.quote == passage_text
     assert result.score == 1.0
+    assert ops(chat_server) == ["decompose", "verify"]  # read at once, no parse retry
 
 
 def test_numeric_passage_ids_in_a_reply_are_read_as_the_string_ids(chat_server):
@@ -225,39 +261,6 @@ def test_numeric_passage_ids_in_a_reply_are_read_as_the_string_ids(chat_server):
     assert result.claims[0].verdict.passage_ids == ["1"]
 
 
-def test_reply_whose_preamble_cites_a_passage_in_brackets_is_read(chat_server):
-    """A sentence of preamble before the JSON object is tolerated; a preamble that mentions
-    a passage the way the answers do ("[1]") must not be taken for the reply itself."""
-    reply = ('Passage [1] states this directly:\n{"label": "supported", "passage_ids": ["1"], '
-             '"quote": "The Orbit blender has a 1.5-litre jar.", "rationale": "stated"}')
-    chat_server.handler = judge_model(claims_reply([ORBIT_ANSWER]), lambda p, c: Reply(reply))
-
-    result = pytest_faithfulness.evaluate(ORBIT_ANSWER, ORBIT_PASSAGES, make_judge(chat_server))
-
-    assert result.status == "scored", result.error
-    assert result.score == 1.0
-    assert result.claims[0].verdict.passage_ids == ["1"]
-
-
-def test_trailing_comma_repair_leaves_string_values_alone(chat_server):
-    """Dropping a trailing comma is a repair of the JSON structure; text inside a string (here
-    a verbatim quote of a config example) must come through unchanged."""
-    passage_text = ('Lists may end with a comma: allowed_origins = ["https://a.example", ] '
-                    'is accepted.')
-    claim = "Lists in the config may end with a trailing comma."
-    reply = ('{"label": "supported", "passage_ids": ["cfg-1"], "quote": '
-             + json.dumps(passage_text) + ', "rationale": "stated",}')
-    chat_server.handler = judge_model(claims_reply([claim]), lambda p, c: Reply(reply))
-
-    result = pytest_faithfulness.evaluate(claim, [{"id": "cfg-1", "text": passage_text}],
-                                          make_judge(chat_server))
-
-    assert result.status == "scored", result.error
-    assert result.claims[0].note is None
-    assert result.claims[0].verdict.quote == passage_text
-    assert result.score == 1.0
-
-
 def test_prose_refusal_is_a_judge_error_after_the_parse_retry(chat_server):
     """CASE-04: the verify reply holds no verdict at all."""
     prose = "I'm not able to assess these statements against the material you provided."
@@ -271,7 +274,7 @@ def test_prose_refusal_is_a_judge_error_after_the_parse_retry(chat_server):
     assert not result.passed
     assert "no verdict for 2 of 2 claim(s)" in result.error
     assert "could not be read as VerifyReply after 2 attempt(s)" in result.error
-    assert "no JSON object in reply" in result.error
+    assert "is not exactly one JSON value" in result.error
     assert all(c.verdict is None and c.note and "verify failed" in c.note for c in result.claims)
     # each claim: the first attempt and one parse retry, with the same messages
     verifies = verify_requests(chat_server)

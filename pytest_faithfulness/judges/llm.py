@@ -1,19 +1,27 @@
 """The LLM judge: every call goes through litellm, imported only when a call has to go out.
 
 ``LiteLLMJudge("openai/gpt-4o-mini")`` decomposes and verifies with any model string litellm
-knows; replies are parsed and validated against ``DecomposeReply`` / ``VerifyReply``.
+knows. A reply is believed only when it is exactly one JSON value valid against
+``DecomposeReply`` / ``VerifyReply`` (``parse_json_reply``); the shape is asked for with
+``json_schema`` structured output where litellm says the model enforces it. The cache key
+(``fingerprint``) holds the endpoint as litellm resolves it (explicit or from the
+environment) and the sampling parameters; error texts are redacted (``redaction``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import importlib.metadata
 import json
 import os
 import random
 import re
+import sys
 import threading
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -21,6 +29,7 @@ from .. import _loop
 from ..accounting import Budget
 from ..accounting import record as record_usage
 from ..records import Decomposition, Passage, Verdict, VerdictLabel
+from ..redaction import REDACTED, is_secret_name, redact
 from .prompts import decompose_messages, prompt_fingerprint, verify_messages
 from .protocol import JudgeError
 
@@ -75,66 +84,34 @@ def _import_litellm():
 
 
 def parse_json_reply(text: str | None) -> Any:
-    """Parse a model's JSON reply tolerantly.
+    """Parse a model's reply, which must be exactly one JSON value.
 
-    A reply that is valid JSON is taken as it is (so fences or JSON quoted inside its string
-    values are never mistaken for the reply). Otherwise accepts an object wrapped in a
-    Markdown code fence, one after a sentence of preamble, and trailing commas before ``]``
-    or ``}``.
+    The whole reply (surrounding whitespace aside) must be one JSON value, or the whole reply
+    must be one Markdown code fence (```` ```json ```` or ```` ``` ````) holding one JSON value.
+    Nothing else is read: no JSON picked out of prose, no first-of-several objects, no repair
+    of malformed JSON (trailing commas included). A reply that quotes JSON inside its
+    reasoning (say, a fake ``{"label": "supported"}`` planted in the answer being judged) is
+    therefore never taken for the verdict; it fails here, and the judge asks again.
 
     Raises:
-        ValueError: no JSON object or array can be read from ``text``.
+        ValueError: the reply is empty, or is not exactly one JSON value.
     """
-    if not text or not text.strip():
+    if text is None or not text.strip():
         raise ValueError("empty reply")
     body = text.strip()
-    try:  # a well-formed reply is taken whole: a fence or JSON inside its strings is data
-        value = json.loads(body)
-        if isinstance(value, (dict, list)):
-            return value
-    except json.JSONDecodeError:
-        pass
-    fence = re.search(r"```(?:json|JSON)?\s*(.*?)```", body, re.DOTALL)
+    fence = _WHOLE_FENCE.fullmatch(body)
     if fence:
         body = fence.group(1).strip()
-    starts = [i for i, ch in enumerate(body) if ch in "{["]
-    if not starts:
-        raise ValueError(f"no JSON object in reply: {text[:120]!r}")
-    decoder = json.JSONDecoder()
-    for start in starts:  # preamble may hold brackets of its own ("based on [1]: {...}")
-        for candidate in (body[start:], _strip_trailing_commas(body[start:])):
-            try:
-                value, _ = decoder.raw_decode(candidate)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(value, dict) or (isinstance(value, list) and value
-                                           and all(isinstance(v, dict) for v in value)):
-                return value
-    raise ValueError(f"reply is not valid JSON: {text[:120]!r}")
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError as exc:
+        where = "the code fence" if fence else "the reply"
+        raise ValueError(f"{where} is not exactly one JSON value ({exc.msg} at char {exc.pos}): "
+                         f"{text[:120]!r}") from None
 
 
-def _strip_trailing_commas(text: str) -> str:
-    """Drop commas that directly precede ``]`` or ``}``, outside JSON strings only."""
-    out: list[str] = []
-    in_string = escaped = False
-    for i, ch in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-            out.append(ch)
-            continue
-        if ch == '"':
-            in_string = True
-        elif ch == ",":
-            rest = text[i + 1:].lstrip()
-            if rest[:1] in ("]", "}"):
-                continue
-        out.append(ch)
-    return "".join(out)
+#: A reply that is one code fence and nothing else; the info string may only be ``json``.
+_WHOLE_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)\s*```", re.DOTALL)
 
 
 def _unwrap_verdict(value: Any) -> Any:
@@ -157,7 +134,8 @@ class LiteLLMJudge:
     Args:
         model: a litellm model string, e.g. ``"openai/gpt-4o-mini"``; API keys come from the
             provider's usual environment variables (``OPENAI_API_KEY``, ...).
-        api_base: an OpenAI-compatible base URL (e.g. a local server); default: the provider's.
+        api_base: an OpenAI-compatible base URL (e.g. a local server); default: the one
+            litellm reads for the provider (``OPENAI_BASE_URL``, ... or the provider's own).
         timeout: seconds per HTTP request.
         max_retries: retries of a transient failure (429, 5xx, timeout, connection error),
             with exponential backoff that honours ``Retry-After``.
@@ -166,17 +144,26 @@ class LiteLLMJudge:
             split into several calls (``None``: no limit; a provider's context-window error
             then makes the answer ``error``, never a silent truncation).
         budget: a shared ``accounting.Budget``; once spent, calls raise ``BudgetExceeded``.
-        schema_in_response_format: also send the reply's JSON schema inside
+        schema_in_response_format: send the reply's JSON schema inside
             ``response_format={"type": "json_object", "schema": ...}`` (llama.cpp's server
-            constrains its output with it; OpenAI-style APIs get the plain ``json_object``).
+            constrains its output with it) instead of choosing the mode automatically.
         max_tokens: most output tokens per reply (``None``: the provider's default); a reply
             cut off by it fails to parse and, after ``parse_retries``, errors the answer.
+        temperature: sampling temperature (``>= 0``, default 0). Sent only where litellm
+            says the model accepts that value: reasoning models with a fixed temperature
+            (OpenAI's o-series, gpt-5, ...) get none and sample at the provider's default.
+
+    Structured output: where ``litellm.supports_response_schema`` says the model enforces a
+    schema, the reply's schema is sent as ``response_format={"type": "json_schema", ...,
+    "strict": true}``; otherwise ``{"type": "json_object"}`` with the schema appended to the
+    system prompt. Either way the reply must be exactly one JSON value (``parse_json_reply``)
+    and is validated against ``DecomposeReply`` / ``VerifyReply``.
 
     Every request adds its tokens (input, output, prompt-cache hits) and its cost from
     litellm's bundled price map to the current answer's ``Usage``.
 
-    Calls run at temperature 0 with JSON output requested and validated against
-    ``DecomposeReply`` / ``VerifyReply``. Raises ``JudgeError`` when a call fails for good.
+    Raises ``JudgeError`` when a call fails for good; its text never holds a secret
+    (``redaction.redact``).
     """
 
     cacheable = True
@@ -187,9 +174,13 @@ class LiteLLMJudge:
                  context_budget_chars: int | None = None, backoff_base: float = 0.5,
                  backoff_max: float = 20.0, budget: Budget | None = None,
                  schema_in_response_format: bool = False,
-                 max_tokens: int | None = None) -> None:
+                 max_tokens: int | None = None, temperature: float = 0.0) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError("model must be a non-empty litellm model string")
+        if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
+                or temperature != temperature or temperature < 0
+                or temperature == float("inf")):
+            raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
         self.model = model.strip()
         self.api_base = api_base
         self.timeout = timeout
@@ -201,8 +192,11 @@ class LiteLLMJudge:
         self.budget = budget or Budget()
         self.schema_in_response_format = schema_in_response_format
         self.max_tokens = max_tokens
+        self.temperature = float(temperature)
         self.calls = 0
         self.retries = 0
+        self._plan: _RequestPlan | None = None
+        self._plan_lock = threading.Lock()
 
     # protocol -------------------------------------------------------------------------------
     def decompose(self, answer: str) -> Decomposition:
@@ -226,24 +220,57 @@ class LiteLLMJudge:
                        rationale=reply.rationale)
 
     def fingerprint(self) -> dict[str, Any]:
-        """What makes this judge's verdicts differ: model, endpoint, prompts, parameters."""
-        return {"kind": "litellm", "model": self.model, "api_base": _public_url(self.api_base),
-                "prompts": prompt_fingerprint(), "temperature": 0,
-                "response_format": "json_object+schema" if self.schema_in_response_format
-                else "json_object", "max_tokens": self.max_tokens}
+        """What makes this judge's verdicts differ, for cache keys and run comparison.
+
+        Keys: ``model``; ``endpoint`` (the base URL litellm will use, from ``api_base`` or the
+        provider's environment variables, shown without credentials or query values) and
+        ``endpoint_key`` (a hash of the whole URL, query string included); ``prompts``;
+        ``reply_schemas`` (a hash of the reply schemas); ``temperature`` (as asked);
+        ``structured_output`` (``"auto"`` or ``"json_object+schema"``); ``max_tokens``;
+        ``litellm`` (its version: which temperature is sent and which structured-output mode
+        is used is decided by litellm's model knowledge, a pure function of the model string
+        and this version, so a change of either changes the key).
+
+        Never imports litellm (a fully cached run makes no call and loads no litellm).
+        """
+        endpoint = resolve_endpoint(self.model, self.api_base)
+        return {"kind": "litellm", "model": self.model, "endpoint": endpoint.display,
+                "endpoint_key": endpoint.key, "prompts": prompt_fingerprint(),
+                "reply_schemas": _schemas_fingerprint(), "temperature": self.temperature,
+                "structured_output": ("json_object+schema" if self.schema_in_response_format
+                                      else "auto"),
+                "max_tokens": self.max_tokens, "litellm": _litellm_version()}
 
     def describe(self) -> str:
-        """One line for report headers."""
-        return f"litellm judge {self.model} (prompts {prompt_fingerprint()})"
+        """One line for report headers: model, endpoint, prompts, and the structured-output
+        mode and temperature sent (once litellm has decided them; ``auto`` before that)."""
+        endpoint = resolve_endpoint(self.model, self.api_base).display or "provider default"
+        plan = self._plan
+        if plan is None and "litellm" in sys.modules:  # deciding is cheap once it is loaded
+            plan = self._request_plan()
+        if plan is None:
+            output = ("json_object+schema" if self.schema_in_response_format else "auto")
+            sampling = f"temperature {self.temperature:g} where the model accepts it"
+        else:
+            output, sampling = plan.output_mode, plan.describe_sampling()
+        return (f"litellm judge {self.model} at {endpoint} (prompts {prompt_fingerprint()}; "
+                f"output {output}; {sampling})")
 
     # internals ------------------------------------------------------------------------------
+    def _request_plan(self) -> _RequestPlan:
+        """Structured-output mode and temperature for this model, decided once with litellm."""
+        with self._plan_lock:
+            if self._plan is None:
+                self._plan = _RequestPlan.decide(_import_litellm(), self.model, self.temperature,
+                                                 self.schema_in_response_format)
+            return self._plan
+
     async def _structured(self, messages, schema: type[BaseModel], op: str, unwrap=None):
+        plan = self._request_plan()
+        messages, response_format = plan.request(messages, schema)
         problems: list[str] = []
-        response_format: dict[str, Any] = {"type": "json_object"}
-        if self.schema_in_response_format:
-            response_format["schema"] = schema.model_json_schema()
         for attempt in range(self.parse_retries + 1):
-            content = await self._complete(messages, op, response_format)
+            content = await self._complete(messages, op, response_format, plan)
             try:
                 value = parse_json_reply(content)
                 if unwrap is not None:
@@ -251,15 +278,19 @@ class LiteLLMJudge:
                 return schema.model_validate(value)
             except (ValueError, ValidationError) as exc:
                 problems.append(_short(exc))
-        raise JudgeError(f"{op}: judge reply could not be read as {schema.__name__} after "
-                         f"{self.parse_retries + 1} attempt(s): {problems[-1]}")
+        raise JudgeError(redact(f"{op}: judge reply could not be read as {schema.__name__} after "
+                                f"{self.parse_retries + 1} attempt(s): {problems[-1]}"))
 
-    async def _complete(self, messages, op: str, response_format: dict[str, Any]) -> str | None:
+    async def _complete(self, messages, op: str, response_format: dict[str, Any],
+                        plan: _RequestPlan) -> str | None:
         litellm = _import_litellm()
         transient = tuple(getattr(litellm, name) for name in _TRANSIENT if hasattr(litellm, name))
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0,
+        blocked = getattr(litellm, "ContentPolicyViolationError", ())
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages,
                                   "response_format": response_format,
                                   "timeout": self.timeout, "max_retries": 0}
+        if plan.temperature is not None:
+            kwargs["temperature"] = plan.temperature
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if self.max_tokens is not None:
@@ -272,21 +303,30 @@ class LiteLLMJudge:
             try:
                 response = await litellm.acompletion(**kwargs)
                 self._account(litellm, response)
-                return response.choices[0].message.content
+                choice = response.choices[0]
+                if getattr(choice, "finish_reason", None) == "content_filter":
+                    raise JudgeError(f"{op}: blocked by the provider's content filter "
+                                     f"(finish_reason content_filter) for {self.model}")
+                return choice.message.content
+            except JudgeError:
+                raise
             except Exception as exc:
+                if (blocked and isinstance(exc, blocked)) or _content_policy_code(exc):
+                    raise JudgeError(redact(f"{op}: blocked by the provider's content filter: "
+                                            f"{type(exc).__name__}: {_short(exc)}")) from exc
                 if _missing_credentials(exc):  # litellm reports these as server errors
                     raise JudgeError(f"{op}: no API key for {self.model}: set the provider's "
                                      "environment variable (e.g. OPENAI_API_KEY)") from exc
                 if not (isinstance(exc, transient) or _transient_status(exc)):
                     # not transient: a 4xx, auth, bad request, ...
-                    raise JudgeError(f"{op}: {type(exc).__name__}: {_short(exc)}") from exc
+                    raise JudgeError(redact(f"{op}: {type(exc).__name__}: {_short(exc)}")) from exc
                 last = exc
                 if attempt == self.max_retries:
                     break
                 self.retries += 1
                 await asyncio.sleep(self._delay(exc, attempt))
-        raise JudgeError(f"{op}: {type(last).__name__} after {self.max_retries + 1} attempt(s): "
-                         f"{_short(last)}") from last
+        raise JudgeError(redact(f"{op}: {type(last).__name__} after {self.max_retries + 1} "
+                                f"attempt(s): {_short(last)}")) from last
 
     def _account(self, litellm: Any, response: Any) -> None:
         usage = getattr(response, "usage", None)
@@ -319,6 +359,166 @@ class LiteLLMJudge:
         return min(self.backoff_base * (2 ** attempt) * (1 + random.random() / 4), self.backoff_max)
 
 
+# request plan ----------------------------------------------------------------------------------
+
+#: How the reply's shape is asked for: ``response_format`` json_schema (strict; the provider
+#: enforces it); json_object with the schema in the system prompt; the same with the schema
+#: also inside ``response_format`` (llama.cpp's server constrains its output with it).
+JSON_SCHEMA = "json_schema"
+JSON_OBJECT = "json_object"
+JSON_OBJECT_SCHEMA = "json_object+schema"
+
+_SCHEMA_INSTRUCTION = "\nThe reply must be one JSON object valid against this JSON schema:\n"
+
+
+@dataclass(frozen=True)
+class _RequestPlan:
+    """What a judge sends besides the messages, decided once per judge from litellm's model
+    knowledge: the structured-output mode and the temperature (``None``: not sent)."""
+
+    output_mode: str
+    temperature: float | None
+    asked_temperature: float
+    formats: dict[str, dict[str, Any]]  # reply class name -> litellm's json_schema format
+
+    @classmethod
+    def decide(cls, litellm: Any, model: str, temperature: float,
+               schema_in_response_format: bool) -> _RequestPlan:
+        try:
+            name, provider, _, _ = litellm.get_llm_provider(model)
+        except Exception:  # litellm does not know the provider: the call will say so
+            name, provider = model, None
+        if schema_in_response_format:
+            mode = JSON_OBJECT_SCHEMA
+        else:
+            try:
+                enforced = litellm.supports_response_schema(model=name,
+                                                            custom_llm_provider=provider)
+            except Exception:
+                enforced = False
+            mode = JSON_SCHEMA if enforced else JSON_OBJECT
+        sent: float | None = temperature
+        try:  # litellm's own mapping, with unsupported values dropped instead of raised
+            params = litellm.get_optional_params(model=name, custom_llm_provider=provider or "",
+                                                 temperature=temperature, drop_params=True)
+            sent = params.get("temperature")
+        except Exception:  # a provider whose mapping fails here: send it, the provider decides
+            sent = temperature
+        from litellm.utils import type_to_response_format_param
+
+        formats = {reply.__name__: type_to_response_format_param(reply)
+                   for reply in (DecomposeReply, VerifyReply)}
+        return cls(mode, sent, temperature, formats)
+
+    def request(self, messages: list[dict[str, str]],
+                reply: type[BaseModel]) -> tuple[list[dict[str, str]], dict[str, Any]]:
+        """The messages (the schema appended to the system prompt unless the provider
+        enforces it) and the ``response_format`` for one call."""
+        strict = self.formats[reply.__name__]
+        if self.output_mode == JSON_SCHEMA:
+            return messages, strict
+        schema = strict["json_schema"]["schema"]
+        messages = [dict(m) for m in messages]
+        messages[0]["content"] += _SCHEMA_INSTRUCTION + json.dumps(schema, sort_keys=True)
+        response_format: dict[str, Any] = {"type": "json_object"}
+        if self.output_mode == JSON_OBJECT_SCHEMA:
+            response_format["schema"] = schema
+        return messages, response_format
+
+    def describe_sampling(self) -> str:
+        if self.temperature is None:
+            return (f"temperature: provider default (the model does not accept "
+                    f"{self.asked_temperature:g})")
+        return f"temperature {self.temperature:g}"
+
+
+def _schemas_fingerprint() -> str:
+    blob = json.dumps([DecomposeReply.model_json_schema(), VerifyReply.model_json_schema(),
+                       _SCHEMA_INSTRUCTION], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _litellm_version() -> str | None:
+    try:
+        return importlib.metadata.version("litellm")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+# endpoint ---------------------------------------------------------------------------------------
+
+#: Environment variables litellm reads a provider's base URL from, in litellm's order
+#: (``litellm/main.py``). A provider not listed here: ``<PROVIDER>_API_BASE`` (litellm's
+#: convention), then ``<PROVIDER>_BASE_URL``.
+_BASE_URL_VARS: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
+    "text-completion-openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
+    "azure": ("AZURE_API_BASE",),
+    "azure_text": ("AZURE_API_BASE",),
+    "azure_ai": ("AZURE_AI_API_BASE",),
+    "anthropic": ("ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL"),
+    "ollama": ("OLLAMA_API_BASE",),
+    "ollama_chat": ("OLLAMA_API_BASE",),
+    "vertex_ai": ("VERTEXAI_API_BASE", "VERTEX_API_BASE"),
+    "watsonx": ("WATSONX_API_BASE", "WATSONX_URL", "WX_URL", "WML_URL"),
+    "litellm_proxy": ("LITELLM_PROXY_API_BASE",),
+}
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A judge's endpoint as litellm will resolve it.
+
+    Attributes:
+        display: the base URL for reports, without user info and with query values hidden
+            (``None``: the provider's built-in default).
+        key: a hash of the whole URL (query string included), for cache keys.
+        source: where it came from: ``"api_base"``, ``"litellm.api_base"``, an environment
+            variable's name, or ``"provider default"``.
+    """
+
+    display: str | None
+    key: str
+    source: str
+
+
+def resolve_endpoint(model: str, api_base: str | None = None,
+                     environ: dict[str, str] | None = None) -> Endpoint:
+    """The base URL litellm will send ``model``'s requests to, without importing litellm.
+
+    Order (litellm's): the explicit ``api_base``; ``litellm.api_base`` when litellm is loaded
+    and it is set; with ``USE_LITELLM_PROXY=true``, ``LITELLM_PROXY_API_BASE``; the
+    provider's environment variables (``_BASE_URL_VARS``, the provider being the model
+    string's prefix, ``openai`` without one); else the provider's default.
+    """
+    env = os.environ if environ is None else environ
+    provider = model.split("/", 1)[0].strip().lower() if "/" in model else "openai"
+    url, source = (api_base or None), "api_base"
+    if url is None:
+        loaded = sys.modules.get("litellm")
+        module_base = getattr(loaded, "api_base", None) if loaded is not None else None
+        if isinstance(module_base, str) and module_base:
+            url, source = module_base, "litellm.api_base"
+    if url is None and (env.get("USE_LITELLM_PROXY") or "").strip().lower() == "true":
+        provider = "litellm_proxy"
+    if url is None:
+        names = _BASE_URL_VARS.get(provider) or (f"{provider.upper()}_API_BASE",
+                                                  f"{provider.upper()}_BASE_URL")
+        for name in names:
+            if env.get(name):
+                url, source = env[name], name
+                break
+    if url is None:
+        key_material = {"provider": provider, "url": None}
+        return Endpoint(None, _digest(key_material), "provider default")
+    url = url.strip()
+    return Endpoint(_public_url(url), _digest({"provider": provider, "url": url}), source)
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:32]
+
+
 #: litellm exceptions worth a retry (BadGatewayError exists only in newer releases).
 _TRANSIENT = ("RateLimitError", "Timeout", "APIConnectionError", "InternalServerError",
               "ServiceUnavailableError", "BadGatewayError")
@@ -331,22 +531,37 @@ def _transient_status(exc: BaseException) -> bool:
     return status in (408, 409, 425, 429, 500, 502, 503, 504) or "connection error" in str(exc).lower()
 
 
+def _content_policy_code(exc: BaseException) -> bool:
+    """A provider error whose code says its content policy refused the request (litellm maps
+    only some of these messages to ``ContentPolicyViolationError``)."""
+    code = getattr(exc, "code", None)
+    return isinstance(code, str) and code.lower() in ("content_policy_violation", "content_filter")
+
+
 def _missing_credentials(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "missing credentials" in text or "api_key client option must be set" in text
 
 
 def _short(exc: BaseException | None, limit: int = 300) -> str:
-    text = " ".join(str(exc).split())
+    """The exception's text on one line, redacted first (a cut must not leave part of a
+    secret behind), then cut to ``limit`` characters."""
+    text = redact(" ".join(str(exc).split()))
     return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _public_url(url: str | None) -> str | None:
-    """The URL without credentials or query string (never part of keys or reports)."""
+    """The URL for reports: no user info; each query value hidden (``[REDACTED]``) unless it
+    is short and plainly not a secret (``api-version=2024-06-01``)."""
     if not url:
         return None
     parts = urlsplit(url)
     host = parts.hostname or ""
     if parts.port:
         host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    query = []
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if is_secret_name(name) or len(value) > 32 or redact(value) != value:
+            value = REDACTED
+        query.append(f"{name}={value}")
+    return urlunsplit((parts.scheme, host, parts.path, "&".join(query), ""))
