@@ -1,7 +1,7 @@
 """Seconds per MB of passages for a one-claim answer with the offline judge.
 
     python benchmarks/passage_speed.py                      # 1, 5 and 10 MB, three answers
-    python benchmarks/passage_speed.py --sizes 1 --src DIR  # another tree's pytest_faithfulness
+    python benchmarks/passage_speed.py --src DIR --answers 1  # another tree, first answer
 
 What is timed: ``pytest_faithfulness.evaluate(answer, passages, make_judge("offline"))`` for a
 one-claim answer against N MB of passages (N x 10**6 characters), each (size, answer) in a
@@ -96,6 +96,7 @@ def main(argv=None) -> None:
     ap.add_argument("--src", type=Path, default=ROOT,
                     help="tree whose pytest_faithfulness is measured (default: this one)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "passage_speed.json")
+    ap.add_argument("--answers", type=int, default=len(ANSWERS), help="the first N answers")
     ap.add_argument("--child", nargs=2, metavar=("MB", "ANSWER"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -103,7 +104,7 @@ def main(argv=None) -> None:
         return
     runs = []
     for size in args.sizes:
-        for answer in ANSWERS:
+        for answer in ANSWERS[:args.answers]:
             out = subprocess.run(
                 [sys.executable, __file__, "--data-dir", str(args.data_dir),
                  "--child", str(size), answer],

@@ -79,7 +79,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
     Sentences come from pysbd (Sadvilkar & Neumann 2020); texts longer than
     ``SEGMENT_CHUNK`` are first cut at paragraph or sentence breaks so the time stays linear.
-    ``text[start:end]`` is always a verbatim substring.
+    ``text[start:end]`` is always a verbatim substring. Used for answers; passages, which can
+    run to megabytes, go through the faster ``passage_sentence_spans``.
     """
     spans: list[tuple[int, int]] = []
     for offset, chunk in _chunks(text):
