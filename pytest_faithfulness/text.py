@@ -120,12 +120,18 @@ def _chunks(text: str):
 # Passage sentences: a regular-expression splitter, linear and fast on megabytes of passages.
 
 #: Words (lower case, without their final period) after which a period does not end a
-#: sentence: titles, reference words and month names. Single letters (initials such as
-#: ``J. R. R.``) and dotted forms (``U.S.``, ``e.g.``, ``Ph.D.``) are recognised by shape.
+#: sentence: titles, reference words and month names, which precede a name or a number.
+#: Single letters (initials such as ``J. R. R.``) and dotted forms (``U.S.``, ``e.g.``,
+#: ``Ph.D.``) are recognised by shape.
 ABBREVIATIONS = frozenset(
-    """mr mrs ms mx dr prof st mt ft jr sr sen rep gov gen lt col capt cmdr sgt cpl adm rev
-    hon pres supt insp messrs mme mlle no nos vol vols fig figs eq eqs ch sec pp pg ca cf vs
+    """mr mrs ms mx dr prof st mt ft sen rep gov gen lt col capt cmdr sgt cpl adm rev hon
+    pres supt insp messrs mme mlle no nos vol vols fig figs eq eqs ch sec pp pg ca cf vs
     approx est al jan feb mar apr jun jul aug sep sept oct nov dec""".split()
+)
+#: Abbreviations that often end a sentence too: their period ends one unless the next word
+#: starts in lower case ("etc. and" continues, "etc. The" does not).
+ABBREVIATIONS_AT_END = frozenset(
+    "etc inc ltd co corp bros jr sr esq incl excl esp dept govt univ assn min max".split()
 )
 
 #: A passage sentence longer than this many characters is cut at the last whitespace before
@@ -152,10 +158,11 @@ def passage_sentence_spans(text: str) -> list[tuple[int, int]]:
 
     A fast splitter for passages (megabytes of retrieved text); answers, which are short and
     where sentence boundaries matter most, go through ``sentence_spans`` (pysbd). A sentence
-    ends at a newline; at ``.``, ``!``, ``?`` or ``…`` (with any closing quotes or brackets)
-    followed by whitespace, unless the next word starts in lower case, or the period follows
-    an abbreviation (``ABBREVIATIONS``), an initial, a dotted form such as ``U.S.``, a list
-    number such as ``2.``, or comes before a digit; and at ``。``, ``！`` or ``？``. Sentences
+    ends at a newline; at ``!``, ``?`` or ``…`` (with any closing quotes or brackets) followed
+    by whitespace and a word not in lower case; at ``.`` followed by whitespace, unless the
+    period follows an abbreviation (``ABBREVIATIONS``; ``ABBREVIATIONS_AT_END`` before a word
+    in lower case), an initial, a dotted form such as ``U.S.`` or a list number such as
+    ``2.``, or comes before a digit or ``,;:%``; and at ``。``, ``！`` or ``？``. Sentences
     longer than ``MAX_SENTENCE_CHARS`` are cut at whitespace. Linear in ``len(text)``.
 
     The spans are in order, do not overlap, and together cover every non-whitespace
@@ -190,18 +197,18 @@ def _ends_sentence(text: str, m: re.Match, last_cut: int) -> bool:
     if following is None:
         return True
     nxt = following.group(1)
-    if nxt.islower():
-        return False
-    if m.group(2).rstrip(_CLOSERS) != ".":
-        return True
-    if nxt.isdigit():
+    if m.group(2).rstrip(_CLOSERS) != ".":  # ! ? ... and the like
+        return not nxt.islower()
+    if nxt.isdigit() or nxt in ",;:%":
         return False
     word = m.group(1).lstrip(_OPENERS)
     if not word:
         return True
-    if len(word) == 1 and word.isalpha() or word.lower() in ABBREVIATIONS:
+    lowered = word.lower()
+    if (len(word) == 1 and word.isalpha() or lowered in ABBREVIATIONS
+            or _DOTTED.fullmatch(word)):
         return False
-    if _DOTTED.fullmatch(word):
-        return False
+    if nxt.islower():
+        return lowered not in ABBREVIATIONS_AT_END
     # a list number ("2.") alone at the start of a sentence
     return not (word.isdigit() and len(word) <= 3 and not text[last_cut:m.start()].strip())

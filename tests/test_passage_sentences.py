@@ -68,6 +68,11 @@ def sentences(text):
      ["The pump moves 3.5 litres, e.g. enough.", "Yes! it works?", "Next one..."]),
     ('He said "Stop." Then he left.\n\n2. Second item\nno stop here',
      ['He said "Stop."', "Then he left.", "2. Second item", "no stop here"]),
+    ("It lay on the floor. it is small. Apples, pears, etc. are fruit. Apple Inc. The end.",
+     ["It lay on the floor.", "it is small.", "Apples, pears, etc. are fruit.", "Apple Inc.",
+      "The end."]),
+    ("It costs approx. five dollars incl. tax. Robert Downey Jr. , Anne Bancroft.",
+     ["It costs approx. five dollars incl. tax.", "Robert Downey Jr. , Anne Bancroft."]),
     ("\u6771\u4eac\u306f\u9996\u90fd\u3067\u3059\u3002\u4eba\u53e3\u306f\u591a\u3044\u3002",
      ["\u6771\u4eac\u306f\u9996\u90fd\u3067\u3059\u3002", "\u4eba\u53e3\u306f\u591a\u3044\u3002"]),
 ])
@@ -99,6 +104,22 @@ def test_support_quote_is_the_whole_sentence(claim, sentence):
     [claim_result] = result.claims
     assert claim_result.label == "supported"
     assert sentence in claim_result.verdict.quote
+
+
+# Lower-cased web text: a period before a lower-case word still ends the sentence, so a
+# negation in the next sentence does not turn a supported claim into a contradicted one.
+@pytest.mark.parametrize("claim, passage", [
+    ("The cables are only 2.7 inches in diameter.",
+     "The cables are only 2.7 inches in diameter. it is not easy to cut them at sea."),
+    ("An average game has 11 minutes of live play.",
+     "an average game has 11 minutes of live play. the rest is not action at all."),
+    ("The bridge opened in 1937.",
+     "the bridge opened in 1937. no other bridge was longer then."),
+])
+def test_period_before_lower_case_word_ends_the_sentence(claim, passage):
+    [claim_result] = evaluate(claim, [{"id": "k1", "text": passage}], OfflineJudge()).claims
+    assert claim_result.label == "supported"
+    assert claim_result.verdict.quote == passage[:passage.index(". ") + 1]
 
 
 # The pre-filter: the supporting window is found among many distractor passages, and a
