@@ -95,7 +95,8 @@ def main(argv=None) -> None:
     ap.add_argument("--data-dir", type=Path, default=default_data_dir())
     ap.add_argument("--src", type=Path, default=ROOT,
                     help="tree whose pytest_faithfulness is measured (default: this one)")
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "passage_speed.json")
+    ap.add_argument("--out", type=Path,
+                    default=ROOT / "benchmarks" / "results" / "passage_speed.json")
     ap.add_argument("--answers", type=int, default=len(ANSWERS), help="the first N answers")
     ap.add_argument("--child", nargs=2, metavar=("MB", "ANSWER"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
