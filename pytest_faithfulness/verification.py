@@ -22,7 +22,7 @@ from functools import lru_cache
 from .records import Passage, Verdict
 from .text import CJK_CLASS, passage_sentence_spans, quote_in_passage
 
-HEURISTIC_VERSION = "heuristic-2026.11-1"
+HEURISTIC_VERSION = "heuristic-2026.12-1"  # passage windows from passage_sentence_spans
 
 #: Minimum share of the claim's content words that one evidence window must contain.
 SUPPORT_COVERAGE = 0.75
