@@ -153,7 +153,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
     Sentences come from pysbd (Sadvilkar & Neumann 2020); texts longer than
     ``SEGMENT_CHUNK`` are first cut at paragraph or sentence breaks so the time stays linear.
-    ``text[start:end]`` is always a verbatim substring.
+    ``text[start:end]`` is always a verbatim substring. Used for answers; passages, which can
+    run to megabytes, go through the faster ``passage_sentence_spans``.
     """
     spans: list[tuple[int, int]] = []
     for offset, chunk in _chunks(text):
@@ -187,3 +188,101 @@ def _chunks(text: str):
             cut = space + 1 if space > start else limit
         yield start, text[start:cut]
         start = cut
+
+
+# --------------------------------------------------------------------------------------------
+# Passage sentences: a regular-expression splitter, linear and fast on megabytes of passages.
+
+#: Words (lower case, without their final period) after which a period does not end a
+#: sentence: titles, reference words and month names, which precede a name or a number.
+#: Single letters (initials such as ``J. R. R.``) and dotted forms (``U.S.``, ``e.g.``,
+#: ``Ph.D.``) are recognised by shape.
+ABBREVIATIONS = frozenset(
+    """mr mrs ms mx dr prof st mt ft sen rep gov gen lt col capt cmdr sgt cpl adm rev hon
+    pres supt insp messrs mme mlle no nos vol vols fig figs eq eqs ch sec pp pg ca cf vs
+    approx est al jan feb mar apr jun jul aug sep sept oct nov dec""".split()
+)
+#: Abbreviations that often end a sentence too: their period ends one unless the next word
+#: starts in lower case ("etc. and" continues, "etc. The" does not).
+ABBREVIATIONS_AT_END = frozenset(
+    "etc inc ltd co corp bros jr sr esq incl excl esp dept govt univ assn min max".split()
+)
+
+#: A passage sentence longer than this many characters is cut at the last whitespace before
+#: the limit (or at the limit when it has none), so a passage without punctuation still
+#: yields windows of bounded size.
+MAX_SENTENCE_CHARS = 1000
+
+_CLOSERS = "\"'\u201d\u2019\u00bb)\\]\u300d\u300f\uff09"
+_CJK_STOPS = "\u3002\uff01\uff1f"  # 。！？
+# A newline; or a word ending in terminal punctuation (plus closing quotes or brackets)
+# before whitespace or the end; or CJK terminal punctuation, which needs no whitespace.
+_PASSAGE_BREAK = re.compile(
+    rf"\n|(?<!\S)([^\s{_CJK_STOPS}]*?)([.!?\u2026]+[{_CLOSERS}]*)(?=\s|\Z)"
+    rf"|[{_CJK_STOPS}]+[{_CLOSERS}]*"
+)
+_NEXT_CHAR = re.compile(r"\s*(\S)")
+_DOTTED = re.compile(r"(?:[^\W\d_]{1,3}\.)+[^\W\d_]{1,3}")
+_OPENERS = "\"'\u201c\u2018([{\u00ab"
+_SPACE_BEFORE_END = re.compile(r"\s(?=\S*\Z)")
+
+
+def passage_sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans ``(start, end)`` of the sentences of a passage, whitespace trimmed.
+
+    A fast splitter for passages (megabytes of retrieved text); answers, which are short and
+    where sentence boundaries matter most, go through ``sentence_spans`` (pysbd). A sentence
+    ends at a newline; at ``!``, ``?`` or ``…`` (with any closing quotes or brackets) followed
+    by whitespace and a word not in lower case; at ``.`` followed by whitespace, unless the
+    period follows an abbreviation (``ABBREVIATIONS``; ``ABBREVIATIONS_AT_END`` before a word
+    in lower case), an initial, a dotted form such as ``U.S.`` or a list number such as
+    ``2.``, or comes before a digit or ``,;:%``; and at ``。``, ``！`` or ``？``. Sentences
+    longer than ``MAX_SENTENCE_CHARS`` are cut at whitespace. Linear in ``len(text)``.
+
+    The spans are in order, do not overlap, and together cover every non-whitespace
+    character of ``text``; ``text[start:end]`` is always a verbatim substring.
+    """
+    cuts = [0]
+    for m in _PASSAGE_BREAK.finditer(text):
+        if m.group(2) is None or _ends_sentence(text, m, cuts[-1]):
+            cuts.append(m.end())
+    cuts.append(len(text))
+    spans: list[tuple[int, int]] = []
+    for a, b in zip(cuts, cuts[1:]):
+        piece = text[a:b]
+        start = a + len(piece) - len(piece.lstrip())
+        end = a + len(piece.rstrip())
+        while end - start > MAX_SENTENCE_CHARS:
+            space = _SPACE_BEFORE_END.search(text, start + MAX_SENTENCE_CHARS // 2,
+                                             start + MAX_SENTENCE_CHARS)
+            cut = space.start() if space else start + MAX_SENTENCE_CHARS
+            head = text[start:cut].rstrip()
+            spans.append((start, start + len(head)))
+            start = cut + len(text[cut:end]) - len(text[cut:end].lstrip())
+        if end > start:
+            spans.append((start, end))
+    return spans
+
+
+def _ends_sentence(text: str, m: re.Match, last_cut: int) -> bool:
+    """Whether the terminal punctuation matched by ``m`` (groups: word, punctuation) ends a
+    sentence; ``last_cut`` is where the current sentence began."""
+    following = _NEXT_CHAR.match(text, m.end())
+    if following is None:
+        return True
+    nxt = following.group(1)
+    if m.group(2).rstrip(_CLOSERS) != ".":  # ! ? ... and the like
+        return not nxt.islower()
+    if nxt.isdigit() or nxt in ",;:%":
+        return False
+    word = m.group(1).lstrip(_OPENERS)
+    if not word:
+        return True
+    lowered = word.lower()
+    if (len(word) == 1 and word.isalpha() or lowered in ABBREVIATIONS
+            or _DOTTED.fullmatch(word)):
+        return False
+    if nxt.islower():
+        return lowered not in ABBREVIATIONS_AT_END
+    # a list number ("2.") alone at the start of a sentence
+    return not (word.isdigit() and len(word) <= 3 and not text[last_cut:m.start()].strip())

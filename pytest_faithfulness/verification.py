@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .records import Passage, Verdict
-from .text import CJK_CLASS, quote_in_passage, sentence_spans
+from .text import CJK_CLASS, passage_sentence_spans, quote_in_passage
 
-HEURISTIC_VERSION = "heuristic-2026.11-1"
+HEURISTIC_VERSION = "heuristic-2026.12-1"  # passage windows from passage_sentence_spans
 
 #: Minimum share of the claim's content words that one evidence window must contain.
 SUPPORT_COVERAGE = 0.75
@@ -152,11 +152,19 @@ class _Features:
     negated: bool
 
 
+_THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_TOKEN_BREAKERS = re.compile(r"[_=]")
+
+
+def _surface(text: str) -> str:
+    """The text ``_features`` tokenises: NFKC, one apostrophe, no thousands commas, no ``_=``."""
+    norm = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+    return _TOKEN_BREAKERS.sub(" ", _THOUSANDS_COMMA.sub("", norm))
+
+
 @lru_cache(maxsize=65536)
 def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
-    norm = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
-    norm = re.sub(r"(?<=\d),(?=\d{3}\b)", "", norm)
-    norm = re.sub(r"[_=]", " ", norm)
+    norm = _surface(text)
     raw_tokens = _TOKEN.findall(norm)
     lower = norm.lower()
     for pattern, repl in _PHRASES:
@@ -205,11 +213,81 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
 
 @lru_cache(maxsize=4096)
 def _windows(text: str) -> tuple[tuple[int, int], ...]:
-    """Character spans of one- and two-sentence windows of a passage."""
-    spans = sentence_spans(text)
+    """Character spans of one- and two-sentence windows of a passage: every sentence (from
+    ``text.passage_sentence_spans``) in order, then every pair of neighbours in order."""
+    spans = passage_sentence_spans(text)
     windows = list(spans)
     windows += [(spans[i][0], spans[i + 1][1]) for i in range(len(spans) - 1)]
     return tuple(windows)
+
+
+#: Content words ``_features`` can produce from text that does not spell them: the words a
+#: phrase is rewritten to ("percent" from "%", "hour" from "hrs") and the quantities a unit
+#: implies ("speed" from "rpm"). Any window may hold them.
+_DERIVED = frozenset({_stem(tok) for _, repl in _PHRASES for tok in _TOKEN.findall(repl)}
+                     | set(_UNIT_IMPLIES.values()))
+#: The number words ``_features`` reads as each number ("1": "one", "once", "single").
+_DIGITS_OF_WORDS = {digits: tuple(w for w, d in _NUMBER_WORDS.items() if d == digits)
+                    for digits in set(_NUMBER_WORDS.values())}
+
+
+def _spellings(content_word: str) -> tuple[str, ...] | None:
+    """Strings one of which a text's lower-cased ``_surface`` must contain for ``_features``
+    to find ``content_word`` in it; ``None`` when it may appear in any text (``_DERIVED``).
+
+    A stem is a prefix of the token it came from (``fly`` from ``flies``: all but the ``y``);
+    a number is in its digits (``2.5`` in ``2.50``) or one of its number words."""
+    if content_word in _DERIVED:
+        return None
+    if content_word[0].isdigit():
+        return (content_word, *_DIGITS_OF_WORDS.get(content_word, ()))
+    if len(content_word) > 1 and content_word.endswith("y"):
+        return (content_word[:-1],)
+    return (content_word,)
+
+
+def _candidate_windows(claim: _Features, text: str) -> list[tuple[int, int]]:
+    """The windows of ``text`` (``_windows``, same order) that may reach either threshold.
+
+    A window matters to ``HeuristicVerifier.verify`` only if it covers at least
+    ``SUPPORT_COVERAGE`` of the claim's content words or ``TOPIC_COVERAGE`` of its
+    non-numeric ones. Before the costly ``_features`` of each window, this counts per sentence
+    which claim words it may contain (``_spellings``, a plain substring test) and drops the
+    windows whose count cannot reach either share. The test over-counts, never under-counts,
+    so no window that could change a verdict is dropped.
+    """
+    windows = _windows(text)
+    if not windows:
+        return []
+    bits = {word: 1 << i for i, word in enumerate(sorted(claim.content))}
+    word_bits = sum(bits[w] for w in claim.words)
+    always = 0
+    probes = []
+    for word, bit in bits.items():
+        spellings = _spellings(word)
+        if spellings is None:
+            always |= bit
+        else:
+            probes.append((bit, spellings))
+    n_content, n_words = len(claim.content), len(claim.words)
+
+    def may_matter(mask: int) -> bool:
+        if (mask.bit_count() / n_content) >= SUPPORT_COVERAGE:
+            return True
+        return bool(n_words) and (mask & word_bits).bit_count() / n_words >= TOPIC_COVERAGE
+
+    n_sentences = (len(windows) + 1) // 2
+    masks = []
+    for start, end in windows[:n_sentences]:
+        surface = _surface(text[start:end]).lower()
+        mask = always
+        for bit, spellings in probes:
+            if any(s in surface for s in spellings):
+                mask |= bit
+        masks.append(mask)
+    keep = [w for w, mask in zip(windows, masks) if may_matter(mask)]
+    keep += [w for w, a, b in zip(windows[n_sentences:], masks, masks[1:]) if may_matter(a | b)]
+    return keep
 
 
 class HeuristicVerifier:
@@ -217,7 +295,9 @@ class HeuristicVerifier:
 
     ``verify(claim, passages)`` returns a ``Verdict``; ``supported`` and ``contradicted``
     verdicts carry the passage id and a verbatim quote (a one- or two-sentence window).
-    Deterministic; no network, no model.
+    Deterministic; no network, no model. Windows that cannot reach either threshold are
+    skipped before they are scored (``_candidate_windows``), so the time grows with the
+    passages' length at about 0.2 CPU seconds per MB (``benchmarks/passage_speed.py``).
 
     Raises:
         TypeError: ``claim`` is not a string.
@@ -235,7 +315,7 @@ class HeuristicVerifier:
         best_support = None  # (coverage, -length, pid, quote)
         best_contra = None
         for passage in passages:
-            for start, end in _windows(passage.text):
+            for start, end in _candidate_windows(cf, passage.text):
                 window = passage.text[start:end]
                 wf = _features(window, sentence_start_exempt=False)
                 covered = cf.content & wf.content
