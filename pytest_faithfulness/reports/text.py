@@ -26,7 +26,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["printable", "terminal_text", "cut_long_words", "is_unsafe"]
+__all__ = ["cut_long_words", "is_unsafe", "printable", "terminal_text"]
 
 #: Format characters kept as they are: they join letters and emoji, and hide nothing.
 _KEEP_FORMAT = frozenset("\u200c\u200d\u00ad")
@@ -94,7 +94,7 @@ def cut_long_words(text: str, limit: int = _LONG_WORD) -> str:
         word = match.group()
         return f"{word[:limit - 1]}… [{len(word) - limit + 1} more characters]"
 
-    return re.sub(r"\S{%d,}" % (limit + 1), cut, text)
+    return re.sub(rf"\S{{{limit + 1},}}", cut, text)
 
 
 def terminal_text(text: object, limit: int = _LONG_WORD) -> str:
