@@ -22,7 +22,9 @@ _MARK = {"supported": "supported", "contradicted": "CONTRADICTED",
 
 
 def _short(text: str, limit: int = 100) -> str:
-    text = " ".join(str(text).split())
+    from ..reports.text import printable  # no control character of a claim reaches the terminal
+
+    text = " ".join(printable(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
