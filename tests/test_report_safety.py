@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -261,3 +263,37 @@ def test_a_lone_surrogate_in_an_answer_stops_no_report(pytester, hostile):
     for name in ("s.md", "r.html"):
         assert "\ufffd" in (pytester.path / name).read_text(encoding="utf-8")
     assert not list(pytester.path.rglob("*.tmp"))
+
+
+CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
+                 if shutil.which(n)), None)
+
+MEASURE = """<!DOCTYPE html><html><body>
+<iframe id="f" src="r.html" style="width:1000px;height:700px"></iframe><pre id="out">-</pre>
+<script>document.getElementById("f").addEventListener("load", function () {
+  var page = this.contentDocument.documentElement;
+  document.getElementById("out").textContent = "width " + page.scrollWidth + " of "
+    + page.clientWidth + "; bidi " + /[\\u202a-\\u202e\\u2066-\\u2069]/.test(page.innerText);
+});</script></body></html>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
+                    "(apt-get install -y chromium)")
+def test_hostile_text_keeps_the_page_narrow_in_headless_chromium(pytester, hostile, tmp_path):
+    """The 200,000-character word wraps in a 1000 px frame instead of making the page millions
+    of pixels wide, and no bidirectional control reaches the rendered text. The measuring page
+    sits beside the report and reads its layout (file pages may read each other with
+    --allow-file-access-from-files); the report's own CSP is untouched."""
+    _hostile_run(pytester)
+    (pytester.path / "measure.html").write_text(MEASURE, encoding="utf-8")
+    done = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--allow-file-access-from-files", "--virtual-time-budget=10000",
+         f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
+         (pytester.path / "measure.html").as_uri()],
+        capture_output=True, text=True, timeout=180, check=False)
+    found = re.search(r'id="out">width (\d+) of (\d+); bidi (\w+)<', done.stdout)
+    assert found, done.stderr[-2000:]
+    width, client, bidi = int(found.group(1)), int(found.group(2)), found.group(3)
+    assert width <= client <= 1000
+    assert bidi == "false"
