@@ -627,6 +627,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     from .reports import terminal, verdict
 
     incomplete = getattr(state, "incomplete_reason", None)
+    if incomplete is None and exitstatus == pytest.ExitCode.INTERRUPTED:
+        incomplete = "interrupted"  # never read an interrupted run as a pass
     failures = list(state.failures)
     # the plugin's sessionfinish turns a failed gate into exit status 1 after pytest passed
     # this hook its exit status; an incomplete run never exits 0

@@ -213,3 +213,17 @@ def test_json_report_keeps_the_report_shape(suite):
     assert gate["passed"] is True and gate["status"] == "passed"
     assert gate["thresholds"] == [["min mean", "0.50"]]
     assert gate["verdict"] == "session gate passed"
+
+
+def test_an_interrupted_run_is_incomplete_in_the_terminal(suite):
+    suite.makepyfile(test_stop='''
+import pytest
+
+def test_zz_stop():
+    pytest.exit("stopping early")
+''')
+    result = suite.runpytest("--color=yes")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    line = next(x for x in reversed(result.stdout.lines) if "faithfulness:" in x)
+    assert "faithfulness: incomplete: interrupted: the gate did not see every answer" in line
+    assert RED in line
