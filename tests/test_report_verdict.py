@@ -11,7 +11,12 @@ import re
 import pytest
 from faithfulness_ci_suite import ANSWERS_V2, VERDICTS_V2, write_suite
 
-from pytest_faithfulness.records import AnswerResult, ClaimResult, SessionSummary, Verdict
+from pytest_faithfulness.records import (
+    AnswerResult,
+    ClaimResult,
+    SessionSummary,
+    Verdict,
+)
 from pytest_faithfulness.reports.html import render_html
 from pytest_faithfulness.reports.json import json_report
 from pytest_faithfulness.reports.markdown import markdown_summary
