@@ -54,8 +54,15 @@ def is_unsafe(ch: str) -> bool:
     return _shown(ch) is not None
 
 
-# Everything outside printable ASCII and ordinary newline/tab, as a fast first filter.
-_SUSPECT = re.compile(r"[^\n\t\x20-\x7e]")
+# Runs of everything outside printable ASCII and ordinary newline/tab: the only text to look at.
+_SUSPECT = re.compile(r"[^\n\t\x20-\x7e]+")
+
+
+def _shown_run(match: re.Match[str]) -> str:
+    run = match.group()
+    if run.isprintable():  # letters, marks, symbols of any script: nothing to do (C speed)
+        return run
+    return "".join(_shown(ch) or ch for ch in run)
 
 
 def printable(text: object, *, newlines: bool = True) -> str:
@@ -71,16 +78,7 @@ def printable(text: object, *, newlines: bool = True) -> str:
     text = "" if text is None else str(text)
     if not newlines:
         text = text.replace("\r\n", " ").replace("\n", " ").replace("\t", " ")
-    if not _SUSPECT.search(text):
-        return text
-    out = []
-    for ch in text:
-        if "\x20" <= ch <= "\x7e" or ch in "\n\t":
-            out.append(ch)
-        else:
-            shown = _shown(ch)
-            out.append(ch if shown is None else shown)
-    return "".join(out)
+    return _SUSPECT.sub(_shown_run, text)
 
 
 def cut_long_words(text: str, limit: int = _LONG_WORD) -> str:
