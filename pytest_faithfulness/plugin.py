@@ -664,34 +664,73 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
         _session(node.config).merge_payload(payload)
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config):
+    """The faithfulness section, written after pytest's own summaries (the short test summary
+    included), so that the run's verdict is the last line before pytest's final count, in the
+    colour of the exit status."""
+    result = yield
     state = _existing_session(config)
     if _is_worker(config) or state is None or not (state.results or state.calibration):
-        return
+        return result
+    from .reports import terminal, verdict
+
+    incomplete = getattr(state, "incomplete_reason", None)
+    if incomplete is None and exitstatus == pytest.ExitCode.INTERRUPTED:
+        incomplete = "interrupted"  # never read an interrupted run as a pass
+    failures = list(state.failures)
+    # the plugin's sessionfinish turns a failed gate into exit status 1 after pytest passed
+    # this hook its exit status; an incomplete run never exits 0
+    exit_failed = int(exitstatus) not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED) \
+        or bool(failures) or incomplete is not None
+    reporter = terminalreporter
     if state.calibration:
-        terminalreporter.section("faithfulness calibration")
+        reporter.section("faithfulness calibration")
         for line in state.calibration_lines():
-            terminalreporter.write_line(line)
-        if not state.results:
-            for line in state.failures:
-                terminalreporter.write_line(f"GATE FAILED: {line}")
-            return
-    terminalreporter.section("faithfulness")
-    for line in state.terminal_lines():
-        terminalreporter.write_line(line)
-    if state.report_path is not None:
-        terminalreporter.write_line(f"JSON report: {state.report_path}")
-    _write_ci_lines(terminalreporter, state)
+            reporter.write_line(terminal.terminal_text(line))
+    failing: list[Any] = []
+    unscored: list[Any] = []
+    if state.results:
+        def answers(name: str, fallback: Any) -> list[Any]:
+            found = getattr(state, name, None)
+            return list(found()) if callable(found) else fallback(state.results)
+
+        failing = answers("answers_failing_own_thresholds", verdict.failing_answers)
+        unscored = answers("unscored_answers", verdict.unscored_answers)
+        applied = getattr(state, "thresholds_applied", None)
+        thresholds = list(applied()) if callable(applied) else verdict.thresholds_of_gate(state.gate)
+        reporter.section("faithfulness")
+        for line in terminal.summary_lines(state.summary(), state.judges(), failures,
+                                           thresholds=thresholds, unscored=unscored,
+                                           verdict=False):
+            reporter.write_line(line)
+        verbose = (config.getoption("verbose", 0) or 0) > 0
+        for line in terminal.failing_answer_lines(state.results, verbose=verbose):
+            reporter.write_line(line)
+        if state.report_path is not None:
+            reporter.write_line(terminal.terminal_text(f"JSON report: {state.report_path}"))
+        _write_ci_lines(reporter, state)
+    outcome = verdict.run_verdict(failures, incomplete=incomplete, failing=failing,
+                                  unscored=unscored, exit_failed=exit_failed)
+    lines = terminal.verdict_lines(failures, outcome)
+    for line in lines[:-1]:
+        reporter.write_line(line, red=True, bold=True)
+    colour = {"red": True} if outcome.failed else {"green": True}
+    reporter.write_sep("=", lines[-1], bold=True, **colour)
+    return result
 
 
 def _write_ci_lines(terminalreporter: Any, state: FaithfulnessSession) -> None:
-    """Files written, baseline notes, and the comparison with the saved run (loud warnings)."""
+    """Files written, baseline notes, and the comparison with the saved run (loud warnings);
+    every line sanitised for the terminal."""
+    from .reports.text import terminal_text
+
     for line in state.ci_notes:
         loud = line.startswith("WARNING")
-        terminalreporter.write_line(line, red=loud, bold=loud)
+        terminalreporter.write_line(terminal_text(line), red=loud, bold=loud)
     lines = state.comparison_lines()
     if lines:
         terminalreporter.section("faithfulness comparison")
         for line in lines:
             loud = line.startswith(("WARNING", "REGRESSION"))
-            terminalreporter.write_line(line, red=loud, bold=loud)
+            terminalreporter.write_line(terminal_text(line), red=loud, bold=loud)

@@ -115,8 +115,9 @@ def test_compare_fail_fails_the_session_on_a_regression(suite, args):
     result = suite.runpytest("--faithfulness-compare=main", *args)
     result.assert_outcomes(passed=4)  # every test passes; the session gate does not
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["GATE FAILED: regression against main: *",
-                                 "REGRESSION: regression against main: *"])
+    result.stdout.fnmatch_lines(["REGRESSION: regression against main: *",
+                                 "GATE FAILED: regression against main: *",
+                                 "*= faithfulness: session gate failed (*) =*"])
 
 
 def test_compare_fail_alone_compares_with_the_latest_saved_run(suite):
@@ -152,7 +153,7 @@ def test_compare_fail_within_bounds_passes(suite):
     result = suite.runpytest("--faithfulness-compare=main", "--faithfulness-compare-fail",
                              "mean:0.3,unsupported_rate:0.3,worsened:1")
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["gate: passed"])
+    result.stdout.fnmatch_lines(["*faithfulness: session gate passed*"])
 
 
 def test_no_regression_against_itself(suite):

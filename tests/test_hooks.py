@@ -176,7 +176,7 @@ def pytest_faithfulness_gate(summary):
     pytester.makepyfile(TESTS)
     result = pytester.runpytest()
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["gate: passed"])
+    result.stdout.fnmatch_lines(["*faithfulness: session gate passed*"])
 
 
 def test_gate_hook_runs_once_in_the_controller_under_xdist(pytester):

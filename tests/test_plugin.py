@@ -83,10 +83,10 @@ def test_scripted_judge_reproduces_audit_log_and_gate_passes_without_threshold(a
         "answers: 2 (1 scored, 1 unscored, 0 errored)",
         "mean faithfulness: 0.60",
         "claims: 5 (3 supported, 0 contradicted, 2 unsupported)",
-        "gate: passed",
         "*test_audit.py::test_audit_log: faithfulness 0.60*",
         "*[[]4] UNSUPPORTED: Audit log exports run hourly.",
         "*[[]5] UNSUPPORTED: Audit log exports are retained in the customer's bucket indefinitely.",
+        "*= faithfulness: session gate passed; 1 answer not scored (no claims) =*",
     ])
     data = json.loads(report.read_text())
     answers = {a["test_id"].split("::")[-1]: a for a in data["answers"]}

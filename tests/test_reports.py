@@ -97,7 +97,7 @@ def test_markdown_escapes_untrusted_text(suite):
     row = next(line for line in md.splitlines() if "Pipes" in line)
     assert "Pipes \\| and &lt;script&gt;alert(1)&lt;/script&gt; and \\*\\*bold\\*\\* and " \
            "\\[link\\](http://x)" in row
-    assert len(re.findall(r"(?<!\\)\|", row)) == 7  # six cells: the pipe in the text is escaped
+    assert len(re.findall(r"(?<!\\)\|", row)) == 8  # seven cells: the pipe in the text is escaped
 
 
 def test_no_step_summary_without_the_variable(suite):

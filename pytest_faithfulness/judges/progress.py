@@ -22,7 +22,10 @@ _MARK = {"supported": "supported", "contradicted": "CONTRADICTED",
 
 
 def _short(text: str, limit: int = 100) -> str:
-    text = " ".join(str(text).split())
+    # no control character of a claim reaches the terminal
+    from ..reports.text import printable
+
+    text = " ".join(printable(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

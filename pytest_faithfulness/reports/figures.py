@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .text import printable
+
 _EPS = 1e-9
 
 
@@ -29,5 +31,6 @@ def format_change(value: float | None, key: str) -> str:
 
 
 def short(text: str, limit: int = 120) -> str:
-    text = " ".join(text.split())
+    """``text`` on one line, sanitised (``text.printable``), cut to ``limit`` characters."""
+    text = " ".join(printable(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -20,13 +20,23 @@ from pathlib import Path
 from typing import Any
 
 from ..records import AnswerResult, SessionSummary
+from .files import write_atomic
+from .terminal import usage_text
+from .text import printable
+from .verdict import (
+    answer_name,
+    failing_answers,
+    run_verdict,
+    thresholds_text,
+    unscored_answers,
+)
 
 _CSS = """
 :root{--ok:#1a7f37;--ok-bg:#dafbe1;--bad:#cf222e;--bad-bg:#ffebe9;--warn:#9a6700;
 --warn-bg:#fff8c5;--mute:#57606a;--line:#d0d7de;--bg:#f6f8fa}
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;
-background:#fff}
+background:#fff;overflow-wrap:anywhere;word-break:break-word}
 header,main,section,nav{max-width:1100px;margin:0 auto;padding:0 20px}
 header{padding-top:18px}
 h1{font-size:22px;margin:0 0 4px}
@@ -41,6 +51,7 @@ background:var(--bg)}
 .gate{border-radius:8px;padding:8px 12px;margin-top:12px;font-weight:600}
 .gate.passed{background:var(--ok-bg);color:var(--ok)}
 .gate.failed{background:var(--bad-bg);color:var(--bad)}
+.gate.incomplete{background:var(--warn-bg);color:var(--warn)}
 .gate ul{margin:4px 0 0;font-weight:400}
 .warning{background:var(--warn-bg);color:var(--warn);border-radius:6px;padding:6px 10px;
 margin:6px 0;font-weight:600}
@@ -77,6 +88,7 @@ li.v-unsupported{background:#fffbe0}
 li.v-none{background:#eaeef2}
 .ev{color:var(--mute);font-size:13px}
 .note{color:var(--mute);font-style:italic;font-size:13px}
+.rationale{color:#1f2328;font-size:13px}
 .passage{border-top:1px dashed var(--line);padding:4px 0}
 .passage .pid{font-weight:600;font-family:ui-monospace,monospace;font-size:12px}
 .passage p{margin:2px 0;white-space:pre-wrap}
@@ -121,8 +133,10 @@ def _csp_hash(text: str) -> str:
 
 
 def _e(value: Any) -> str:
-    """HTML-escape any value (quotes too, so it is safe in attributes)."""
-    return html.escape("" if value is None else str(value), quote=True)
+    """Any value as inert HTML text: sanitised (``text.printable``: controls, bidirectional
+    and invisible characters shown as escapes, lone surrogates replaced), then HTML-escaped
+    (quotes too, so it is safe in attributes)."""
+    return html.escape(printable(value), quote=True)
 
 
 def _fmt(value: float | None, pct: bool = False) -> str:
@@ -232,7 +246,8 @@ def _answer_html(index: int, r: AnswerResult) -> str:
     out.append(f'<div class="head"><span class="score">{_fmt(r.score)}</span>'
                f'<h3>{_e(r.test_id or f"answer {index}")}</h3>{status_badge}'
                f'<span class="ev">{r.supported}/{len(r.claims)} supported, '
-               f'{r.contradicted} contradicted, {r.unsupported} unsupported</span></div>')
+               f'{r.contradicted} contradicted, {r.unsupported} unsupported'
+               f'{_answer_usage(r)}</span></div>')
     reasons = r.threshold_failures
     if reasons:
         out.append('<ul class="reasons">' + "".join(f"<li>FAILED: {_e(x)}</li>" for x in reasons)
@@ -263,17 +278,25 @@ def _answer_html(index: int, r: AnswerResult) -> str:
                         spans[pid].append((where[0], where[1], label, f"claim {n}: {label}"))
             if claim.note:
                 item.append(f'<div class="note">note: {_e(claim.note)}</div>')
-            if claim.judge_verdict is not None:
-                item.append(f'<div class="note">judge said {_e(claim.judge_verdict.label)}'
-                            f'</div>')
+            judged = claim.judge_verdict
+            if judged is not None:
+                item.append(f'<div class="note">judge said {_e(judged.label)}</div>')
+            if not claim.supported:
+                for source, who in ((verdict, "judge&rsquo;s rationale"),
+                                    (judged, f"judge&rsquo;s rationale for "
+                                     f"{_e(judged.label if judged else '')}")):
+                    if source is not None and source.rationale:
+                        item.append(f'<div class="rationale">{who}: {_e(source.rationale)}'
+                                    "</div>")
             item.append("</li>")
             out.append("".join(item))
         out.append("</ol>")
     if r.error:
         out.append(f'<div class="reasons">error: {_e(r.error)}</div>')
     if r.dropped:
-        out.append('<div class="dropped">not scored (non-assertive): '
-                   + " | ".join(_e(d.text) for d in r.dropped) + "</div>")
+        out.append('<ul class="dropped">' + "".join(
+            f'<li>set aside, not scored ({_e(d.reason)}): &ldquo;{_e(d.text)}&rdquo;</li>'
+            for d in r.dropped) + "</ul>")
     if r.passages:
         is_open = " open" if failing or len(r.passages) <= 3 else ""
         out.append(f"<details class=\"passages\"{is_open}><summary>{len(r.passages)} "
@@ -284,6 +307,38 @@ def _answer_html(index: int, r: AnswerResult) -> str:
         out.append("</details>")
     out.append("</article>")
     return "\n".join(out)
+
+
+def _answer_usage(r: AnswerResult) -> str:
+    u = r.usage
+    if not (u.input_tokens or u.output_tokens or u.cost_usd):
+        return ""
+    return f"; {u.input_tokens + u.output_tokens} tokens, ${u.cost_usd:.4f}"
+
+
+def _gate_html(results: list[AnswerResult], failures: list[str], outcome: Any,
+               incomplete: str | None, thresholds: Any, unscored: list[AnswerResult],
+               failing: list[AnswerResult]) -> str:
+    """The outcome box: the verdict, why the run is incomplete, the gate's reasons, the
+    thresholds applied, the answers that failed their own thresholds and the unscored ones."""
+    out = [f'<div class="gate {outcome.status}" id="gate" data-status="{outcome.status}">'
+           f'<span id="verdict">{_e(outcome.text)}</span><ul>']
+    if incomplete is not None:
+        out.append(f"<li>incomplete: {_e(incomplete)}: the gate did not see every answer, so "
+                   "this run does not pass</li>")
+    out += [f"<li>gate failed: {_e(f)}</li>" for f in failures]
+    stated = thresholds_text(thresholds)
+    if stated:
+        out.append(f'<li id="thresholds">{_e(stated)}</li>')
+    index = {id(r): i for i, r in enumerate(results, start=1)}
+    for key, what, answers in (("failing", "failed their own thresholds", failing),
+                               ("unscored", "unscored (no claims to score, not in the mean)",
+                                unscored)):
+        if answers:
+            out.append(f'<li id="{key}-answers">{what}: ' + ", ".join(
+                _e(answer_name(r, index.get(id(r)))) for r in answers) + "</li>")
+    out.append("</ul></div>")
+    return "".join(out)
 
 
 def _comparison_html(comparison: Any) -> str:
@@ -328,7 +383,8 @@ def _comparison_html(comparison: Any) -> str:
 
 def render_html(results: list[AnswerResult], summary: SessionSummary, judges: list[str],
                 failures: list[str], comparison: Any = None, *,
-                title: str = "Faithfulness report") -> str:
+                title: str = "Faithfulness report", incomplete: str | None = None,
+                thresholds: Any = None, unscored: Any = None, failing: Any = None) -> str:
     """The whole report as one HTML document (a ``str``; write it with ``write_html``).
 
     Args:
@@ -338,7 +394,19 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
         failures: the gate's failure reasons (empty: passed).
         comparison: a ``runs.compare.Comparison`` with a saved run, or ``None``.
         title: the page title.
+        incomplete: why the run is incomplete (``None``: complete); an incomplete run is
+            never said to pass.
+        thresholds: the session thresholds applied, ``[(name, value), ...]`` (empty: none;
+            ``None``: not stated).
+        unscored / failing: the unscored answers and those that failed their own
+            thresholds (default: found in ``results``).
+
+    Every text of the run is sanitised and escaped (``_e``); long words wrap (CSS
+    ``overflow-wrap:anywhere``), so no text can widen the page.
     """
+    unscored = unscored_answers(results) if unscored is None else list(unscored)
+    failing = failing_answers(results) if failing is None else list(failing)
+    outcome = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored)
     scores = [r.score for r in results if r.score is not None]
     n_fail = sum(1 for r in results if (not r.passed) or r.not_supported > 0)
     n_con = sum(1 for r in results if r.contradicted > 0)
@@ -356,7 +424,13 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
         ("claims supported", f"{summary.supported} / {summary.claims}", "supported"),
         ("contradicted claims", f"{summary.contradicted}", "contradicted"),
         ("unsupported claims", f"{summary.unsupported}", "unsupported"),
+        ("judge calls (cache hits)", f"{summary.judge_calls} ({summary.cache_hits})", "calls"),
     ]
+    usage = summary.usage
+    if usage.input_tokens or usage.output_tokens or usage.cost_usd:
+        figures += [("tokens in / out", f"{usage.input_tokens} / {usage.output_tokens}",
+                     "tokens"),
+                    ("cost (USD)", f"${usage.cost_usd:.4f}", "cost")]
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            f'<meta http-equiv="Content-Security-Policy" content="{_e(csp)}">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -368,11 +442,11 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
     out += [f'<div class="figure" id="fig-{key}"><div class="v">{_e(v)}</div>'
             f'<div class="k">{_e(k)}</div></div>' for k, v, key in figures]
     out.append("</div>")
-    if failures:
-        out.append('<div class="gate failed" id="gate">gate failed<ul>'
-                   + "".join(f"<li>{_e(f)}</li>" for f in failures) + "</ul></div>")
-    else:
-        out.append('<div class="gate passed" id="gate">gate passed</div>')
+    used = usage_text(summary)
+    if used:
+        out.append(f'<p class="meta" id="usage">{_e(used)}</p>')
+    out.append(_gate_html(results, list(failures), outcome, incomplete, thresholds, unscored,
+                          failing))
     out.append("</header>")
     out.append('<section id="distribution"><h2>Per-answer faithfulness</h2>'
                + distribution_svg(scores)
@@ -391,19 +465,19 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
     out.append('<main id="answers">')
     out += [_answer_html(i, r) for i, r in enumerate(results, start=1)]
     out.append("</main>")
-    out.append("<footer>Faithfulness = supported claims / claims decomposed. Colours: green "
+    out.append(f'<footer><p class="gate {outcome.status}" id="final-verdict">{_e(outcome.text)}'
+               "</p>Faithfulness = supported claims / claims decomposed. Colours: green "
                "supported, red contradicted, amber unsupported.</footer>")
     out.append(f"<script>{_JS}</script></body></html>")
     return "\n".join(out)
 
 
 def write_html(path: str | Path, document: str) -> Path:
-    """Write the HTML document to ``path`` (parents created; written aside then renamed)."""
-    import os
+    """Write the HTML document to ``path`` atomically (parents created; written aside then
+    renamed; the temporary file never stays). A character UTF-8 cannot hold is written as a
+    ``\\udXXX`` escape, so any document can be written.
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(document, encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    Raises:
+        OSError: the file cannot be written.
+    """
+    return write_atomic(path, document.encode("utf-8", errors="backslashreplace"))

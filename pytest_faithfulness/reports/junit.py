@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..records import AnswerResult
+from .text import printable
 
 
 def junit_properties(result: AnswerResult, index: int = 1) -> list[tuple[str, str]]:
@@ -12,7 +13,8 @@ def junit_properties(result: AnswerResult, index: int = 1) -> list[tuple[str, st
     ``faithfulness_status``, ``faithfulness_claims``, ``faithfulness_supported``,
     ``faithfulness_contradicted``, ``faithfulness_unsupported``, ``faithfulness_passed``
     (``true``/``false``) and ``faithfulness_judge``. The ``index``-th answer of one test
-    (``index > 1``) gets the suffix ``_<index>`` on every name.
+    (``index > 1``) gets the suffix ``_<index>`` on every name. Values are sanitised
+    (``text.printable``), so no control character or lone surrogate reaches the XML.
     """
     suffix = "" if index <= 1 else f"_{index}"
     score = result.score
@@ -24,6 +26,6 @@ def junit_properties(result: AnswerResult, index: int = 1) -> list[tuple[str, st
         ("contradicted", str(result.contradicted)),
         ("unsupported", str(result.unsupported)),
         ("passed", "true" if result.passed else "false"),
-        ("judge", result.judge or "unknown"),
+        ("judge", printable(result.judge or "unknown")),
     ]
     return [(f"faithfulness_{name}{suffix}", value) for name, value in pairs]

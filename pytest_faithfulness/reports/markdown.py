@@ -3,36 +3,73 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ..records import AnswerResult, SessionSummary
 from .figures import fmt as _fmt
 from .figures import format_change, format_figure
+from .terminal import usage_text
+from .text import printable
+from .verdict import (
+    answer_name,
+    failing_answers,
+    run_verdict,
+    thresholds_text,
+    unscored_answers,
+)
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
 def md_escape(text: Any, limit: int | None = 300) -> str:
-    """``text`` as inert Markdown table-cell text: HTML-escaped (``&``, ``<``, ``>``), the
-    characters that make emphasis, code, links and cells (``\\ ` * _ [ ] | ~``)
+    """``text`` as inert Markdown table-cell text: sanitised (``text.printable``: controls,
+    bidirectional and invisible characters shown as escapes), HTML-escaped (``&``, ``<``,
+    ``>``), the characters that make emphasis, code, links and cells (``\\ ` * _ [ ] | ~``)
     backslash-escaped, newlines folded to spaces, cut to ``limit`` characters."""
-    text = " ".join(str("" if text is None else text).split())
+    text = " ".join(printable(text).split())
     if limit is not None and len(text) > limit:
         text = text[: limit - 1] + "…"
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
+_HEADING = {"incomplete": "⚠️ incomplete", "failed": "❌ gate failed", "passed": "✅ gate passed"}
+
+
 def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judges: list[str],
                      failures: list[str], comparison: Any = None, *,
-                     max_rows: int = 200) -> str:
+                     max_rows: int = 200, incomplete: str | None = None,
+                     thresholds: Sequence[tuple[str, str]] | None = None,
+                     unscored: Sequence[AnswerResult] | None = None,
+                     failing: Sequence[AnswerResult] | None = None) -> str:
     """The run as GitHub-flavoured Markdown (for ``--faithfulness-markdown`` and
-    ``$GITHUB_STEP_SUMMARY``): the gate, the headline figures, the comparison with a saved
-    run (a ``runs.compare.Comparison``, or ``None``), and every claim that is not supported as a
-    table (at most ``max_rows`` rows; the rest are counted). All untrusted text is escaped.
+    ``$GITHUB_STEP_SUMMARY``): the outcome, the judges, the headline figures with tokens and
+    cost, the session thresholds, the gate's reasons, the comparison with a saved run (a
+    ``runs.compare.Comparison``, or ``None``), every claim that is not supported with the
+    judge's rationale and any note, every unscored answer by name, the text set aside with
+    its reason, and the verdict as the last line. Tables hold at most ``max_rows`` rows (the
+    rest are counted). All untrusted text is escaped and sanitised (``md_escape``).
+
+    Args:
+        incomplete: why the run is incomplete (``None``: complete); an incomplete run is
+            never said to pass.
+        thresholds: the session thresholds applied (empty: none; ``None``: not stated).
+        unscored / failing: the unscored answers and those that failed their own
+            thresholds (default: found in ``results``).
     """
-    ok = not failures
-    lines = [f"## Faithfulness: {'✅ gate passed' if ok else '❌ gate failed'}", ""]
+    unscored = unscored_answers(results) if unscored is None else list(unscored)
+    failing = failing_answers(results) if failing is None else list(failing)
+    outcome = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored)
+    heading = _HEADING[outcome.gate]
+    if outcome.gate == "passed" and failing:
+        n = len(failing)
+        heading = (f"❌ {n} answer{'s' if n != 1 else ''} failed "
+                   f"{'its' if n == 1 else 'their'} own thresholds (session gate passed)")
+    lines = [f"## Faithfulness: {heading}", ""]
+    if incomplete is not None:
+        lines += [f"> ⚠️ **Incomplete:** {md_escape(incomplete, 1000)}: the gate did not see "
+                  "every answer, so this run does not pass.", ""]
     lines += [f"judge: {md_escape(j)}  " for j in judges]
     lines += ["",
               "| mean faithfulness | answers | scored | unscored | errored | answers with a claim "
@@ -44,43 +81,91 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
                  else f"{summary.unsupported_answer_rate:.1%}")
               + f" | {summary.claims} | {summary.supported} | {summary.contradicted} | "
               f"{summary.unsupported} |", ""]
+    lines += [_usage_line(summary), ""]
+    stated = thresholds_text(thresholds)
+    if stated:
+        lines += [md_escape(stated, None), ""]
     if failures:
         lines.append("**Gate failed:**")
-        lines += [f"- {md_escape(f, None)}" for f in failures]
+        lines += [f"- {md_escape(f, 2000)}" for f in failures]
         lines.append("")
     if comparison is not None:
         lines += _markdown_comparison(comparison, max_rows)
+    lines += _claims_table(results, max_rows)
+    if unscored:
+        lines += [f"### Unscored answers ({len(unscored)})", "",
+                  "No claims to score; not in the mean faithfulness.", ""]
+        lines += [f"- {md_escape(answer_name(r))}" for r in unscored[:max_rows]]
+        if len(unscored) > max_rows:
+            lines.append(f"- …and {len(unscored) - max_rows} more (see the JSON report)")
+        lines.append("")
+    lines += _dropped_table(results, max_rows)
+    lines += [f"**Verdict:** {md_escape(outcome.text, 2000)}", ""]
+    return "\n".join(lines)
+
+
+def _usage_line(summary: SessionSummary) -> str:
+    text = f"judge calls: {summary.judge_calls}, cache hits: {summary.cache_hits}"
+    usage = usage_text(summary)
+    return md_escape(text + (f"; {usage}" if usage else ""), None)
+
+
+def _why(claim: Any) -> str:
+    """The judge's rationale(s) and the note of a claim, as one cell."""
+    parts = []
+    for source, who in ((claim.verdict, "judge"), (claim.judge_verdict, "judge said "
+                        + (claim.judge_verdict.label if claim.judge_verdict else ""))):
+        if source is not None and source.rationale:
+            parts.append(f"*{md_escape(who)}:* {md_escape(source.rationale)}")
+    if claim.note:
+        parts.append(f"*note:* {md_escape(claim.note)}")
+    return "<br>".join(parts)
+
+
+def _claims_table(results: list[AnswerResult], max_rows: int) -> list[str]:
     rows = []
     for r in results:
         if r.status == "error":
             rows.append((r, None))
         rows += [(r, c) for c in r.claims if not c.supported]
-    lines.append(f"### Claims that are not supported ({sum(1 for _, c in rows if c)})")
+    lines = [f"### Claims that are not supported ({sum(1 for _, c in rows if c)})", ""]
+    if not rows:
+        return lines + ["Every claim is supported.", ""]
+    lines += ["| test | faithfulness | verdict | claim | passage | quote | rationale and notes |",
+              "|---|---:|---|---|---|---|---|"]
+    for r, c in rows[:max_rows]:
+        if c is None:
+            lines.append(f"| {md_escape(r.test_id or 'answer')} | n/a | **error** | "
+                         f"{md_escape(r.error)} | | | |")
+            continue
+        v = c.verdict
+        label = {"contradicted": "**contradicted**"}.get(c.label or "", c.label or "no verdict")
+        lines.append(f"| {md_escape(r.test_id or 'answer')} | {_fmt(r.score)} | {label} | "
+                     f"{md_escape(c.text)} | {md_escape(', '.join(v.passage_ids) if v else '')}"
+                     f" | {md_escape(v.quote if v else '')} | {_why(c)} |")
+    if len(rows) > max_rows:
+        lines.append(f"\n…and {len(rows) - max_rows} more (see the HTML or JSON report).")
     lines.append("")
-    if rows:
-        lines += ["| test | faithfulness | verdict | claim | passage | quote |",
-                  "|---|---:|---|---|---|---|"]
-        for r, c in rows[:max_rows]:
-            if c is None:
-                lines.append(f"| {md_escape(r.test_id or 'answer')} | n/a | **error** | "
-                             f"{md_escape(r.error)} | | |")
-                continue
-            v = c.verdict
-            label = {"contradicted": "**contradicted**"}.get(c.label or "", c.label or "no verdict")
-            lines.append(f"| {md_escape(r.test_id or 'answer')} | {_fmt(r.score)} | {label} | "
-                         f"{md_escape(c.text)} | {md_escape(', '.join(v.passage_ids) if v else '')}"
-                         f" | {md_escape(v.quote if v else '')} |")
-        if len(rows) > max_rows:
-            lines.append(f"\n…and {len(rows) - max_rows} more (see the HTML or JSON report).")
-    else:
-        lines.append("Every claim is supported.")
+    return lines
+
+
+def _dropped_table(results: list[AnswerResult], max_rows: int) -> list[str]:
+    rows = [(r, d) for r in results for d in r.dropped]
+    if not rows:
+        return []
+    lines = [f"### Text set aside, not scored ({len(rows)})", "",
+             "| test | reason | text |", "|---|---|---|"]
+    lines += [f"| {md_escape(r.test_id or 'answer')} | {md_escape(d.reason)} | "
+              f"{md_escape(d.text)} |" for r, d in rows[:max_rows]]
+    if len(rows) > max_rows:
+        lines.append(f"\n…and {len(rows) - max_rows} more (see the HTML or JSON report).")
     lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def _markdown_comparison(comparison: Any, max_rows: int) -> list[str]:
-    lines = [f"### Compared with {md_escape(comparison.baseline_label, None)}", ""]
-    lines += [f"> ⚠️ **WARNING:** {md_escape(w, None)}" for w in comparison.warnings]
+    lines = [f"### Compared with {md_escape(comparison.baseline_label, 1000)}", ""]
+    lines += [f"> ⚠️ **WARNING:** {md_escape(w, 2000)}" for w in comparison.warnings]
     if comparison.warnings:
         lines.append("")
     lines += ["| figure | baseline | this run | change |", "|---|---:|---:|---:|"]

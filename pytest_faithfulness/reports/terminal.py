@@ -1,24 +1,37 @@
-"""The terminal report: per-claim text of an answer, the headline figures and the gate, and
-the comparison with a saved run. Plain text lines; nothing here imports pytest."""
+"""The terminal report: per-claim text of an answer, the headline figures, the thresholds,
+the unscored answers, the comparison with a saved run, and the verdict. Plain text lines,
+every one sanitised (``text.terminal_text``); nothing here imports pytest."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..records import AnswerResult, SessionSummary
 from .figures import fmt as _fmt
 from .figures import format_change, format_figure, short
+from .text import terminal_text
+from .verdict import RunVerdict, answer_name, run_verdict, thresholds_text
 
 _MARK = {"supported": "ok", "contradicted": "CONTRADICTED", "unsupported": "UNSUPPORTED",
          None: "NO VERDICT"}
 
 
+def _clean(lines: list[str]) -> list[str]:
+    """Every line made safe for a terminal (see ``text.terminal_text``)."""
+    return [terminal_text(line) for line in lines]
 
-def format_answer(result: AnswerResult, *, only_failing_claims: bool = False) -> str:
+
+def format_answer(result: AnswerResult, *, only_failing_claims: bool = False,
+                  verbose: bool = False) -> str:
     """The per-claim report of one answer, as plain text lines.
 
-    Each claim shows its verdict, cited passage id(s) and quote; a verdict the pipeline did
-    not accept as given shows the judge's own label and the reason.
+    Each claim shows its verdict, cited passage id(s) and quote, and any note; a verdict the
+    pipeline did not accept as given shows the judge's own label and the reason. With
+    ``verbose``, each claim that is not supported also shows the judge's rationale. Text set
+    aside (never scored) is listed with its reason, unless ``only_failing_claims`` without
+    ``verbose``. Every line is sanitised (``text.terminal_text``): no control character of
+    an answer reaches the terminal, and overlong words are cut.
     """
     head = result.test_id or "answer"
     lines = [f"{head}: faithfulness {_fmt(result.score)} ({result.status}; "
@@ -38,16 +51,40 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False) ->
             lines.append(f"      passage {', '.join(verdict.passage_ids)}:{quote}")
         if claim.note:
             lines.append(f"      note: {claim.note}")
-        if claim.judge_verdict is not None:
-            lines.append(f"      judge said {claim.judge_verdict.label} "
-                         f"(passages {', '.join(claim.judge_verdict.passage_ids) or '-'})")
-    if result.dropped and not only_failing_claims:
-        lines.append(f"  not scored (non-assertive): {' | '.join(d.text for d in result.dropped)}")
-    return "\n".join(lines)
+        judged = claim.judge_verdict
+        if judged is not None:
+            lines.append(f"      judge said {judged.label} "
+                         f"(passages {', '.join(judged.passage_ids) or '-'})")
+        if verbose and not claim.supported:
+            for source in (verdict, judged):
+                if source is not None and source.rationale:
+                    who = "judge's rationale" if source is verdict else \
+                        f"judge's rationale for {judged.label}"
+                    lines.append(f"      {who}: {source.rationale}")
+    if result.dropped and (verbose or not only_failing_claims):
+        for item in result.dropped:
+            lines.append(f'  set aside, not scored ({item.reason}): "{item.text}"')
+    return "\n".join(_clean(lines))
 
 
-def summary_lines(summary: SessionSummary, judges: list[str], failures: list[str]) -> list[str]:
-    """The headline figures and the gate's outcome."""
+def summary_lines(summary: SessionSummary, judges: list[str], failures: list[str], *,
+                  incomplete: str | None = None,
+                  thresholds: Sequence[tuple[str, str]] | None = None,
+                  unscored: Sequence[AnswerResult] | None = None,
+                  failing: Sequence[AnswerResult] | None = None,
+                  verdict: bool = True) -> list[str]:
+    """The headline figures, the session thresholds, every unscored answer by name and, with
+    ``verdict`` (the default), the gate's reasons and the run's verdict as the last line.
+
+    Args:
+        summary / judges / failures: the session figures, the judges' descriptions and the
+            session gate's failure reasons.
+        incomplete: why the run is incomplete (``None``: the gate saw every answer).
+        thresholds: the session thresholds applied, ``[("min mean", "0.80"), ...]`` (empty:
+            none; ``None``: not known, not stated).
+        unscored: the answers with no claims, each named (``None``: not named).
+        failing: the answers that failed their own thresholds (counted in the verdict).
+    """
     lines = [f"judge: {j}" for j in judges]
     lines += [
         f"answers: {summary.answers} ({summary.scored} scored, {summary.unscored} unscored, "
@@ -60,16 +97,47 @@ def summary_lines(summary: SessionSummary, judges: list[str], failures: list[str
         f"contradicted, {summary.unsupported} unsupported)",
         f"judge calls: {summary.judge_calls}, cache hits: {summary.cache_hits}",
     ]
+    usage = usage_text(summary)
+    if usage:
+        lines.append(usage)
+    stated = thresholds_text(thresholds)
+    if stated:
+        lines.append(stated)
+    if unscored:
+        lines.append(f"unscored answers (no claims to score, not in the mean): {len(unscored)}")
+        lines += [f"  - {answer_name(r)}" for r in unscored]
+    if verdict:
+        lines += verdict_lines(failures, run_verdict(failures, incomplete=incomplete,
+                                                     failing=failing or (),
+                                                     unscored=unscored or ()))
+    return _clean(lines)
+
+
+def usage_text(summary: SessionSummary) -> str | None:
+    """Tokens and cost of the run in one line, or ``None`` when the judge reported none."""
     usage = summary.usage
-    if usage.input_tokens or usage.output_tokens or usage.cost_usd:
-        unpriced = f" ({usage.uncosted_calls} call(s) not in the price map)" if usage.uncosted_calls else ""
-        lines.append(f"tokens: {usage.input_tokens} input ({usage.cached_input_tokens} from the "
-                     f"provider's prompt cache), {usage.output_tokens} output; cost "
-                     f"${usage.cost_usd:.4f}{unpriced}")
-    if failures:
-        lines += [f"GATE FAILED: {reason}" for reason in failures]
-    else:
-        lines.append("gate: passed")
+    if not (usage.input_tokens or usage.output_tokens or usage.cost_usd):
+        return None
+    unpriced = (f" ({usage.uncosted_calls} call(s) not in the price map)"
+                if usage.uncosted_calls else "")
+    return (f"tokens: {usage.input_tokens} input ({usage.cached_input_tokens} from the "
+            f"provider's prompt cache), {usage.output_tokens} output; cost "
+            f"${usage.cost_usd:.4f}{unpriced}")
+
+
+def verdict_lines(failures: Sequence[str], verdict: RunVerdict) -> list[str]:
+    """``GATE FAILED: <reason>`` for each gate failure, then ``faithfulness: <verdict>``."""
+    return _clean([f"GATE FAILED: {reason}" for reason in failures]
+                  + [f"faithfulness: {verdict.text}"])
+
+
+def failing_answer_lines(results: Sequence[AnswerResult], *, verbose: bool = False) -> list[str]:
+    """The per-claim report of every answer that failed or has a claim not supported."""
+    shown = [r for r in results if not r.passed or r.not_supported]
+    if not shown:
+        return []
+    lines = ["", "answers with claims that are not supported, or that failed:"]
+    lines += [format_answer(r, only_failing_claims=True, verbose=verbose) for r in shown]
     return lines
 
 
@@ -104,4 +172,4 @@ def comparison_lines(comparison: Any) -> list[str]:
     for test_id in comparison.removed:
         lines.append(f"  removed: {test_id}")
     lines += [f"REGRESSION: {f}" for f in comparison.failures]
-    return lines
+    return _clean(lines)

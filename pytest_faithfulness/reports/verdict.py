@@ -1,0 +1,133 @@
+"""The run's verdict in words, the same in every report: complete or not, the session gate,
+and the answers that failed their own thresholds.
+
+A run is ``incomplete`` when the gate did not see every answer (an interrupted or crashed
+session): it is never called passed. Otherwise the session gate passed or failed, and the
+answers that missed their own thresholds (``assert_faithful(min_score=...)``) are counted
+beside it, because they fail their tests (and so the run) even when the session gate passes.
+Nothing here imports pytest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..records import AnswerResult
+
+RunStatus = Literal["passed", "failed", "incomplete"]
+
+
+@dataclass(frozen=True)
+class RunVerdict:
+    """The run's outcome for the reports.
+
+    Attributes:
+        status: ``"incomplete"`` (the gate did not see every answer), ``"failed"`` (the
+            session gate failed, an answer failed its own thresholds, or the run failed for
+            another reason) or ``"passed"``.
+        gate: ``"incomplete" | "failed" | "passed"``: the session gate alone.
+        text: one sentence, e.g. ``"session gate passed; 3 answers failed their own
+            thresholds"`` or ``"incomplete: interrupted: the gate did not see every answer"``.
+    """
+
+    status: RunStatus
+    gate: RunStatus
+    text: str
+
+    @property
+    def failed(self) -> bool:
+        """True unless the run passed."""
+        return self.status != "passed"
+
+
+def _answers(n: int) -> str:
+    return f"{n} answer{'s' if n != 1 else ''}"
+
+
+def run_verdict(failures: Sequence[str], *, incomplete: str | None = None,
+                failing: Sequence[Any] = (), unscored: Sequence[Any] = (),
+                exit_failed: bool | None = None) -> RunVerdict:
+    """The run's verdict.
+
+    Args:
+        failures: the session gate's failure reasons (empty: the gate passed).
+        incomplete: why the run is incomplete, or ``None`` when the gate saw every answer.
+        failing: the answers that failed their own thresholds.
+        unscored: the answers with no claims to score.
+        exit_failed: whether the run's exit status says it failed, when known (pytest's,
+            once the gate has had its say). The verdict then follows it: a failure outside
+            faithfulness is said so, and answers that failed their own thresholds in tests
+            that expected it (``xfail``, ``pytest.raises``) are said to be expected.
+    """
+    parts = []
+    if incomplete is not None:
+        gate: RunStatus = "incomplete"
+        parts.append(f"incomplete: {incomplete}: the gate did not see every answer")
+        if failures:
+            parts.append(f"session gate failed on what it saw ({len(failures)} "
+                         f"reason{'s' if len(failures) != 1 else ''})")
+    elif failures:
+        gate = "failed"
+        parts.append(f"session gate failed ({len(failures)} "
+                     f"reason{'s' if len(failures) != 1 else ''})")
+    else:
+        gate = "passed"
+        parts.append("session gate passed")
+    if failing:
+        n = len(failing)
+        said = f"{_answers(n)} failed {'its' if n == 1 else 'their'} own thresholds"
+        if exit_failed is False and gate == "passed":
+            said += f", as {'its test' if n == 1 else 'their tests'} expected"
+        parts.append(said)
+    if unscored:
+        parts.append(f"{_answers(len(unscored))} not scored (no claims)")
+    status: RunStatus = gate
+    if gate == "passed":
+        if exit_failed is None:
+            status = "failed" if failing else "passed"
+        elif exit_failed:
+            status = "failed"
+            if not failing:
+                parts.append("the run failed for other reasons (see pytest's summary)")
+    return RunVerdict(status=status, gate=gate, text="; ".join(parts))
+
+
+def failing_answers(results: Iterable[AnswerResult]) -> list[AnswerResult]:
+    """The answers that failed their own thresholds (errored ones included)."""
+    return [r for r in results if not r.passed]
+
+
+def unscored_answers(results: Iterable[AnswerResult]) -> list[AnswerResult]:
+    """The answers with no claims to score."""
+    return [r for r in results if r.status == "unscored"]
+
+
+def thresholds_text(thresholds: Sequence[tuple[str, str]] | None) -> str | None:
+    """``"session thresholds: min mean 0.80, max unsupported rate 0.10"``, ``"session
+    thresholds: none"`` for an empty list, ``None`` when not known (nothing is said then)."""
+    if thresholds is None:
+        return None
+    if not thresholds:
+        return "session thresholds: none"
+    return "session thresholds: " + ", ".join(f"{name} {value}" for name, value in thresholds)
+
+
+def thresholds_of_gate(gate: Any) -> list[tuple[str, str]]:
+    """The thresholds a ``gate.GateConfig`` (or its ``model_dump``) applies, as
+    ``(name, value)`` pairs; used when the session does not say."""
+    get = gate.get if isinstance(gate, dict) else (lambda k: getattr(gate, k, None))
+    pairs = []
+    if get("min_mean") is not None:
+        pairs.append(("min mean", f"{get('min_mean'):.2f}"))
+    if get("max_unsupported_rate") is not None:
+        pairs.append(("max unsupported rate", f"{get('max_unsupported_rate'):.2f}"))
+    return pairs
+
+
+def answer_name(result: AnswerResult, index: int | None = None) -> str:
+    """The name of an answer in a report: its test id, else ``answer <index>``."""
+    if result.test_id:
+        return result.test_id
+    return f"answer {index}" if index is not None else "answer"
