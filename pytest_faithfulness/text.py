@@ -32,8 +32,11 @@ def normalize_ws(text: str) -> str:
     return _WS.sub(" ", unicodedata.normalize("NFKC", text).translate(_QUOTES)).strip()
 
 
-def strip_citations(text: str) -> str:
-    """Remove inline citation markers (see ``CITATION``) and tidy the space they leave."""
+def strip_citations(text: str, passage_ids=()) -> str:
+    """Remove inline citation markers (see ``CITATION``) and tidy the space they leave.
+
+    ``passage_ids`` (the answer's passage ids) is accepted and not used yet.
+    """
     text = CITATION.sub("", text)
     return re.sub(r"\s+([.,;:!?])", r"\1", text).strip()
 
