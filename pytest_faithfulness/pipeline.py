@@ -183,7 +183,8 @@ async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]],
             return _as_verdict(await _call(judge, "verify", claim_result.text, window))
 
     raw = await asyncio.gather(*(verify_one(w) for w in windows))
-    checked = [(*check_verdict(verdict, window), verdict) for verdict, window in zip(raw, windows)]
+    checked = [(*check_verdict(verdict, window, claim_result.text), verdict)
+               for verdict, window in zip(raw, windows)]
     best = _combine([accepted for accepted, _, _ in checked])
     for accepted, reason, verdict in checked:
         if accepted is best:
