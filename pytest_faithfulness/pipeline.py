@@ -23,6 +23,7 @@ import inspect
 from typing import Any
 
 from . import _loop
+from .alignment import align
 from .accounting import record as record_usage
 from .accounting import usage_scope
 from .records import (
@@ -33,7 +34,7 @@ from .records import (
     Verdict,
     to_passages,
 )
-from .text import collapse_ws, strip_citations
+from .text import normalize_ws, strip_citations
 from .verification import check_verdict
 
 DEFAULT_CONCURRENCY = 8
@@ -191,8 +192,12 @@ async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]],
             claim_result.verdict = accepted
             if reason:
                 claim_result.judge_verdict = verdict
-                claim_result.note = reason
+                _add_note(claim_result, reason)
             return
+
+
+def _add_note(claim_result: ClaimResult, note: str) -> None:
+    claim_result.note = f"{claim_result.note}; {note}" if claim_result.note else note
 
 
 def verify_claim(claim: str, passages: Any, judge: Any, *,
@@ -242,6 +247,33 @@ def passage_windows(passages: list[Passage], budget: int | None) -> list[list[Pa
     return windows
 
 
+#: An answer at least this long (characters, whitespace collapsed) that a passage holds whole
+#: is reported: the harness most likely passed the answer among the passages.
+ANSWER_IN_PASSAGE_MIN_CHARS = 40
+
+
+def answer_in_passages(answer: str, passages: list[Passage]) -> list[str]:
+    """Warnings for passages whose text (or title) equals or contains the whole answer.
+
+    A common harness bug (the answer passed among its own passages) makes every claim
+    ``supported``. Compared after whitespace normalisation and case folding, with and without
+    the answer's citation markers; answers shorter than ``ANSWER_IN_PASSAGE_MIN_CHARS`` are not
+    checked (a short answer may well be a passage sentence).
+    """
+    ids = tuple(p.id for p in passages)
+    forms = {normalize_ws(a).casefold() for a in (answer, strip_citations(answer, passage_ids=ids))}
+    forms = {f for f in forms if len(f) >= ANSWER_IN_PASSAGE_MIN_CHARS}
+    if not forms:
+        return []
+    holders = [p.id for p in passages
+               if any(f in normalize_ws(source).casefold() for f in forms
+                      for source in (p.text, p.title or ""))]
+    if not holders:
+        return []
+    return [f"passage(s) {', '.join(holders)} contain the whole answer: check that the test "
+            "passes the retrieved passages, not the answer (every claim would be supported)"]
+
+
 def _combine(verdicts: list[Verdict]) -> Verdict:
     for label in ("supported", "contradicted"):
         for v in verdicts:
@@ -273,6 +305,7 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
     elif any(not p.text.strip() for p in passages):
         empty = ", ".join(p.id for p in passages if not p.text.strip())
         result.warnings.append(f"empty passage text: {empty}")
+    result.warnings.extend(answer_in_passages(answer, passages))
     try:
         async with semaphore:
             decomposition = _as_decomposition(await _call(judge, "decompose", answer))
@@ -280,10 +313,12 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
         result.status = "error"
         result.error = f"decompose failed: {type(exc).__name__}: {exc}"
         return result
-    result.dropped = list(decomposition.dropped)
-    claims = [c for c in (collapse_ws(strip_citations(c)) for c in decomposition.claims) if c]
-    result.claims = [ClaimResult(text=c) for c in claims]
-    if not claims:
+    alignment = align(answer, decomposition, tuple(p.id for p in passages))
+    result.dropped = alignment.dropped
+    result.warnings.extend(alignment.warnings)
+    result.claims = [ClaimResult(text=c.text, spans=c.spans, note=c.note)
+                     for c in alignment.claims]
+    if not result.claims:
         return result
     budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
     try:
@@ -305,7 +340,7 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
         result.error = (f"judge returned no verdict for {len(missing)} of {len(result.claims)} "
                         f"claim(s){detail}")
         for claim_result, exc in failures:
-            claim_result.note = f"verify failed: {type(exc).__name__}: {exc}"
+            _add_note(claim_result, f"verify failed: {type(exc).__name__}: {exc}")
         return result
     result.status = "scored"
     return result

@@ -136,7 +136,7 @@ def test_supported_verdict_with_bad_evidence_becomes_unsupported(chat_server, pa
            "rationale": "trust me"}
     chat_server.handler = judge_model(claims_reply([claim]), lambda passages, c: bad)
 
-    result = pytest_faithfulness.evaluate(AUDIT_ANSWER, AUDIT_PASSAGES, make_judge(chat_server))
+    result = pytest_faithfulness.evaluate(claim, AUDIT_PASSAGES, make_judge(chat_server))
 
     assert result.status == "scored", result.error
     assert result.score == 0.0
