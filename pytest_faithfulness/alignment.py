@@ -19,8 +19,9 @@ aside with reasons. Rules, in order:
    by claims like any other sentence (rule 5), and when it is not, it becomes a claim with a
    note saying the decomposer had set it aside.
 3. **Sources of claims.** A claim's spans are the decomposer's ``claim_spans`` when given and
-   inside the answer; otherwise the claim is aligned to the answer sentence that holds most
-   of its content words, weighing first the words no other claim has (so "The Kestrel e-bike
+   inside the answer; otherwise a claim that is text of the answer word for word (normalised
+   as in rule 2) gets that text's span, and any other claim is aligned to the answer sentence
+   that holds most of its content words, weighing first the words no other claim has (so "The Kestrel e-bike
    is red." goes to "It is red.", not to the sentence that named the e-bike), numbers three
    times and names twice. A claim whose words or numbers are not in the answer gets no spans
    and a note saying its source was not found.
@@ -29,8 +30,9 @@ aside with reasons. Rules, in order:
    need no claim and, when the decomposer did not list them, are recorded as set aside by
    the pipeline.
 5. **Coverage.** The answer is cut into sentences (``text.sentence_spans``, then at line
-   breaks). The part of a sentence not set aside (rule 2), without citation markers and
-   attribution lead-ins ("According to the documents,"), is *covered* when the claims aligned
+   breaks). The part of a sentence not set aside (rule 2), without its list marker, citation
+   markers, an opening interjection ("Yeah, ...", "No, ...") and attribution lead-ins
+   ("According to the documents,"), is *covered* when the claims aligned
    to it - or one single claim anywhere - contain every number and name of it and at least
    ``COVERAGE`` of its content words (the offline verifier's content words: stop words out,
    stems, number words as digits, CJK as character bigrams), and when a negated sentence has a
@@ -74,6 +76,11 @@ _ATTRIBUTION = re.compile(
     r"\b(?:according to|based on|as (?:stated|mentioned|noted|shown|described) in)\s+"
     r"(?:the\s+)?(?:\w+\s+)?(?:documents?|context|passages?|sources?|information|"
     r"documentation|docs|text|data|results?)\b\s*,?",
+    re.IGNORECASE,
+)
+_INTERJECTION = re.compile(
+    r"^(?:(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay|well|oh|ah|hmm+|wow|indeed|certainly|"
+    r"absolutely|of course|great question|good question)\b\s*[,!.:;\u2013\u2014-]*\s*)+",
     re.IGNORECASE,
 )
 _PUNCT = re.compile(r"[^\w\s]")
@@ -181,8 +188,7 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
     for start, end in units:
         if _inside(start, end, structure):
             continue
-        part = _remainder(answer, start, end, dropped_spans)
-        part = collapse_ws(_ATTRIBUTION.sub(" ", strip_citations(part, passage_ids=ids)))
+        part = _bare_sentence(_remainder(answer, start, end, dropped_spans), ids)
         features = _features(part)
         if not features.content or _covered(features, (start, end), claims):
             continue
@@ -252,7 +258,8 @@ def _canonical(text: str) -> str:
 
 
 def _locate(text: str, canon: str, where: list[int], used: list[Span]) -> Span | None:
-    """The answer span of ``text`` (normalised), preferring an occurrence not in ``used``."""
+    """The answer span of ``text`` (normalised, whole words), preferring an occurrence not
+    in ``used``."""
     needle = _canonical(text)
     if not needle:
         return None
@@ -262,11 +269,15 @@ def _locate(text: str, canon: str, where: list[int], used: list[Span]) -> Span |
         i = canon.find(needle, start)
         if i < 0:
             return found
-        span = (where[i], where[i + len(needle) - 1] + 1)
+        start = i + 1
+        j = i + len(needle)
+        if (needle[0].isalnum() and i > 0 and canon[i - 1].isalnum()) or (
+                needle[-1].isalnum() and j < len(canon) and canon[j].isalnum()):
+            continue  # inside a word
+        span = (where[i], where[j - 1] + 1)
         if not any(_overlaps(span, u) for u in used):
             return span
         found = found or span
-        start = i + 1
 
 
 def _in_bounds(spans: list[Span], answer: str) -> list[Span] | None:
@@ -377,6 +388,15 @@ def _reason(given: str, verdicts: list[tuple[Span, str | None]]) -> str:
     return ", ".join(local) if local else given
 
 
+def _bare_sentence(text: str, ids: tuple[str, ...]) -> str:
+    """A sentence as coverage measures it: no list marker, citation markers, opening
+    interjection ("Yeah, ...", "No, ...") or attribution lead-in ("According to the docs,")."""
+    text = _BULLET.sub("", collapse_ws(text))
+    text = strip_citations(text, passage_ids=ids)
+    text = _ATTRIBUTION.sub(" ", _INTERJECTION.sub("", text.strip()))
+    return collapse_ws(text)
+
+
 def _remainder(answer: str, start: int, end: int, dropped: list[Span]) -> str:
     """``answer[start:end]`` with set-aside spans blanked out."""
     chars = list(answer[start:end])
@@ -401,6 +421,18 @@ def _align_claims(answer: str, claims: list[AlignedClaim], units: list[Span]) ->
     """Give each claim without spans the answer sentence it came from (rule 3)."""
     if not units:
         return
+    canon, where = _canonical_map(answer)
+    located: list[Span] = []
+    for claim in claims:  # a claim that is text of the answer word for word
+        if not claim.spans:
+            bare = claim.text.rstrip(".!?;:\u3002")
+            span = _locate(bare, canon, where, located)
+            if span is not None:
+                end = span[1]
+                if claim.text[len(bare):len(bare) + 1] == answer[end:end + 1]:
+                    span = (span[0], end + 1)  # with its closing punctuation
+                claim.spans = [span]
+                located.append(span)
     unit_features = [_features(answer[s:e]) for s, e in units]
     claim_features = [_features(c.text) for c in claims]
     counts = Counter(w for f in claim_features for w in f.content)
