@@ -26,7 +26,8 @@ aside with reasons. Rules, in order:
    times and names twice. A claim whose words or numbers are not in the answer gets no spans
    and a note saying its source was not found.
 4. **Structure.** Fenced code blocks, and headings, label lines ("Key features:"), whole-bold
-   lines and table header rows without digits are Markdown structure, not assertions: they
+   lines and table header rows of at most eight words are Markdown structure (the offline
+   decomposer's rule 1), not assertions: they
    need no claim and, when the decomposer did not list them, are recorded as set aside by
    the pipeline.
 5. **Coverage.** The answer is cut into sentences (``text.sentence_spans``, then at line
@@ -37,7 +38,9 @@ aside with reasons. Rules, in order:
    ``COVERAGE`` of its content words (the offline verifier's content words: stop words out,
    stems, number words as digits, CJK as character bigrams), and when a negated sentence has a
    negated claim among them. A part with no content words needs nothing. An uncovered part
-   becomes a claim of its own, verified like the others, with a note saying why.
+   that the local test finds non-assertive is recorded as set aside by the pipeline with that
+   reason; any other uncovered part becomes a claim of its own, verified like the others,
+   with a note saying why.
 6. **Duplicates.** Claims identical after normalisation (case, whitespace, punctuation,
    quotes) are one claim; each later copy is recorded as set aside ("duplicate of claim N")
    with its spans.
@@ -61,6 +64,9 @@ from .verification import _features
 #: Share of a sentence's content words the claims aligned to it must contain (every number and
 #: name of it always).
 COVERAGE = 0.6
+
+#: Most words of a heading, label line or table header row (rule 4).
+_LABEL_WORDS = 8
 
 #: Weights of a shared word when a claim is aligned to a sentence.
 _NUMBER_WEIGHT, _NAME_WEIGHT = 3, 2
@@ -191,6 +197,11 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
         part = _bare_sentence(_remainder(answer, start, end, dropped_spans), ids)
         features = _features(part)
         if not features.content or _covered(features, (start, end), claims):
+            continue
+        reason = non_assertive_reason(part)
+        if reason is not None:  # the local test sets it aside itself, on the record
+            dropped.append(DroppedText(text=answer[start:end], spans=[(start, end)],
+                                       reason=f"{reason} (set aside by the pipeline)"))
             continue
         why = next((f"set aside by the decomposer ({reason}) but it asserts something"
                     for span, reason in flagged if _overlaps(span, (start, end))),
@@ -332,15 +343,13 @@ def _structure(answer: str) -> list[tuple[int, int, str]]:
                 regions.append((fence_start, end, "code block"))
                 fence_start = None
             continue
-        if fence_start is not None or not body.strip() or any(ch.isdigit() for ch in body):
-            continue
         stripped = body.strip()
+        if fence_start is not None or not stripped or len(stripped.split()) > _LABEL_WORDS:
+            continue
         kind = None
-        if _HEADING.match(body):
+        if _HEADING.match(body) or _WHOLE_BOLD.match(body):
             kind = "heading"
-        elif _WHOLE_BOLD.match(body):
-            kind = "heading"
-        elif stripped.endswith(":") and len(stripped.split()) <= 8 and not _BULLET.match(body):
+        elif stripped.endswith(":") and not _BULLET.match(body):
             kind = "label"
         elif stripped.startswith("|") and not _TABLE_SEP.match(body):
             following = next((b for _, _, b in lines[i + 1:] if b.strip()), "")

@@ -4,9 +4,15 @@
 as a coroutine. Rules (see ``records`` for the vocabulary):
 
 * the decomposer receives the answer only;
+* its output is not believed: ``alignment.align`` holds it against the answer, so every
+  sentence of the answer ends in a claim or in set-aside text that is text of the answer and
+  not assertive (anything else becomes a claim, with a note), each claim gets the answer
+  spans it came from, and duplicate claims count once;
 * each claim is verified in its own judge call, concurrently up to ``concurrency``;
-* a verdict is accepted only if its passage ids exist and its quote occurs in the cited
-  passage (``verification.check_verdict``);
+* a verdict is accepted only if its passage ids exist and its quote is a substantive span
+  of the cited passage's text or title that shares content words with the claim
+  (``verification.check_verdict``);
+* a passage that holds the whole answer is reported in ``warnings`` (``answer_in_passages``);
 * with an empty passage list every claim is ``unsupported`` without a judge call;
 * when the passages exceed the judge's ``context_budget_chars`` they are split into windows
   and the claim verified against each: ``supported`` if any window supports it, else

@@ -480,3 +480,14 @@ def test_claims_have_spans_for_the_offline_judge():
     assert [re.sub(r"\s+", " ", KESTREL_ANSWER[slice(*c.spans[0])]) for c in result.claims] == [
         "The Kestrel e-bike has a 500 Wh battery.", "It weighs 23 kg.",
         "Its top assisted speed is 32 km/h."]
+
+
+def test_pleasantries_a_decomposer_leaves_out_are_set_aside_on_the_record(chat_server):
+    chat_server.handler = judge_model(claims_reply([]), supports_verbatim)
+
+    result = evaluate("Hi there! I hope this helps.", VELA_PASSAGES, make_judge(chat_server))
+
+    assert result.status == "unscored" and result.claims == []
+    assert [(d.text, d.reason) for d in result.dropped] == [
+        ("Hi there!", "greeting or pleasantry (set aside by the pipeline)"),
+        ("I hope this helps.", "greeting or pleasantry (set aside by the pipeline)")]
