@@ -53,8 +53,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .decomposition import non_assertive_reason
 from .records import Decomposition, DroppedText, Span
@@ -90,6 +92,7 @@ _INTERJECTION = re.compile(
     re.IGNORECASE,
 )
 _PUNCT = re.compile(r"[^\w\s]")
+_GENERIC = "set aside by the decomposer"  # records' reason for a plain-string dropped item
 
 
 @dataclass
@@ -191,23 +194,25 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
 
     # 4 + 5. structure and coverage
     dropped_spans = [s for d in trusted for s in d.spans]
-    for start, end in units:
+    coverage = _Coverage(units, claims)
+    for unit, (start, end) in enumerate(units):
         if _inside(start, end, structure):
             continue
         part = _bare_sentence(_remainder(answer, start, end, dropped_spans), ids)
         features = _features(part)
-        if not features.content or _covered(features, (start, end), claims):
+        if not features.content or coverage.covered(features, unit):
             continue
         reason = non_assertive_reason(part)
         if reason is not None:  # the local test sets it aside itself, on the record
             dropped.append(DroppedText(text=answer[start:end], spans=[(start, end)],
                                        reason=f"{reason} (set aside by the pipeline)"))
             continue
-        why = next((f"set aside by the decomposer ({reason}) but it asserts something"
+        why = next((f"set aside by the decomposer{_given(reason)} but it asserts something"
                     for span, reason in flagged if _overlaps(span, (start, end))),
                    "in no claim of the decomposer and not set aside")
         claims.append(AlignedClaim(text=part, spans=[(start, end)], added=True,
                                    notes=[f"sentence of the answer {why}: judged as a claim"]))
+        coverage.add(claims[-1])
     for start, end, kind in structure:
         if any(_overlaps((start, end), s) for s in dropped_spans):
             continue
@@ -239,6 +244,7 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
 # --------------------------------------------------------------------------------------------
 # Locating text in the answer.
 
+@lru_cache(maxsize=4096)
 def _canon_char(ch: str) -> str:
     if ch in _MD_MARKS:
         return ""
@@ -391,7 +397,7 @@ def _set_aside_reason(text: str, span: Span, structure: list[tuple[int, int, str
 
 def _reason(given: str, verdicts: list[tuple[Span, str | None]]) -> str:
     """The decomposer's reason, or the local one when the decomposer gave none of its own."""
-    if given != "set aside by the decomposer":
+    if given != _GENERIC:
         return given
     local = sorted({r for _, r in verdicts if r})
     return ", ".join(local) if local else given
@@ -404,6 +410,10 @@ def _bare_sentence(text: str, ids: tuple[str, ...]) -> str:
     text = strip_citations(text, passage_ids=ids)
     text = _ATTRIBUTION.sub(" ", _INTERJECTION.sub("", text.strip()))
     return collapse_ws(text)
+
+
+def _given(reason: str) -> str:
+    return "" if reason == _GENERIC else f" ({reason})"
 
 
 def _remainder(answer: str, start: int, end: int, dropped: list[Span]) -> str:
@@ -426,6 +436,11 @@ def _weight(word: str, numbers: frozenset[str], names: frozenset[str]) -> int:
     return 1
 
 
+def _overlapping(span: Span, units: list[Span], starts: list[int], ends: list[int]) -> range:
+    """Indices of the (sorted, disjoint) ``units`` that overlap ``span``."""
+    return range(bisect_right(ends, span[0]), bisect_left(starts, span[1]))
+
+
 def _align_claims(answer: str, claims: list[AlignedClaim], units: list[Span]) -> None:
     """Give each claim without spans the answer sentence it came from (rule 3)."""
     if not units:
@@ -442,44 +457,74 @@ def _align_claims(answer: str, claims: list[AlignedClaim], units: list[Span]) ->
                     span = (span[0], end + 1)  # with its closing punctuation
                 claim.spans = [span]
                 located.append(span)
+    starts, ends = [u[0] for u in units], [u[1] for u in units]
     unit_features = [_features(answer[s:e]) for s, e in units]
+    units_by_word: dict[str, list[int]] = {}
+    for k, uf in enumerate(unit_features):
+        for w in uf.content:
+            units_by_word.setdefault(w, []).append(k)
     claim_features = [_features(c.text) for c in claims]
     counts = Counter(w for f in claim_features for w in f.content)
+    answer_numbers = _features(answer).numbers
     taken: set[int] = set()
     previous = 0
     for i, claim in enumerate(claims):
         if claim.spans:
-            taken.update(k for k, u in enumerate(units) if any(_overlaps(u, s) for s in claim.spans))
+            for span in claim.spans:
+                taken.update(_overlapping(span, units, starts, ends))
             continue
         cf = claim_features[i]
+        if cf.numbers - answer_numbers:
+            continue  # a number the answer does not hold: no source (``align`` notes it)
         distinctive = {w for w in cf.content if counts[w] == 1}  # in no other claim
+        # a sentence sharing a distinctive word always outranks one that shares none
+        candidates = ({k for w in distinctive for k in units_by_word.get(w, ())}
+                      or {k for w in cf.content for k in units_by_word.get(w, ())})
         best_key, best = None, None
-        for k, uf in enumerate(unit_features):
-            shared = cf.content & uf.content
-            if not shared:
-                continue
+        for k in candidates:
+            shared = cf.content & unit_features[k].content
             key = (sum(_weight(w, cf.numbers, cf.mandatory) for w in distinctive & shared),
                    sum(_weight(w, cf.numbers, cf.mandatory) for w in shared),
                    k not in taken, k >= previous, -k)
             if best_key is None or key > best_key:
                 best_key, best = key, k
-        if best is None or cf.numbers - _answer_numbers(answer):
-            continue  # no source: rule 3's note is added by ``align``
+        if best is None:
+            continue
         claim.spans = [units[best]]
         taken.add(best)
         previous = best
 
 
-def _answer_numbers(answer: str) -> frozenset[str]:
-    return _features(answer).numbers
+class _Coverage:
+    """Rule 5 over a growing list of claims: which claims are aligned to each sentence, and
+    which claims hold each content word."""
 
+    def __init__(self, units: list[Span], claims: list[AlignedClaim]) -> None:
+        self.units = units
+        self.starts, self.ends = [u[0] for u in units], [u[1] for u in units]
+        self.features: list = []
+        self.by_unit: dict[int, list[int]] = {}
+        self.by_word: dict[str, list[int]] = {}
+        for claim in claims:
+            self.add(claim)
 
-def _covered(features, span: Span, claims: list[AlignedClaim]) -> bool:
-    """Rule 5: the claims aligned to the sentence at ``span``, or one single claim, cover it."""
-    aligned = [c for c in claims if any(_overlaps(span, s) for s in c.spans)]
-    if aligned and _covers(features, [_features(c.text) for c in aligned]):
-        return True
-    return any(_covers(features, [_features(c.text)]) for c in claims)
+    def add(self, claim: AlignedClaim) -> None:
+        index = len(self.features)
+        features = _features(claim.text)
+        self.features.append(features)
+        for span in claim.spans:
+            for k in _overlapping(span, self.units, self.starts, self.ends):
+                self.by_unit.setdefault(k, []).append(index)
+        for w in features.content:
+            self.by_word.setdefault(w, []).append(index)
+
+    def covered(self, sentence, unit: int) -> bool:
+        """The claims aligned to sentence ``unit``, or one single claim, cover ``sentence``."""
+        aligned = self.by_unit.get(unit, [])
+        if aligned and _covers(sentence, [self.features[i] for i in aligned]):
+            return True
+        candidates = {i for w in sentence.content for i in self.by_word.get(w, ())}
+        return any(_covers(sentence, [self.features[i]]) for i in sorted(candidates))
 
 
 def _covers(sentence, claim_features) -> bool:
