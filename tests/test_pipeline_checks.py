@@ -491,3 +491,14 @@ def test_pleasantries_a_decomposer_leaves_out_are_set_aside_on_the_record(chat_s
     assert [(d.text, d.reason) for d in result.dropped] == [
         ("Hi there!", "greeting or pleasantry (set aside by the pipeline)"),
         ("I hope this helps.", "greeting or pleasantry (set aside by the pipeline)")]
+
+
+def test_a_cached_verdict_is_not_served_for_the_same_passage_with_another_title(chat_server, tmp_path):
+    from pytest_faithfulness.cache import CachedJudge
+
+    claim = "The Kestrel e-bike is made by Acme Cycles."
+    chat_server.handler = judge_model(claims_reply([claim]), lambda p, c: unsupported())
+    judge = CachedJudge(make_judge(chat_server), tmp_path / "cache")
+    for title in (None, "Kestrel e-bike by Acme Cycles", None):
+        evaluate(claim, [{"id": "1", "text": "It weighs 23 kg.", "title": title}], judge)
+    assert len(verify_requests(chat_server)) == 2  # the third run is a cache hit
