@@ -3,7 +3,7 @@
 ``CachedJudge(judge, directory)`` follows the judge protocol and wraps any judge that has a
 ``fingerprint()``. Key = SHA-256 of the cache schema version, the judge's fingerprint (kind,
 model, endpoint, prompt version and hash, parameters), the operation and its exact inputs
-(the answer for ``decompose``; the claim and every passage id and text for ``verify``).
+(the answer for ``decompose``; the claim and every passage id, text and title for ``verify``).
 Values are JSON (diskcache's ``JSONDisk``): nothing is unpickled from disk. A hit makes no
 judge call and so never imports litellm.
 
@@ -488,5 +488,6 @@ def _close_on_judge_loop(cache: Any) -> None:
 
 
 def _verify_payload(claim: str, passages: list[Passage]) -> dict[str, Any]:
-    return {"claim": claim, "passages": [[p.id, p.text] for p in passages]}
+    return {"claim": claim, "passages": [[p.id, p.text] if p.title is None
+                                         else [p.id, p.text, p.title] for p in passages]}
 

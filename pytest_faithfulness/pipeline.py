@@ -4,9 +4,15 @@
 as a coroutine. Rules (see ``records`` for the vocabulary):
 
 * the decomposer receives the answer only;
+* its output is not believed: ``alignment.align`` holds it against the answer, so every
+  sentence of the answer ends in a claim or in set-aside text that is text of the answer and
+  not assertive (anything else becomes a claim, with a note), each claim gets the answer
+  spans it came from, and duplicate claims count once;
 * each claim is verified in its own judge call, concurrently up to ``concurrency``;
-* a verdict is accepted only if its passage ids exist and its quote occurs in the cited
-  passage (``verification.check_verdict``);
+* a verdict is accepted only if its passage ids exist and its quote is a substantive span
+  of the cited passage's text or title that shares content words with the claim
+  (``verification.check_verdict``);
+* a passage that holds the whole answer is reported in ``warnings`` (``answer_in_passages``);
 * with an empty passage list every claim is ``unsupported`` without a judge call;
 * when the passages exceed the judge's ``context_budget_chars`` they are split into windows
   and the claim verified against each: ``supported`` if any window supports it, else
@@ -23,6 +29,7 @@ from typing import Any
 
 from . import _loop
 from .accounting import usage_scope
+from .alignment import align
 from .judges.protocol import as_decomposition, as_verdict, call_judge
 from .records import (
     AnswerResult,
@@ -32,7 +39,7 @@ from .records import (
     to_passages,
 )
 from .redaction import redact
-from .text import collapse_ws, strip_citations
+from .text import normalize_ws, strip_citations
 from .verification import check_verdict
 
 DEFAULT_CONCURRENCY = 8
@@ -152,15 +159,20 @@ async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]],
             return as_verdict(await call_judge(judge, "verify", claim_result.text, window))
 
     raw = await asyncio.gather(*(verify_one(w) for w in windows))
-    checked = [(*check_verdict(verdict, window), verdict) for verdict, window in zip(raw, windows)]
+    checked = [(*check_verdict(verdict, window, claim_result.text), verdict)
+               for verdict, window in zip(raw, windows)]
     best = _combine([accepted for accepted, _, _ in checked])
     for accepted, reason, verdict in checked:
         if accepted is best:
             claim_result.verdict = accepted
             if reason:
                 claim_result.judge_verdict = verdict
-                claim_result.note = reason
+                _add_note(claim_result, reason)
             return
+
+
+def _add_note(claim_result: ClaimResult, note: str) -> None:
+    claim_result.note = f"{claim_result.note}; {note}" if claim_result.note else note
 
 
 def verify_claim(claim: str, passages: Any, judge: Any, *,
@@ -210,6 +222,33 @@ def passage_windows(passages: list[Passage], budget: int | None) -> list[list[Pa
     return windows
 
 
+#: An answer at least this long (characters, whitespace collapsed) that a passage holds whole
+#: is reported: the harness most likely passed the answer among the passages.
+ANSWER_IN_PASSAGE_MIN_CHARS = 40
+
+
+def answer_in_passages(answer: str, passages: list[Passage]) -> list[str]:
+    """Warnings for passages whose text (or title) equals or contains the whole answer.
+
+    A common harness bug (the answer passed among its own passages) makes every claim
+    ``supported``. Compared after whitespace normalisation and case folding, with and without
+    the answer's citation markers; answers shorter than ``ANSWER_IN_PASSAGE_MIN_CHARS`` are not
+    checked (a short answer may well be a passage sentence).
+    """
+    ids = tuple(p.id for p in passages)
+    forms = {normalize_ws(a).casefold() for a in (answer, strip_citations(answer, passage_ids=ids))}
+    forms = {f for f in forms if len(f) >= ANSWER_IN_PASSAGE_MIN_CHARS}
+    if not forms:
+        return []
+    holders = [p.id for p in passages
+               if any(f in normalize_ws(source).casefold() for f in forms
+                      for source in (p.text, p.title or ""))]
+    if not holders:
+        return []
+    return [f"passage(s) {', '.join(holders)} contain the whole answer: check that the test "
+            "passes the retrieved passages, not the answer (every claim would be supported)"]
+
+
 def _combine(verdicts: list[Verdict]) -> Verdict:
     for label in ("supported", "contradicted"):
         for v in verdicts:
@@ -241,6 +280,7 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
     elif any(not p.text.strip() for p in passages):
         empty = ", ".join(p.id for p in passages if not p.text.strip())
         result.warnings.append(f"empty passage text: {empty}")
+    result.warnings.extend(answer_in_passages(answer, passages))
     try:
         async with semaphore:
             decomposition = as_decomposition(await call_judge(judge, "decompose", answer))
@@ -248,11 +288,12 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
         result.status = "error"
         result.error = redact(f"decompose failed: {type(exc).__name__}: {exc}")
         return result
-    result.dropped = list(decomposition.dropped)
-    ids = [p.id for p in passages]
-    claims = [c for c in (collapse_ws(strip_citations(c, ids)) for c in decomposition.claims) if c]
-    result.claims = [ClaimResult(text=c) for c in claims]
-    if not claims:
+    alignment = align(answer, decomposition, tuple(p.id for p in passages))
+    result.dropped = alignment.dropped
+    result.warnings.extend(alignment.warnings)
+    result.claims = [ClaimResult(text=c.text, spans=c.spans, note=c.note)
+                     for c in alignment.claims]
+    if not result.claims:
         return result
     budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
     try:
@@ -274,7 +315,7 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
         result.error = redact(f"judge returned no verdict for {len(missing)} of "
                               f"{len(result.claims)} claim(s){detail}")
         for claim_result, exc in failures:
-            claim_result.note = redact(f"verify failed: {type(exc).__name__}: {exc}")
+            _add_note(claim_result, redact(f"verify failed: {type(exc).__name__}: {exc}"))
         return result
     result.status = "scored"
     return result

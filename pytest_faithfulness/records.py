@@ -72,15 +72,19 @@ class Passage(BaseModel):
     Args:
         id: a non-empty identifier, unique within one answer's passages (e.g. ``"p-2071"``).
         text: the passage text, as retrieved; never truncated by this package.
+        title: the document's title, when the retriever gives one (``None`` otherwise). It is
+            evidence like the text: the judge sees it with the text, and a verdict may quote it.
 
     Raises:
-        pydantic.ValidationError: ``id`` or ``text`` is not a string, or ``id`` is empty.
+        pydantic.ValidationError: ``id``, ``text`` or a given ``title`` is not a string, or
+            ``id`` is empty.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(min_length=1)
     text: str
+    title: str | None = None
 
     def __init__(self, id: str | None = None, text: str | None = None, /, **data: Any) -> None:  # noqa: A002
         if id is not None:
@@ -95,6 +99,13 @@ class Passage(BaseModel):
         if not isinstance(value, str):
             raise TypeError(f"must be a string, got {type(value).__name__}")
         return value
+
+    @field_validator("title", mode="before")
+    @classmethod
+    def _title_str(cls, value: Any) -> Any:
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"must be a string or None, got {type(value).__name__}")
+        return value if value is None or value.strip() else None
 
 
 class Verdict(BaseModel):
@@ -387,10 +398,11 @@ def to_passages(passages: Any) -> list[Passage]:
     * ``Passage``;
     * ``str``: ids ``p1``, ``p2``, ... by position (1-based);
     * ``dict`` with ``id`` and ``text`` (``id`` may be an int; it becomes its string);
-      a dict with ``text`` only gets a positional id;
+      a dict with ``text`` only gets a positional id; its ``title``, if any, is kept;
     * any object with a ``page_content`` (LangChain ``Document``) or ``text`` (LlamaIndex
       node) string attribute; its ``id`` / ``id_`` / ``node_id`` / ``metadata["id"]`` is used
-      when present, else a positional id. Those libraries are never imported.
+      when present, else a positional id; its ``title`` string attribute or, failing that,
+      ``metadata["title"]`` is kept as the title. Those libraries are never imported.
 
     Args:
         passages: a list or tuple of the above, or ``None``.
@@ -399,7 +411,8 @@ def to_passages(passages: Any) -> list[Passage]:
         a new list of ``Passage`` in the given order (may be empty).
 
     Raises:
-        TypeError: ``passages`` is a single string or not a list/tuple, or an item has no text.
+        TypeError: ``passages`` is a single string or not a list/tuple, an item has no text,
+            or a title is not a string.
         ValueError: a passage id is empty or repeated, or passages is ``None``.
     """
     if passages is None:
@@ -422,7 +435,12 @@ def to_passages(passages: Any) -> list[Passage]:
             if "text" not in item:
                 raise TypeError(f"passages[{index - 1}] is a dict without a 'text' key")
             pid = item.get("id", default_id)
-            out.append(Passage(id=_id_str(pid, index), text=_text_str(item["text"], index)))
+            metadata = item.get("metadata")
+            title = item.get("title")
+            if title is None and isinstance(metadata, dict):
+                title = metadata.get("title")
+            out.append(Passage(id=_id_str(pid, index), text=_text_str(item["text"], index),
+                               title=_title_str(title, index)))
             continue
         text = getattr(item, "page_content", None)
         if text is None:
@@ -441,8 +459,11 @@ def to_passages(passages: Any) -> list[Passage]:
         metadata = getattr(item, "metadata", None)
         if pid is None and isinstance(metadata, dict) and metadata.get("id") not in (None, ""):
             pid = metadata["id"]
+        title = getattr(item, "title", None)
+        if not isinstance(title, str):  # e.g. a method of that name: not a title
+            title = metadata.get("title") if isinstance(metadata, dict) else None
         out.append(Passage(id=_id_str(pid if pid is not None else default_id, index),
-                           text=_text_str(text, index)))
+                           text=_text_str(text, index), title=_title_str(title, index)))
     seen: set[str] = set()
     for p in out:
         if p.id in seen:
@@ -458,6 +479,14 @@ def _id_str(value: Any, index: int) -> str:
     if not value.strip():
         raise ValueError(f"passages[{index - 1}] has an empty id")
     return value
+
+
+def _title_str(value: Any, index: int) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"passages[{index - 1}] title must be a string, got {type(value).__name__}")
+    return value if value.strip() else None
 
 
 def _text_str(value: Any, index: int) -> str:

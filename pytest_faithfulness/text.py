@@ -153,8 +153,10 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
     Sentences come from pysbd (Sadvilkar & Neumann 2020); texts longer than
     ``SEGMENT_CHUNK`` are first cut at paragraph or sentence breaks so the time stays linear.
-    ``text[start:end]`` is always a verbatim substring. Used for answers; passages, which can
-    run to megabytes, go through the faster ``passage_sentence_spans``.
+    ``text[start:end]`` is always a verbatim substring, and a word is never cut in two (a chunk
+    cut inside a word with no space for thousands of characters is joined back). Used for
+    answers; passages, which can run to megabytes, go through the faster
+    ``passage_sentence_spans``.
     """
     spans: list[tuple[int, int]] = []
     for offset, chunk in _chunks(text):
@@ -165,7 +167,12 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
                 start += 1
             while end > start and text[end - 1].isspace():
                 end -= 1
-            if end > start:
+            if end <= start:
+                continue
+            if spans and spans[-1][1] == start and text[start - 1].isalnum() \
+                    and text[start].isalnum():
+                spans[-1] = (spans[-1][0], end)  # a hard chunk cut inside one word
+            else:
                 spans.append((start, end))
     return spans
 

@@ -3,8 +3,9 @@
 Two things live here:
 
 * ``check_verdict``: what any judge returns is checked before it is accepted. A cited passage
-  id must exist and the quote must occur in that passage (after whitespace normalisation);
-  otherwise a ``supported`` or ``contradicted`` verdict is not accepted as given and becomes
+  id must exist and the quote must be a substantive span of that passage's text or title that
+  shares content words with the claim (after whitespace normalisation); otherwise a
+  ``supported`` or ``contradicted`` verdict is not accepted as given and becomes
   ``unsupported``, with the judge's own verdict and the reason kept beside it.
 * ``HeuristicVerifier``: the offline judge's verifier. It is a cheap first filter, not natural
   language inference: content-word coverage of the claim by a one- or two-sentence window of a
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .records import Passage, Verdict
-from .text import CJK_CLASS, passage_sentence_spans, quote_in_passage
+from .text import CJK_CLASS, normalize_ws, passage_sentence_spans, quote_in_passage
 
 HEURISTIC_VERSION = "heuristic-2026.12-1"  # passage windows from passage_sentence_spans
 
@@ -31,35 +32,95 @@ SUPPORT_COVERAGE = 0.75
 TOPIC_COVERAGE = 0.6
 
 
-def check_verdict(verdict: Verdict, passages: list[Passage]) -> tuple[Verdict, str | None]:
+#: A quote that carries a ``supported`` or ``contradicted`` verdict holds at least this many
+#: content words (stop words do not count, numbers do, CJK text counts in character bigrams)...
+MIN_QUOTE_CONTENT_WORDS = 2
+#: ... and at least this many of them are content words of the claim too.
+MIN_QUOTE_SHARED_WORDS = 1
+
+
+def check_verdict(verdict: Verdict, passages: list[Passage],
+                  claim: str | None = None) -> tuple[Verdict, str | None]:
     """Accept a judge's verdict only if its evidence checks out.
+
+    A ``supported`` or ``contradicted`` verdict is accepted as given when all of these hold:
+
+    1. it cites at least one passage id, and every cited id is one of ``passages``;
+    2. its quote occurs in the text or in the title of a cited passage (after whitespace
+       normalisation, ``text.quote_in_passage``);
+    3. the quote is substantive: it is the whole text or the whole title of that passage
+       (a short passage is always quotable whole), or it holds at least
+       ``MIN_QUOTE_CONTENT_WORDS`` content words of which at least
+       ``MIN_QUOTE_SHARED_WORDS`` are content words of ``claim`` too. Content words are
+       those of the offline verifier (stop words out, stems, numbers and number words as
+       digits, units unified, CJK text as character bigrams), so "It costs $5." is carried by
+       "$5 per month" but not by "$5", ".", "a" or one word.
+
+    ``unsupported`` verdicts are accepted as they are.
 
     Args:
         verdict: the judge's verdict.
         passages: the passages the claim was verified against.
+        claim: the claim the verdict is about; when ``None`` the quote is held to rules 1-3
+            except the words shared with the claim.
 
     Returns:
         ``(accepted, reason)``. ``reason`` is ``None`` when the verdict is accepted as given;
         otherwise ``accepted`` is an ``unsupported`` verdict and ``reason`` says why (unknown
-        passage id, missing quote, quote not found in the cited passages).
+        passage id, missing quote, quote not found in the cited passages, quote too short or
+        not about the claim).
     """
     if verdict.label == "unsupported":
         return verdict, None
     by_id = {p.id: p for p in passages}
+    label = verdict.label
     if not verdict.passage_ids:
-        reason = f"{verdict.label} verdict cites no passage id"
+        reason = f"{label} verdict cites no passage id"
     else:
         unknown = [pid for pid in verdict.passage_ids if pid not in by_id]
         if unknown:
-            reason = f"{verdict.label} verdict cites unknown passage id(s) {', '.join(unknown)}"
+            reason = f"{label} verdict cites unknown passage id(s) {', '.join(unknown)}"
         elif not verdict.quote or not verdict.quote.strip():
-            reason = f"{verdict.label} verdict gives no quote"
-        elif not any(quote_in_passage(verdict.quote, by_id[pid].text) for pid in verdict.passage_ids):
-            reason = (f"{verdict.label} verdict's quote does not occur in passage(s) "
-                      f"{', '.join(verdict.passage_ids)}")
+            reason = f"{label} verdict gives no quote"
         else:
-            return verdict, None
+            reason = _quote_problem(verdict.quote, [by_id[pid] for pid in verdict.passage_ids],
+                                    label, claim)
+            if reason is None:
+                return verdict, None
     return Verdict("unsupported", rationale=f"not accepted: {reason}"), reason
+
+
+def _quote_problem(quote: str, cited: list[Passage], label: str,
+                   claim: str | None) -> str | None:
+    """Why ``quote`` cannot carry the verdict, or ``None`` when it can (rules 2 and 3)."""
+    sources = [s for p in cited for s in (p.text, p.title) if s and quote_in_passage(quote, s)]
+    ids = ", ".join(p.id for p in cited)
+    if not sources:
+        return f"{label} verdict's quote does not occur in passage(s) {ids}"
+    whole = _bare(quote)
+    if whole and any(_bare(source) == whole for source in sources):
+        return None  # the whole passage (or its whole title)
+    qf = _features(quote, sentence_start_exempt=False)
+    if len(qf.content) < MIN_QUOTE_CONTENT_WORDS:
+        return (f"{label} verdict's quote {_clip(quote)!r} is too short to carry evidence "
+                f"({len(qf.content)} content word(s); needs {MIN_QUOTE_CONTENT_WORDS} or the "
+                "whole passage)")
+    if claim is not None:
+        shared = qf.content & _features(claim, sentence_start_exempt=False).content
+        if len(shared) < MIN_QUOTE_SHARED_WORDS:
+            return (f"{label} verdict's quote {_clip(quote)!r} shares no content word with "
+                    "the claim")
+    return None
+
+
+def _bare(text: str) -> str:
+    """Whitespace-normalised, without the punctuation that may end or open a quote."""
+    return normalize_ws(text).strip(" .,;:!?\"'()[]\u3002\uff0c")
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 # --------------------------------------------------------------------------------------------
@@ -290,11 +351,23 @@ def _candidate_windows(claim: _Features, text: str) -> list[tuple[int, int]]:
     return keep
 
 
+def _passage_windows(passage: Passage, claim: _Features):
+    """The evidence windows of one passage for ``claim``: its title, when it has one, then the
+    one- and two-sentence windows of its text that may reach a threshold
+    (``_candidate_windows``)."""
+    if passage.title is not None and passage.title.strip():
+        yield passage.title.strip()
+    text = passage.text
+    for start, end in _candidate_windows(claim, text):
+        yield text[start:end]
+
+
 class HeuristicVerifier:
     """Offline verifier: content-word coverage plus number and polarity checks. Not NLI.
 
     ``verify(claim, passages)`` returns a ``Verdict``; ``supported`` and ``contradicted``
-    verdicts carry the passage id and a verbatim quote (a one- or two-sentence window).
+    verdicts carry the passage id and a verbatim quote (a one- or two-sentence window of the
+    text, or the passage's title, which counts as one window of its own).
     Deterministic; no network, no model. Windows that cannot reach either threshold are
     skipped before they are scored (``_candidate_windows``), so the time grows with the
     passages' length at about 0.2 CPU seconds per MB (``benchmarks/passage_speed.py``).
@@ -315,13 +388,12 @@ class HeuristicVerifier:
         best_support = None  # (coverage, -length, pid, quote)
         best_contra = None
         for passage in passages:
-            for start, end in _candidate_windows(cf, passage.text):
-                window = passage.text[start:end]
+            for window in _passage_windows(passage, cf):
                 wf = _features(window, sentence_start_exempt=False)
                 covered = cf.content & wf.content
                 coverage = len(covered) / len(cf.content)
                 mandatory_missing = cf.mandatory - wf.content
-                key = (coverage, -(end - start))
+                key = (coverage, -len(window))
                 if not mandatory_missing and cf.negated == wf.negated and coverage >= SUPPORT_COVERAGE:
                     if best_support is None or key > best_support[0]:
                         best_support = (key, passage.id, window)

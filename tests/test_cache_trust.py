@@ -95,11 +95,8 @@ TAMPERED_VERDICTS = {
                       "quote": "Audit log export is available"},
     "contradicted without a quote": {"label": "contradicted", "passage_ids": ["p-2072"],
                                      "quote": ""},
-    "a lone full stop as the quote": pytest.param(
-        {"label": "supported", "passage_ids": ["p-2071"], "quote": "."},
-        marks=pytest.mark.xfail(strict=True, reason=(
-            "verification.check_verdict accepts any quote that occurs in the passage, '.' "
-            "included: needs a rule that a quote carries words (not in this branch's files)"))),
+    "a lone full stop as the quote": {"label": "supported", "passage_ids": ["p-2071"],
+                                      "quote": "."},
 }
 
 
@@ -118,9 +115,6 @@ def test_a_tampered_cached_verdict_is_checked_like_a_fresh_one(chat_server, tmp_
     assert result.score == 0.0  # tampered to "supported", it would have been 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="an assertive answer left without claims is caught by "
-                   "the pipeline's sentence-coverage check (another branch); remove this mark "
-                   "once it is merged")
 def test_an_emptied_decomposition_does_not_pass_without_a_key(chat_server, tmp_path):
     chat_server.handler = audit_handler()
     _record(chat_server, tmp_path / "c")

@@ -49,7 +49,7 @@ class ScriptedJudge:
         label = LABELS[claim.split()[0]]
         if label == "unsupported":
             return Verdict("unsupported")
-        return Verdict(label, passage_ids=["e1"], quote="Alpha is red.")
+        return Verdict(label, passage_ids=["e1"], quote="Alpha is red. Beta is blue. Gamma is green.")
     def describe(self):
         return "scripted"
 
@@ -110,7 +110,7 @@ def test_figures_match_the_hand_computed_confusion_matrix(labelled):
         "*faithfulness calibration*",
         "answer level: 4 records, 0 errored; balanced accuracy (faithful vs hallucinated) 0.500*",
         "claim level: 8 records, 0 errored; balanced accuracy (supported vs not) 0.733*",
-        "  c7: human unsupported, judge supported: quote \"Alpha is red.\" | c7 Omega is gold.",
+        "  c7: human unsupported, judge supported: quote \"Alpha is red. Beta is blue. Gamma is green.\" | c7 Omega is gold.",
     ])
 
 

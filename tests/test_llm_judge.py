@@ -136,7 +136,7 @@ def test_supported_verdict_with_bad_evidence_becomes_unsupported(chat_server, pa
            "rationale": "trust me"}
     chat_server.handler = judge_model(claims_reply([claim]), lambda passages, c: bad)
 
-    result = pytest_faithfulness.evaluate(AUDIT_ANSWER, AUDIT_PASSAGES, make_judge(chat_server))
+    result = pytest_faithfulness.evaluate(claim, AUDIT_PASSAGES, make_judge(chat_server))
 
     assert result.status == "scored", result.error
     assert result.score == 0.0
@@ -662,7 +662,8 @@ def test_changed_passage_id_is_a_cache_miss(chat_server, tmp_path):
     finally:
         cached.close()
 
-    assert ops(chat_server) == ["verify"] * 5
+    # five claims, and "[p-2071, p-2072]", no longer a marker of this answer's passages: text
+    assert ops(chat_server) == ["verify"] * 6
     assert result.claims[0].label == "unsupported"  # the script cites p-2071, now absent
 
 

@@ -80,11 +80,14 @@ def test_verify_reply_with_json_inside_other_text_is_an_error_never_a_verdict(ch
 
     assert result.status == "error", result.model_dump_json()
     assert result.score is None and not result.passed
-    (claim,) = result.claims
+    # the planted JSON is text of the answer too: the pipeline judges it as a claim of its own
+    claim = next(c for c in result.claims if c.text == FALSE_CLAIM)
     assert claim.verdict is None and claim.label is None
     assert "could not be read as VerifyReply after 2 attempt(s)" in claim.note
     assert "is not exactly one JSON value" in claim.note
-    assert ops(chat_server) == ["decompose", "verify", "verify"]  # one parse retry
+    assert not any(c.supported for c in result.claims)
+    # one parse retry per claim
+    assert ops(chat_server) == ["decompose"] + ["verify", "verify"] * len(result.claims)
 
 
 @pytest.mark.parametrize("reply", list(DECOMPOSE_REPLIES.values()), ids=list(DECOMPOSE_REPLIES))
@@ -105,15 +108,20 @@ def test_decompose_reply_with_json_inside_other_text_is_an_error_never_unscored(
 
 def test_the_parse_retry_can_still_recover_with_a_clean_reply(chat_server):
     replies = iter([VERIFY_REPLIES["planted-verdict-quoted-in-prose"], json.dumps(HONEST_VERDICT)])
-    chat_server.handler = judge_model(claims_reply([FALSE_CLAIM]),
-                                      lambda p, c: Reply(next(replies)))
+    unsupported = json.dumps({"label": "unsupported", "passage_ids": [], "quote": None})
+
+    def verify(passages, claim):
+        return Reply(next(replies) if claim == FALSE_CLAIM else unsupported)
+
+    chat_server.handler = judge_model(claims_reply([FALSE_CLAIM]), verify)
 
     result = pytest_faithfulness.evaluate(PLANTED_ANSWER, ORBIT_PASSAGES,
                                           make_judge(chat_server, parse_retries=1))
 
     assert result.status == "scored", result.error
     assert result.score == 0.0
-    assert [c.label for c in result.claims] == ["contradicted"]
+    assert result.claims[0].text == FALSE_CLAIM and result.claims[0].label == "contradicted"
+    assert {c.label for c in result.claims[1:]} <= {"unsupported"}
 
 
 PLANTED_SUITE = f'''

@@ -197,8 +197,10 @@ def test_hostile(assert_faithful):
 def hostile(pytester: pytest.Pytester) -> dict[str, str]:
     bad = f"{ERASE}{BIDI}{CR}{C1_CSI}\u200b{TAGS}"
     claims = [f"The lamp is red.{bad}", f"It is {LONG_WORD} tall."]
-    case = {"claims": claims, "answer": f"Hello{bad}! " + " ".join(claims),
-            "passage": f"The lamp{bad} is blue. {LONG_WORD}", "greeting": f"Hello{bad}!",
+    # the greeting itself is plain (the pipeline checks set-aside text against the answer, and
+    # escapes glued to it would read as words the claims also hold); its reason is hostile
+    case = {"claims": claims, "answer": "Hello! " + " ".join(claims),
+            "passage": f"The lamp{bad} is blue. {LONG_WORD}", "greeting": "Hello!",
             "reason": f"greeting{bad}", "rationale": f"no passage says so{bad}",
             "judge": bad}
     pytester.makeconftest(HOSTILE_CONFTEST)
@@ -245,7 +247,7 @@ def test_hostile_text_is_inert_in_every_report_and_exact_in_the_json(pytester, h
     assert claims[1] == hostile["claims"][1]
     assert answer["claims"][0]["verdict"]["rationale"] == hostile["rationale"]
     assert answer["dropped"][0] == {"text": hostile["greeting"], "reason": hostile["reason"],
-                                    "spans": []}
+                                    "spans": [[0, len(hostile["greeting"])]]}
 
 
 def test_a_lone_surrogate_in_an_answer_stops_no_report(pytester, hostile):

@@ -37,7 +37,7 @@ def verdict_line(claim: str, verdict: Any, passages: list[Passage]) -> str:
             verdict = Verdict.model_validate(verdict)
         except Exception:  # the pipeline reports a malformed verdict; say so here too
             return f"    [no verdict] {_short(claim)}"
-    accepted, reason = check_verdict(verdict, passages)
+    accepted, reason = check_verdict(verdict, passages, claim)
     where = f" ({', '.join(accepted.passage_ids)})" if accepted.passage_ids else ""
     note = f" -- judge said {verdict.label}: {reason}" if reason else ""
     return f"    [{_MARK.get(accepted.label, accepted.label)}] {_short(claim)}{where}{note}"

@@ -15,7 +15,7 @@ import json
 
 from ..records import Passage
 
-PROMPT_VERSION = "2026.11-2"
+PROMPT_VERSION = "2026.11-3"
 
 DECOMPOSE_SYSTEM = """\
 Split the answer into atomic claims for a faithfulness audit.
@@ -47,11 +47,13 @@ def decompose_messages(answer: str) -> list[dict[str, str]]:
 def verify_messages(claim: str, passages: list[Passage]) -> list[dict[str, str]]:
     """Chat messages for verifying ``claim`` against ``passages``.
 
-    The passages block comes first and is identical for every claim of one answer, so a
+    Each passage is ``{"id", "text"}``, with ``"title"`` before the text when it has one. The
+    passages block comes first and is identical for every claim of one answer, so a
     provider's prompt-prefix cache serves the second and later verify calls.
     """
-    block = json.dumps([{"id": p.id, "text": p.text} for p in passages], ensure_ascii=False,
-                       separators=(",", ":"))
+    block = json.dumps([{"id": p.id, "title": p.title, "text": p.text} if p.title is not None
+                        else {"id": p.id, "text": p.text} for p in passages],
+                       ensure_ascii=False, separators=(",", ":"))
     return [
         {"role": "system", "content": VERIFY_SYSTEM},
         {

@@ -1,0 +1,557 @@
+"""Alignment: hold any decomposer's claims and set-aside text against the answer itself.
+
+A decomposer (offline rules, an LLM, a user's own) is not believed about what it left out.
+``align(answer, decomposition, passage_ids)`` checks its output against the answer text and
+returns the claims to verify, each with the answer spans it came from, plus the text set
+aside with reasons. Rules, in order:
+
+1. **Claims.** Citation markers are removed from each claim (``text.strip_citations`` with the
+   answer's passage ids); a claim left with no text is recorded as set aside ("only citation
+   markers"), never dropped silently.
+2. **Set-aside text is checked.** Each ``dropped`` item must be text of the answer: it is
+   looked up after normalisation (NFKC, typographic quotes unified, Markdown emphasis, heading,
+   table and quote marks removed, whitespace collapsed, case folded). An item that is not
+   found is not trusted: it is recorded with that reason, a warning says so, and the text it
+   claimed to stand for stays uncovered (rule 5). An item that is found is split into
+   sentences (``text.sentence_spans``) and each sentence must be non-assertive by the local
+   test (``decomposition.non_assertive_reason``), have no content words at all ("Yes"), or lie
+   in Markdown structure (rule 4). A sentence that fails is not set aside: it must be covered
+   by claims like any other sentence (rule 5), and when it is not, it becomes a claim with a
+   note saying the decomposer had set it aside.
+3. **Sources of claims.** A claim's spans are the decomposer's ``claim_spans`` when given and
+   inside the answer; otherwise a claim that is text of the answer word for word (normalised
+   as in rule 2) gets that text's span, and any other claim is aligned to the answer sentence
+   that holds most of its content words, weighing first the words no other claim has (so "The Kestrel e-bike
+   is red." goes to "It is red.", not to the sentence that named the e-bike), numbers three
+   times and names twice. A claim whose words or numbers are not in the answer gets no spans
+   and a note saying its source was not found.
+4. **Structure.** Fenced code blocks, and headings, label lines ("Key features:"), whole-bold
+   lines and table header rows of at most eight words are Markdown structure (the offline
+   decomposer's rule 1), not assertions: they
+   need no claim and, when the decomposer did not list them, are recorded as set aside by
+   the pipeline.
+5. **Coverage.** The answer is cut into sentences (``text.sentence_spans``, then at line
+   breaks). The part of a sentence not set aside (rule 2), without its list marker, citation
+   markers, an opening interjection ("Yeah, ...", "No, ...") and attribution lead-ins
+   ("According to the documents,"), is *covered* when the claims aligned
+   to it - or one single claim anywhere - contain every number and name of it and at least
+   ``COVERAGE`` of its content words (the offline verifier's content words: stop words out,
+   stems, number words as digits, CJK as character bigrams), and when a negated sentence has a
+   negated claim among them. A part with no content words needs nothing. An uncovered part
+   that the local test finds non-assertive is recorded as set aside by the pipeline with that
+   reason; any other uncovered part becomes a claim of its own, verified like the others,
+   with a note saying why.
+6. **Duplicates.** Claims identical after normalisation (case, whitespace, punctuation,
+   quotes) are one claim; each later copy is recorded as set aside ("duplicate of claim N")
+   with its spans.
+
+The result keeps the decomposer's claims in their order, with added claims placed by their
+position in the answer.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from .decomposition import non_assertive_reason
+from .records import Decomposition, DroppedText, Span
+from .text import collapse_ws, sentence_spans, strip_citations
+from .verification import _features
+
+#: Share of a sentence's content words the claims aligned to it must contain (every number and
+#: name of it always).
+COVERAGE = 0.6
+
+#: Most words of a heading, label line or table header row (rule 4).
+_LABEL_WORDS = 8
+
+#: Weights of a shared word when a claim is aligned to a sentence.
+_NUMBER_WEIGHT, _NAME_WEIGHT = 3, 2
+
+_MD_MARKS = set("*_`#|>")
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_HEADING = re.compile(r"^\s*#{1,6}\s+\S")
+_WHOLE_BOLD = re.compile(r"^\s*(\*\*|__)[^*_]+\1:?\s*$")
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_ATTRIBUTION = re.compile(
+    r"\b(?:according to|based on|as (?:stated|mentioned|noted|shown|described) in)\s+"
+    r"(?:the\s+)?(?:\w+\s+)?(?:documents?|context|passages?|sources?|information|"
+    r"documentation|docs|text|data|results?)\b\s*,?",
+    re.IGNORECASE,
+)
+_INTERJECTION = re.compile(
+    r"^(?:(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay|well|oh|ah|hmm+|wow|indeed|certainly|"
+    r"absolutely|of course|great question|good question)\b\s*[,!.:;\u2013\u2014-]*\s*)+",
+    re.IGNORECASE,
+)
+_PUNCT = re.compile(r"[^\w\s]")
+_GENERIC = "set aside by the decomposer"  # records' reason for a plain-string dropped item
+
+
+@dataclass
+class AlignedClaim:
+    """One claim to verify: its text, its answer spans, and a note when it was not taken from
+    the decomposer as given (or its source was not found)."""
+
+    text: str
+    spans: list[Span] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    added: bool = False  # made by the pipeline, not the decomposer
+
+    @property
+    def note(self) -> str | None:
+        return "; ".join(self.notes) if self.notes else None
+
+
+@dataclass
+class Alignment:
+    """What ``align`` made of a decomposition: the claims to verify (in order), the text set
+    aside with its reasons, and warnings for the answer's result."""
+
+    claims: list[AlignedClaim]
+    dropped: list[DroppedText]
+    warnings: list[str]
+
+
+def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...] = ()
+          ) -> Alignment:
+    """Check ``decomposition`` against ``answer`` (see the module docstring for the rules).
+
+    Args:
+        answer: the answer text.
+        decomposition: what the decomposer returned for it.
+        passage_ids: the ids of the answer's passages (for citation markers).
+
+    Returns:
+        an ``Alignment``; every sentence of the answer ends up in a claim or in the set-aside
+        text with a reason.
+    """
+    ids = tuple(passage_ids)
+    dropped: list[DroppedText] = []
+    warnings: list[str] = []
+    claims: list[AlignedClaim] = []
+
+    # 1. claims, citation markers out
+    given = decomposition.claim_spans
+    for index, raw in enumerate(decomposition.claims):
+        text = collapse_ws(strip_citations(raw, passage_ids=ids))
+        spans = list(given[index]) if given else []
+        if not re.search(r"\w", text):
+            dropped.append(DroppedText(text=raw, reason="claim holds only citation markers",
+                                       spans=_in_bounds(spans, answer) or []))
+            continue
+        claim = AlignedClaim(text=text)
+        if spans:
+            checked = _in_bounds(spans, answer)
+            if checked is None:
+                claim.notes.append(f"the decomposer's spans {spans} are outside the answer "
+                                   f"({len(answer)} characters): ignored")
+            else:
+                claim.spans = checked
+        claims.append(claim)
+
+    canon, where = _canonical_map(answer)
+    structure = _structure(answer)
+
+    # 2. set-aside text
+    trusted: list[DroppedText] = []
+    flagged: list[tuple[Span, str]] = []  # set aside by the decomposer, yet assertive
+    used: list[Span] = []
+    for item in decomposition.dropped:
+        span = _locate(item.text, canon, where, used)
+        if span is None:
+            dropped.append(DroppedText(text=item.text, reason=f"{item.reason}; not text of the "
+                                       "answer, so not trusted", spans=[]))
+            warnings.append(f"the decomposer set aside text that is not in the answer: "
+                            f"{_clip(item.text)!r}")
+            continue
+        used.append(span)
+        parts = _parts(answer, span)
+        verdicts = [(p, _set_aside_reason(answer[p[0]:p[1]], p, structure)) for p in parts]
+        if all(reason is not None for _, reason in verdicts):
+            trusted.append(DroppedText(text=item.text, reason=_reason(item.reason, verdicts),
+                                       spans=[span]))
+            continue
+        for part, reason in verdicts:
+            if reason is not None:
+                trusted.append(DroppedText(text=answer[part[0]:part[1]],
+                                           reason=_reason(item.reason, [(part, reason)]),
+                                           spans=[part]))
+            else:  # not trusted: its sentence must be covered by claims like any other
+                flagged.append((part, item.reason))
+    dropped[:0] = trusted
+
+    # 3. sources of claims
+    units = _units(answer)
+    _align_claims(answer, claims, units)
+
+    # 4 + 5. structure and coverage
+    dropped_spans = [s for d in trusted for s in d.spans]
+    coverage = _Coverage(units, claims)
+    for unit, (start, end) in enumerate(units):
+        if _inside(start, end, structure):
+            continue
+        part = _bare_sentence(_remainder(answer, start, end, dropped_spans), ids)
+        features = _features(part)
+        if not features.content or coverage.covered(features, unit):
+            continue
+        reason = non_assertive_reason(part)
+        if reason is not None:  # the local test sets it aside itself, on the record
+            dropped.append(DroppedText(text=answer[start:end], spans=[(start, end)],
+                                       reason=f"{reason} (set aside by the pipeline)"))
+            continue
+        why = next((f"set aside by the decomposer{_given(reason)} but it asserts something"
+                    for span, reason in flagged if _overlaps(span, (start, end))),
+                   "in no claim of the decomposer and not set aside")
+        claims.append(AlignedClaim(text=part, spans=[(start, end)], added=True,
+                                   notes=[f"sentence of the answer {why}: judged as a claim"]))
+        coverage.add(claims[-1])
+    for start, end, kind in structure:
+        if any(_overlaps((start, end), s) for s in dropped_spans):
+            continue
+        if any(_overlaps((start, end), s) for c in claims for s in c.spans):
+            continue
+        dropped.append(DroppedText(text=answer[start:end], reason=f"{kind} (set aside by the "
+                                   "pipeline)", spans=[(start, end)]))
+
+    ordered = _in_answer_order(claims)
+
+    # 6. duplicates
+    kept: list[AlignedClaim] = []
+    first: dict[str, int] = {}
+    for claim in ordered:
+        key = _dedupe_key(claim.text)
+        if key in first:
+            dropped.append(DroppedText(text=claim.text, reason=f"duplicate of claim {first[key]}",
+                                       spans=claim.spans))
+            continue
+        kept.append(claim)
+        first[key] = len(kept)
+    for claim in kept:
+        if not claim.spans:
+            claim.notes.append("its source was not found in the answer")
+    dropped.sort(key=lambda d: d.spans[0][0] if d.spans else len(answer) + 1)
+    return Alignment(claims=kept, dropped=dropped, warnings=warnings)
+
+
+# --------------------------------------------------------------------------------------------
+# Locating text in the answer.
+
+@lru_cache(maxsize=4096)
+def _canon_char(ch: str) -> str:
+    if ch in _MD_MARKS:
+        return ""
+    if ch.isspace():
+        return " "
+    if unicodedata.category(ch) in ("Cc", "Cf"):  # controls, bidi and zero-width marks
+        return ""
+    return unicodedata.normalize("NFKC", ch).translate(_QUOTES).casefold()
+
+
+def _canonical_map(text: str) -> tuple[str, list[int]]:
+    """The normalised text (see the module docstring, rule 2) and, for each of its characters,
+    the offset of the answer character it came from."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        for c in _canon_char(ch):
+            if c == " " and (not out or out[-1] == " "):
+                continue
+            out.append(c)
+            where.append(i)
+    while out and out[-1] == " ":
+        out.pop()
+        where.pop()
+    return "".join(out), where
+
+
+def _canonical(text: str) -> str:
+    return _canonical_map(text)[0]
+
+
+def _locate(text: str, canon: str, where: list[int], used: list[Span]) -> Span | None:
+    """The answer span of ``text`` (normalised, whole words), preferring an occurrence not
+    in ``used``."""
+    needle = _canonical(text)
+    if not needle:
+        return None
+    found: Span | None = None
+    start = 0
+    while True:
+        i = canon.find(needle, start)
+        if i < 0:
+            return found
+        start = i + 1
+        j = i + len(needle)
+        if (needle[0].isalnum() and i > 0 and canon[i - 1].isalnum()) or (
+                needle[-1].isalnum() and j < len(canon) and canon[j].isalnum()):
+            continue  # inside a word
+        span = (where[i], where[j - 1] + 1)
+        if not any(_overlaps(span, u) for u in used):
+            return span
+        found = found or span
+
+
+def _in_bounds(spans: list[Span], answer: str) -> list[Span] | None:
+    if all(0 <= s < e <= len(answer) for s, e in spans):
+        return [(s, e) for s, e in spans]
+    return None
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+# --------------------------------------------------------------------------------------------
+# Sentences, structure, set-aside text.
+
+def _units(answer: str) -> list[Span]:
+    """Sentence spans of the answer, cut again at line breaks, whitespace trimmed."""
+    units: list[Span] = []
+    for start, end in sentence_spans(answer):
+        for m in re.finditer(r"[^\n]+", answer[start:end]):
+            s, e = start + m.start(), start + m.end()
+            while s < e and answer[s].isspace():
+                s += 1
+            while e > s and answer[e - 1].isspace():
+                e -= 1
+            if e > s:
+                units.append((s, e))
+    return units
+
+
+def _structure(answer: str) -> list[tuple[int, int, str]]:
+    """Markdown structure of the answer: ``(start, end, kind)`` for code blocks, headings,
+    label lines, whole-bold lines and table header rows (rule 4)."""
+    lines: list[tuple[int, int, str]] = []
+    offset = 0
+    for line in answer.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        lines.append((offset, offset + len(body), body))
+        offset += len(line)
+    regions: list[tuple[int, int, str]] = []
+    fence_start: int | None = None
+    for i, (start, end, body) in enumerate(lines):
+        if _FENCE.match(body):
+            if fence_start is None:
+                fence_start = start
+            else:
+                regions.append((fence_start, end, "code block"))
+                fence_start = None
+            continue
+        stripped = body.strip()
+        if fence_start is not None or not stripped or len(stripped.split()) > _LABEL_WORDS:
+            continue
+        kind = None
+        if _HEADING.match(body) or _WHOLE_BOLD.match(body):
+            kind = "heading"
+        elif stripped.endswith(":") and not _BULLET.match(body):
+            kind = "label"
+        elif stripped.startswith("|") and not _TABLE_SEP.match(body):
+            following = next((b for _, _, b in lines[i + 1:] if b.strip()), "")
+            if _TABLE_SEP.match(following):
+                kind = "table header"
+        if kind:
+            lead = len(body) - len(body.lstrip())
+            regions.append((start + lead, start + len(body.rstrip()), kind))
+    if fence_start is not None:
+        regions.append((fence_start, len(answer), "code block"))
+    return regions
+
+
+def _inside(start: int, end: int, structure: list[tuple[int, int, str]]) -> bool:
+    return any(s <= start and end <= e for s, e, _ in structure)
+
+
+def _parts(answer: str, span: Span) -> list[Span]:
+    """The sentences (cut at line breaks) of the answer text at ``span``."""
+    start, end = span
+    out = [(start + s, start + e) for s, e in _units(answer[start:end])]
+    return out or [span]
+
+
+def _set_aside_reason(text: str, span: Span, structure: list[tuple[int, int, str]]
+                      ) -> str | None:
+    """Why this sentence of set-aside text may stay set aside, or ``None`` if it asserts."""
+    for s, e, kind in structure:
+        if s <= span[0] and span[1] <= e:
+            return kind
+    reason = non_assertive_reason(text)
+    if reason is not None:
+        return reason
+    features = _features(strip_citations(text))
+    if not features.content and not features.negated:
+        return "no content words"
+    return None
+
+
+def _reason(given: str, verdicts: list[tuple[Span, str | None]]) -> str:
+    """The decomposer's reason, or the local one when the decomposer gave none of its own."""
+    if given != _GENERIC:
+        return given
+    local = sorted({r for _, r in verdicts if r})
+    return ", ".join(local) if local else given
+
+
+def _bare_sentence(text: str, ids: tuple[str, ...]) -> str:
+    """A sentence as coverage measures it: no list marker, citation markers, opening
+    interjection ("Yeah, ...", "No, ...") or attribution lead-in ("According to the docs,")."""
+    text = _BULLET.sub("", collapse_ws(text))
+    text = strip_citations(text, passage_ids=ids)
+    text = _ATTRIBUTION.sub(" ", _INTERJECTION.sub("", text.strip()))
+    return collapse_ws(text)
+
+
+def _given(reason: str) -> str:
+    return "" if reason == _GENERIC else f" ({reason})"
+
+
+def _remainder(answer: str, start: int, end: int, dropped: list[Span]) -> str:
+    """``answer[start:end]`` with set-aside spans blanked out."""
+    chars = list(answer[start:end])
+    for s, e in dropped:
+        for i in range(max(s, start), min(e, end)):
+            chars[i - start] = " "
+    return "".join(chars)
+
+
+# --------------------------------------------------------------------------------------------
+# Claims to sentences.
+
+def _weight(word: str, numbers: frozenset[str], names: frozenset[str]) -> int:
+    if word in numbers:
+        return _NUMBER_WEIGHT
+    if word in names:
+        return _NAME_WEIGHT
+    return 1
+
+
+def _overlapping(span: Span, units: list[Span], starts: list[int], ends: list[int]) -> range:
+    """Indices of the (sorted, disjoint) ``units`` that overlap ``span``."""
+    return range(bisect_right(ends, span[0]), bisect_left(starts, span[1]))
+
+
+def _align_claims(answer: str, claims: list[AlignedClaim], units: list[Span]) -> None:
+    """Give each claim without spans the answer sentence it came from (rule 3)."""
+    if not units:
+        return
+    canon, where = _canonical_map(answer)
+    located: list[Span] = []
+    for claim in claims:  # a claim that is text of the answer word for word
+        if not claim.spans:
+            bare = claim.text.rstrip(".!?;:\u3002")
+            span = _locate(bare, canon, where, located)
+            if span is not None:
+                end = span[1]
+                if claim.text[len(bare):len(bare) + 1] == answer[end:end + 1]:
+                    span = (span[0], end + 1)  # with its closing punctuation
+                claim.spans = [span]
+                located.append(span)
+    starts, ends = [u[0] for u in units], [u[1] for u in units]
+    unit_features = [_features(answer[s:e]) for s, e in units]
+    units_by_word: dict[str, list[int]] = {}
+    for k, uf in enumerate(unit_features):
+        for w in uf.content:
+            units_by_word.setdefault(w, []).append(k)
+    claim_features = [_features(c.text) for c in claims]
+    counts = Counter(w for f in claim_features for w in f.content)
+    answer_numbers = _features(answer).numbers
+    taken: set[int] = set()
+    previous = 0
+    for i, claim in enumerate(claims):
+        if claim.spans:
+            for span in claim.spans:
+                taken.update(_overlapping(span, units, starts, ends))
+            continue
+        cf = claim_features[i]
+        if cf.numbers - answer_numbers:
+            continue  # a number the answer does not hold: no source (``align`` notes it)
+        distinctive = {w for w in cf.content if counts[w] == 1}  # in no other claim
+        # a sentence sharing a distinctive word always outranks one that shares none
+        candidates = ({k for w in distinctive for k in units_by_word.get(w, ())}
+                      or {k for w in cf.content for k in units_by_word.get(w, ())})
+        best_key, best = None, None
+        for k in candidates:
+            shared = cf.content & unit_features[k].content
+            key = (sum(_weight(w, cf.numbers, cf.mandatory) for w in distinctive & shared),
+                   sum(_weight(w, cf.numbers, cf.mandatory) for w in shared),
+                   k not in taken, k >= previous, -k)
+            if best_key is None or key > best_key:
+                best_key, best = key, k
+        if best is None:
+            continue
+        claim.spans = [units[best]]
+        taken.add(best)
+        previous = best
+
+
+class _Coverage:
+    """Rule 5 over a growing list of claims: which claims are aligned to each sentence, and
+    which claims hold each content word."""
+
+    def __init__(self, units: list[Span], claims: list[AlignedClaim]) -> None:
+        self.units = units
+        self.starts, self.ends = [u[0] for u in units], [u[1] for u in units]
+        self.features: list = []
+        self.by_unit: dict[int, list[int]] = {}
+        self.by_word: dict[str, list[int]] = {}
+        for claim in claims:
+            self.add(claim)
+
+    def add(self, claim: AlignedClaim) -> None:
+        index = len(self.features)
+        features = _features(claim.text)
+        self.features.append(features)
+        for span in claim.spans:
+            for k in _overlapping(span, self.units, self.starts, self.ends):
+                self.by_unit.setdefault(k, []).append(index)
+        for w in features.content:
+            self.by_word.setdefault(w, []).append(index)
+
+    def covered(self, sentence, unit: int) -> bool:
+        """The claims aligned to sentence ``unit``, or one single claim, cover ``sentence``."""
+        aligned = self.by_unit.get(unit, [])
+        if aligned and _covers(sentence, [self.features[i] for i in aligned]):
+            return True
+        candidates = {i for w in sentence.content for i in self.by_word.get(w, ())}
+        return any(_covers(sentence, [self.features[i]]) for i in sorted(candidates))
+
+
+def _covers(sentence, claim_features) -> bool:
+    union = set().union(*(f.content for f in claim_features))
+    if sentence.mandatory - union:
+        return False
+    if len(sentence.content & union) < COVERAGE * len(sentence.content):
+        return False
+    return not sentence.negated or any(f.negated for f in claim_features)
+
+
+def _in_answer_order(claims: list[AlignedClaim]) -> list[AlignedClaim]:
+    """The decomposer's claims in their order; each added claim placed before the first
+    decomposer claim that starts after it in the answer."""
+    own = [c for c in claims if not c.added]
+    added = sorted((c for c in claims if c.added), key=lambda c: c.spans[0][0])
+    out: list[AlignedClaim] = []
+    for claim in own:
+        while added and claim.spans and added[0].spans[0][0] < claim.spans[0][0]:
+            out.append(added.pop(0))
+        out.append(claim)
+    out.extend(added)
+    return out
+
+
+def _dedupe_key(text: str) -> str:
+    norm = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
+    return " ".join(_PUNCT.sub(" ", norm).split())
