@@ -17,7 +17,6 @@ import dataclasses
 import importlib.util
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -386,6 +385,8 @@ def _check_nearest_folder(folder: Path, flag: str, shown: str) -> None:
             continue
         if not parent.is_dir():
             raise pytest.UsageError(f"{flag} {shown!r}: {parent} is a file, not a folder")
+        import tempfile
+
         try:
             fd, probe = tempfile.mkstemp(prefix=".faithfulness-probe-", dir=parent)
         except OSError as exc:
@@ -444,8 +445,7 @@ def check_judge_name(spec: str | None) -> None:
                 "openai/gpt-4o-mini (or a model litellm knows by name, such as gpt-4o-mini)")
         return
     provider = name.split("/", 1)[0]
-    providers = _litellm_providers()
-    if providers is not None and provider not in providers:
+    if _provider_known(provider) is False:
         raise pytest.UsageError(
             f"--faithfulness-judge {name!r}: {provider!r} is not a provider litellm knows "
             f"(e.g. openai, anthropic, ollama, azure); the built-in judges are {builtin}")
@@ -477,8 +477,9 @@ def _litellm_models() -> set[str] | None:
     return {k for k in data if k != "sample_spec"} if isinstance(data, dict) else None
 
 
-def _litellm_providers() -> set[str] | None:
-    """Provider prefixes litellm accepts, or ``None`` when they cannot be read."""
+def _provider_known(provider: str) -> bool | None:
+    """Whether litellm accepts ``provider`` as a model prefix; ``None`` when its files cannot
+    be read (the enum first, then its JSON-configured providers, then the price map)."""
     import re
 
     folder = _litellm_dir()
@@ -489,22 +490,23 @@ def _litellm_providers() -> set[str] | None:
     except OSError:
         return None
     block = re.search(r"^class LlmProviders\(.*?\):\n(.*?)(?=^\S)", source, re.M | re.S)
-    if block is None:
-        return None
-    providers = set(re.findall(r'^\s+\w+\s*=\s*"([^"]+)"', block.group(1), re.M))
+    providers = set(re.findall(r'^\s+\w+\s*=\s*"([^"]+)"', block.group(1), re.M)) \
+        if block is not None else set()
     if len(providers) < 10:  # the layout changed: do not guess
         return None
+    if provider in providers:
+        return True
     try:  # providers litellm configures from JSON (OpenAI-compatible endpoints)
         data = json.loads((folder / "llms" / "openai_like" / "providers.json")
                           .read_text(encoding="utf-8"))
-        providers |= set(data) if isinstance(data, dict) else set()
+        if isinstance(data, dict) and provider in data:
+            return True
     except (OSError, ValueError):
         pass
     try:
         data = json.loads((folder / "model_prices_and_context_window_backup.json")
                           .read_text(encoding="utf-8"))
-        providers |= {str(v.get("litellm_provider")) for v in data.values()
-                      if isinstance(v, dict) and v.get("litellm_provider")}
     except (OSError, ValueError):
-        pass
-    return providers
+        return False
+    return any(isinstance(v, dict) and v.get("litellm_provider") == provider
+               for v in data.values())

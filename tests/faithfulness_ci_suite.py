@@ -71,7 +71,7 @@ PASSAGES = [
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_answer(name, assert_faithful):
-    assert_faithful(CASES[name], PASSAGES)
+    assert_faithful(CASES[name], PASSAGES, min_score=0)  # record; the session gate judges
 '''
 
 W = "The Kestrel weighs 23 kg."
