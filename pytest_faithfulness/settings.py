@@ -246,23 +246,24 @@ class Settings:
         worker = hasattr(config, "workerinput")
         if self.cache_mode != "rw" and self.no_cache:
             raise pytest.UsageError(f"--faithfulness-cache-mode {self.cache_mode} needs the "
-                                    "cache: drop --faithfulness-no-cache")
+                                    "cache: drop --faithfulness-no-cache (ini "
+                                    "faithfulness_no_cache)")
         if self.calibrate and not Path(self.calibrate).is_file():
-            raise pytest.UsageError(f"--faithfulness-calibrate {self.calibrate!r}: no such file")
+            raise pytest.UsageError(f"--faithfulness-calibrate (ini faithfulness_calibrate) "
+                                    f"{self.calibrate!r}: no such file")
         has_judge_hook = bool(config.pluginmanager.hook.pytest_faithfulness_make_judge
                               .get_hookimpls())
-        if not has_judge_hook:  # a conftest's make_judge hook may read the name its own way
+        if not (has_judge_hook or worker):  # a make_judge hook may read the name its own way
             check_judge_name(self.judge)
         rootdir = Path(config.rootpath)
         storage = _under(rootdir, self.storage or ".faithfulness")
         cache = _under(rootdir, self.cache_dir or ".faithfulness_cache")
         if not worker:  # workers write none of these; the controller checks them once
-            for flag, path in (("--faithfulness-report", self.report),
-                               ("--faithfulness-markdown", self.markdown),
-                               ("--faithfulness-html", self.html)):
-                check_output_file(path, flag)
+            for flag, path in (("report", self.report), ("markdown", self.markdown),
+                               ("html", self.html)):
+                check_output_file(path, f"--faithfulness-{flag} (ini faithfulness_{flag})")
             if self.save or self.autosave:
-                check_output_folder(storage, "--faithfulness-storage")
+                check_output_folder(storage, "--faithfulness-storage (ini faithfulness_storage)")
         changes: dict[str, Any] = {"storage_path": storage, "cache_path": cache}
         changes.update(self._compare_target(config, storage, worker))
         return dataclasses.replace(self, **changes)
