@@ -157,7 +157,8 @@ class FaithfulnessAssertion:
                           thresholds: tuple[Any, ...]) -> None:
         from .records import AnswerResult
 
-        shown = answer if isinstance(answer, str) else f"<not a string: {type(answer).__name__} {answer!r:.200}>"
+        shown = answer if isinstance(answer, str) else \
+            f"<not a string: {type(answer).__name__} {answer!r:.200}>"
         result = AnswerResult(answer=shown, status="error", error=f"bad input: {exc}")
         self._record(result, thresholds)
 

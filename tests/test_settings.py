@@ -94,7 +94,8 @@ def test_a_bad_ini_value_names_the_flag_and_the_ini_key(pytester):
 
 STRICT_TESTS = '''
 import pytest
-PASSAGES = ["The Kestrel e-bike weighs 23 kg.", "The Kestrel e-bike's top assisted speed is 25 km/h."]
+PASSAGES = ["The Kestrel e-bike weighs 23 kg.",
+            "The Kestrel e-bike's top assisted speed is 25 km/h."]
 
 @pytest.mark.parametrize("answer", [
     "The Kestrel e-bike's top assisted speed is 32 km/h.",               # contradicted, 0.0
