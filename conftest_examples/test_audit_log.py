@@ -36,7 +36,7 @@ def test_audit_log_answer_is_caught(assert_faithful):
 
 
 def test_audit_log_answer_scores_three_of_five(assert_faithful):
-    result = assert_faithful(ANSWER, PASSAGES)
+    result = assert_faithful(ANSWER, PASSAGES, min_score=0.6)
     assert len(result.claims) == 5
     assert result.score == pytest.approx(0.6)
     assert [c.supported for c in result.claims] == [True, True, True, False, False]

@@ -5,8 +5,9 @@ Each record is an answer (BEGIN, knowledge-grounded dialogue) or a single claim
 (``faithful-...`` or ``hallucinated-...``), so the faithfulness summary at the end shows, for
 every answer the judge flagged, whether the annotators flagged it too.
 
-No threshold is set here, so these tests fail only when the judge errors: they show what the
-judge says. Make them a gate from the command line, as a CI job would:
+``min_score=0`` here, so these tests fail only when the judge errors: they show what the
+judge says (with no threshold at all, an assertion requires every claim to be supported).
+Make them a gate from the command line, as a CI job would:
 
     pytest conftest_examples --faithfulness-max-unsupported 0   # every claim must be supported
     pytest conftest_examples --faithfulness-min-mean 0.8        # session gate on the mean
@@ -23,5 +24,5 @@ RECORDS = [json.loads(line) for line in
 
 @pytest.mark.parametrize("record", RECORDS, ids=[f"{r['human_label']}-{r['id']}" for r in RECORDS])
 def test_record(record, assert_faithful):
-    result = assert_faithful(record["answer"], record["passages"])
+    result = assert_faithful(record["answer"], record["passages"], min_score=0)
     assert result.status in ("scored", "unscored")

@@ -1,14 +1,20 @@
 """The session gate: does this run's faithfulness let the build pass?
 
-The gate fails closed: an errored answer always fails it (a judge fault is never a pass),
-and a session threshold with answers recorded but none scored fails it too.
+The gate fails closed: an errored answer always fails it (a judge fault is never a pass), a
+session threshold with answers recorded but none scored fails it too, and the figures must
+rest on enough of the answers: with a session threshold set, at most half of the answers may
+be unscored unless ``max_unscored_rate`` says otherwise.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .records import AnswerResult, SessionSummary
+
+#: ``max_unscored_rate`` when it is not given but another session threshold is: a mean over
+#: fewer than half of the answers does not speak for the suite.
+DEFAULT_MAX_UNSCORED_RATE = 0.5
 
 
 class GateConfig(BaseModel):
@@ -18,12 +24,55 @@ class GateConfig(BaseModel):
         min_mean: lowest acceptable mean faithfulness over scored answers, in [0, 1].
         max_unsupported_rate: highest acceptable share of scored answers with at least one
             claim that is not supported, in [0, 1].
+        max_unscored_rate: highest acceptable share of answers (of all recorded) that had no
+            claim to score, in [0, 1]. When ``None`` and ``min_mean`` or
+            ``max_unsupported_rate`` is set, it becomes ``DEFAULT_MAX_UNSCORED_RATE`` and
+            ``max_unscored_rate_is_default`` is true; pass ``1.0`` for no bound.
+        max_unscored_rate_is_default: set by the model (see above), shown in the reports.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     min_mean: float | None = Field(default=None, ge=0.0, le=1.0)
     max_unsupported_rate: float | None = Field(default=None, ge=0.0, le=1.0)
+    max_unscored_rate: float | None = Field(default=None, ge=0.0, le=1.0)
+    max_unscored_rate_is_default: bool = False
+
+    @model_validator(mode="after")
+    def _default_unscored_bound(self) -> GateConfig:
+        if self.max_unscored_rate is None and (self.min_mean is not None
+                                               or self.max_unsupported_rate is not None):
+            self.max_unscored_rate = DEFAULT_MAX_UNSCORED_RATE
+            self.max_unscored_rate_is_default = True
+        return self
+
+    @property
+    def any_threshold(self) -> bool:
+        """Whether any session threshold applies."""
+        return any(v is not None for v in (self.min_mean, self.max_unsupported_rate,
+                                           self.max_unscored_rate))
+
+    def applied(self) -> list[tuple[str, str]]:
+        """The session thresholds as ``(name, value)`` for people, ``"none"`` where unset;
+        an empty list when none applies. Example: ``[("min mean", "0.80"), ("max unsupported
+        rate", "none"), ("max unscored rate", "0.50 (default with a session threshold)")]``."""
+        if not self.any_threshold:
+            return []
+
+        def show(value: float | None) -> str:
+            return "none" if value is None else f"{value:.2f}"
+
+        unscored = show(self.max_unscored_rate)
+        if self.max_unscored_rate_is_default:
+            unscored += " (default with a session threshold)"
+        return [("min mean", show(self.min_mean)),
+                ("max unsupported rate", show(self.max_unsupported_rate)),
+                ("max unscored rate", unscored)]
+
+
+def unscored_rate(summary: SessionSummary) -> float | None:
+    """Unscored answers / answers recorded; ``None`` when none was recorded."""
+    return summary.unscored / summary.answers if summary.answers else None
 
 
 def gate_failures(summary: SessionSummary, results: list[AnswerResult],
@@ -45,6 +94,14 @@ def gate_failures(summary: SessionSummary, results: list[AnswerResult],
     if unjudged:
         reasons.append(f"the judge budget was spent before {unjudged} answer(s) were judged: the "
                        "gate does not pass on partial data")
+    rate = unscored_rate(summary)
+    if config.max_unscored_rate is not None and rate is not None \
+            and rate > config.max_unscored_rate:
+        default = " (the default when a session threshold is set)" \
+            if config.max_unscored_rate_is_default else ""
+        reasons.append(f"share of answers with no claim to score {rate:.3f} "
+                       f"({summary.unscored} of {summary.answers}) > max unscored rate "
+                       f"{config.max_unscored_rate:.3f}{default}")
     thresholds = config.min_mean is not None or config.max_unsupported_rate is not None
     if thresholds and not summary.scored:
         reasons.append("no answer was scored, so the session thresholds cannot be met")

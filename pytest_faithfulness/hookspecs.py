@@ -51,6 +51,8 @@ def pytest_faithfulness_gate(summary: Any, results: Any, config: Any) -> Any:
 
     Called once at the end of the session, in the controller (never in an xdist worker),
     after the built-in thresholds and the baseline comparison, with every answer of the run.
+    It is called for an incomplete run too (interrupted, crashed, stopped by ``-x``): such a
+    run never passes whatever the hook answers, but its reasons are still reported.
 
     Args:
         summary: the ``SessionSummary`` (``mean_faithfulness``, ``unsupported_answer_rate``,

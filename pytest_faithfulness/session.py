@@ -3,6 +3,12 @@
 It knows nothing of pytest, so the same object can aggregate results from a script. Under
 pytest-xdist each worker's session is sent to the controller as a JSON payload
 (``to_payload`` / ``merge_payload``) so the gate sees every verdict.
+
+What the reports read to say the verdict (the names are the contract with ``reports``):
+``gate_status`` (``"passed" | "failed" | "incomplete"``), ``failures`` (the session gate's
+reasons), ``incomplete_reason`` (why the run did not judge every answer, else ``None``),
+``exitstatus`` (pytest's final exit status, once known), ``answers_failing_own_thresholds()``,
+``unscored_answers()``, ``thresholds_applied()`` and ``verdict()`` (all of them at once).
 """
 
 from __future__ import annotations
@@ -39,6 +45,65 @@ class FaithfulnessSession:
         self._merged_judge_info: list[dict[str, Any]] = []  # judges' fingerprints from workers
         self.comparison: Any = None  # a baseline.Comparison once compared with a saved run
         self.ci_notes: list[str] = []  # files written, baseline notes (terminal lines)
+        #: why this run did not judge every answer (interrupted, crashed, stopped early);
+        #: ``None`` for a complete run. An incomplete run never passes and is never a baseline.
+        self.incomplete_reason: str | None = None
+        #: pytest's exit status once the session has finished (the gate's failure included).
+        self.exitstatus: int | None = None
+
+    def mark_incomplete(self, reason: str) -> None:
+        """Record that the run did not judge every answer (reasons accumulate, ``; ``-joined)."""
+        with self._lock:
+            if not self.incomplete_reason:
+                self.incomplete_reason = reason
+            elif reason not in self.incomplete_reason:
+                self.incomplete_reason = f"{self.incomplete_reason}; {reason}"
+
+    @property
+    def gate_status(self) -> str:
+        """``"incomplete"`` when the run did not judge every answer, else ``"failed"`` when
+        the session gate has failures, else ``"passed"``."""
+        if self.incomplete_reason:
+            return "incomplete"
+        return "failed" if self.failures else "passed"
+
+    def answers_failing_own_thresholds(self) -> list[AnswerResult]:
+        """The answers that missed their own thresholds (or errored), in recording order."""
+        return [r for r in self.results if not r.passed]
+
+    def unscored_answers(self) -> list[AnswerResult]:
+        """The answers with no claim to score (status ``unscored``), in recording order."""
+        return [r for r in self.results if r.status == "unscored"]
+
+    def thresholds_applied(self) -> list[tuple[str, str]]:
+        """The session thresholds that applied, as ``(name, value)`` for people (``"none"``
+        for an unset one); an empty list when no session threshold applied (say "none")."""
+        return self.gate.applied()
+
+    def verdict(self) -> dict[str, Any]:
+        """Everything the closing verdict sentence needs, JSON-ready::
+
+            {"status": "passed" | "failed" | "incomplete", "exitstatus": int | None,
+             "incomplete_reason": str | None, "gate_failures": [str, ...],
+             "answers_failing_own_thresholds": [test id, ...], "unscored_answers": [test id,
+             ...], "thresholds": [[name, value], ...]}
+        """
+        def ids(results: list[AnswerResult]) -> list[str]:
+            return [r.test_id or f"answer {self.results.index(r) + 1}" for r in results]
+
+        return {"status": self.gate_status, "exitstatus": self.exitstatus,
+                "incomplete_reason": self.incomplete_reason,
+                "gate_failures": list(self.failures),
+                "answers_failing_own_thresholds": ids(self.answers_failing_own_thresholds()),
+                "unscored_answers": ids(self.unscored_answers()),
+                "thresholds": [list(t) for t in self.thresholds_applied()]}
+
+    def _report_inputs(self) -> dict[str, Any]:
+        """What every report writer needs beside the results: the incomplete run, the
+        thresholds applied, the unscored answers and those failing their own thresholds."""
+        return {"incomplete": self.incomplete_reason, "thresholds": self.thresholds_applied(),
+                "unscored": self.unscored_answers(),
+                "failing": self.answers_failing_own_thresholds()}
 
     def record(self, result: AnswerResult, judge: Any = None) -> None:
         """Keep one answer result (and remember the judge for its counters)."""
@@ -64,7 +129,10 @@ class FaithfulnessSession:
     def report(self) -> dict[str, Any]:
         """The JSON report of the run."""
         data = json_report(self.results, self.summary(), self.judges(), self.failures,
-                           self.gate.model_dump(mode="json"))
+                           self.gate.model_dump(mode="json"), **self._report_inputs())
+        data["gate"].update(complete=self.incomplete_reason is None,
+                            incomplete_reason=self.incomplete_reason)
+        data["verdict"] = self.verdict()
         calibration = self.calibration_report()
         if calibration is not None:
             data["calibration"] = calibration.model_dump(mode="json")
@@ -77,17 +145,16 @@ class FaithfulnessSession:
         return write_json(self.report_path, self.report())
 
     def terminal_lines(self) -> list[str]:
-        """Headline figures, the gate and every failing answer's per-claim report."""
-        from .reports.terminal import format_answer
+        """Headline figures, thresholds, unscored answers, every failing answer's per-claim
+        report, the gate's reasons and the run's verdict as the last line."""
+        from .reports.terminal import failing_answer_lines, verdict_lines
+        from .reports.verdict import run_verdict
 
-        lines = summary_lines(self.summary(), self.judges(), self.failures)
-        failing = [r for r in self.results if not r.passed or r.not_supported]
-        if failing:
-            lines.append("")
-            lines.append("answers with claims that are not supported, or that failed:")
-            for r in failing:
-                lines.append(format_answer(r, only_failing_claims=True))
-        return lines
+        inputs = self._report_inputs()
+        lines = summary_lines(self.summary(), self.judges(), self.failures, verdict=False,
+                              **inputs)
+        lines += failing_answer_lines(self.results)
+        return lines + verdict_lines(self.failures, run_verdict(self.failures, **inputs))
 
     # xdist ----------------------------------------------------------------------------------
     def to_payload(self) -> str:
@@ -97,6 +164,7 @@ class FaithfulnessSession:
             "calibration": [o.model_dump(mode="json") for o in self.calibration],
             "judges": self.judges(),
             "judge_info": self._judge_info_dicts(),
+            "incomplete_reason": self.incomplete_reason,
         })
 
     def merge_payload(self, payload: str) -> None:
@@ -110,6 +178,8 @@ class FaithfulnessSession:
                 self.calibration.extend(Outcome.model_validate(o) for o in data["calibration"])
             self._merged_judges.extend(data.get("judges", []))
             self._merged_judge_info.extend(data.get("judge_info", []))
+        if data.get("incomplete_reason"):
+            self.mark_incomplete(data["incomplete_reason"])
 
     # CI: baselines and regression gates, custom gates, Markdown and HTML reports -------------
     def _judge_info_dicts(self) -> list[dict[str, Any]]:
@@ -142,7 +212,8 @@ class FaithfulnessSession:
         from .runs.saved import SavedRun
 
         return SavedRun.of(self.results, self.summary(), name=name, judges=self.judge_info(),
-                           git=git, gate_failures=self.failures)
+                           git=git, gate_failures=self.failures,
+                           incomplete_reason=self.incomplete_reason)
 
     def save_run(self, storage: str | Path, name: str, git: Any = None) -> Path:
         """Save this run in the ``storage`` folder (``NNNN_<name>.json``); returns the path.
@@ -153,7 +224,11 @@ class FaithfulnessSession:
         from .runs.saved import save_run
 
         path = save_run(self.saved_run(name, git), storage)
-        self.ci_notes.append(f"saved run: {path}")
+        if self.incomplete_reason:
+            self.ci_notes.append(f"WARNING: saved run {path} is marked incomplete: it will not "
+                                 "be used as a baseline")
+        else:
+            self.ci_notes.append(f"saved run: {path}")
         return path
 
     def compare_with(self, baseline: Any, bounds: Any = (), *, baseline_path: Any = None,
@@ -189,14 +264,14 @@ class FaithfulnessSession:
         from .reports.markdown import markdown_summary
 
         return markdown_summary(self.results, self.summary(), self.judges(), self.failures,
-                                self.comparison)
+                                self.comparison, **self._report_inputs())
 
     def html(self) -> str:
         """The self-contained HTML report."""
         from .reports.html import render_html
 
         return render_html(self.results, self.summary(), self.judges(), self.failures,
-                           self.comparison)
+                           self.comparison, **self._report_inputs())
 
     def write_markdown(self, path: str | Path | None = None,
                        step_summary: str | Path | None = None) -> None:
@@ -232,6 +307,56 @@ class FaithfulnessSession:
         written = write_html(path, self.html())
         self.ci_notes.append(f"HTML report: {written}")
         return written
+
+    def write_outputs(self, *, markdown: str | Path | None = None,
+                      step_summary: str | Path | None = None, html: str | Path | None = None,
+                      storage: str | Path | None = None, save_name: str | None = None,
+                      git: Any = None) -> list[str]:
+        """Write every configured output, each on its own: the JSON report (``report_path``),
+        the Markdown summary, the HTML report, the saved run (``save_name`` in ``storage``),
+        then the ``$GITHUB_STEP_SUMMARY`` append. One that fails (any exception) never stops
+        the others: its reason becomes a gate failure (``could not write the HTML report
+        (PATH): ...``), its temporary file is removed, and the reports already written are
+        written again so that they show the failure too.
+
+        Returns:
+            the reasons of the outputs that failed (also added to ``failures``).
+        """
+        jobs: list[tuple[str, Any, Any, bool]] = []
+        if self.report_path is not None:
+            jobs.append(("JSON report", self.report_path, self.write_report, True))
+        if markdown:
+            jobs.append(("Markdown summary", markdown, lambda: self.write_markdown(markdown), True))
+        if html:
+            jobs.append(("HTML report", html, lambda: self.write_html(html), True))
+        if save_name:
+            jobs.append(("saved run", storage,
+                         lambda: self.save_run(storage or ".faithfulness", save_name, git), False))
+        failed: list[str] = []
+        written: list[tuple[str, Any, Any, bool]] = []
+        for job in jobs:
+            reason = _attempt(*job[:3])
+            if reason is None:
+                written.append(job)
+            else:
+                failed.append(reason)
+        if failed:
+            self.add_failures(failed)
+            notes = list(self.ci_notes)
+            for what, where, write, rewritable in written:
+                if rewritable:
+                    reason = _attempt(what, where, write)
+                    if reason is not None:
+                        self.add_failures([reason])
+                        failed.append(reason)
+            self.ci_notes[:] = notes
+        if step_summary:
+            try:
+                self.write_markdown(None, step_summary)
+            except Exception as exc:  # noted, never a gate failure: it is GitHub's page
+                self.ci_notes.append(f"WARNING: could not append to $GITHUB_STEP_SUMMARY "
+                                     f"({step_summary}): {type(exc).__name__}: {exc}")
+        return failed
 
     # calibration ----------------------------------------------------------------------------
     def record_calibration(self, outcome: Any, judge: Any = None) -> None:
@@ -274,3 +399,19 @@ class FaithfulnessSession:
         from .calibration import format_report
 
         return [f"judge: {j}" for j in self.judges()] + format_report(self.calibration_report())
+
+
+def _attempt(what: str, where: Any, write: Any) -> str | None:
+    """Run one output's ``write``; on any exception remove its temporary file and return the
+    reason (``None`` when it was written)."""
+    try:
+        write()
+        return None
+    except Exception as exc:  # one failing output never stops the others
+        if where is not None:
+            target = Path(where)
+            try:
+                target.with_name(target.name + ".tmp").unlink(missing_ok=True)
+            except (OSError, ValueError):
+                pass
+        return f"could not write the {what} ({where}): {type(exc).__name__}: {exc}"

@@ -184,8 +184,8 @@ def test_unknown_baseline_name_is_a_usage_error(suite):
     suite.runpytest("--faithfulness-save", "main")
     result = suite.runpytest("--faithfulness-compare=nope")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--faithfulness-compare: no saved run matches 'nope' in * "
-                                 "(saved: 0001_main)*"])
+    result.stderr.fnmatch_lines(["*--faithfulness-compare (ini faithfulness_compare): no saved "
+                                 "run matches 'nope' in * (saved: 0001_main)*"])
 
 
 @pytest.mark.parametrize("expr, message", [

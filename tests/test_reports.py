@@ -37,7 +37,7 @@ def test_junit_xml_carries_score_claim_counts_and_judge_as_properties(suite):
     suite.makepyfile(test_two='''
         def test_two_answers(assert_faithful):
             assert_faithful("The Kestrel weighs 23 kg.", ["The Kestrel e-bike weighs 23 kg."])
-            assert_faithful("The bell is loud.", ["The Kestrel e-bike weighs 23 kg."])
+            assert_faithful("The bell is loud.", ["The Kestrel e-bike weighs 23 kg."], min_score=0)
     ''')
     result = suite.runpytest("--junitxml=junit.xml")
     result.assert_outcomes(passed=5)
@@ -115,7 +115,7 @@ EVIL_PASSAGES = [{"id": "e1",
 
 def test_evil(assert_faithful):
     assert_faithful("Markup is shown as text. <img src=x onerror=\\"document.title='pwned'\\">",
-                    EVIL_PASSAGES)
+                    EVIL_PASSAGES, min_score=0)
 '''
 EVIL_QUOTE = "<b>bold</b> & <script>document.title='pwned'</script> are shown as text"
 

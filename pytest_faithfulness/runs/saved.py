@@ -163,6 +163,11 @@ class SavedRun(_Loose):
         judges: the judges (with fingerprints: kind, model, prompt version...).
         figures: the session's headline figures.
         gate_failures: why the session gate failed (empty: it passed).
+        complete: ``False`` when the session did not judge every answer (interrupted,
+            crashed, stopped by ``-x`` / ``--maxfail``); such a run is kept for the record but
+            never used as a baseline (``find_run`` skips it or refuses it). Files saved
+            before this field existed load as complete.
+        incomplete_reason: why it is incomplete, ``None`` when complete.
         answers: every answer with its claims and verdicts.
     """
 
@@ -174,18 +179,22 @@ class SavedRun(_Loose):
     judges: list[JudgeInfo] = Field(default_factory=list)
     figures: RunFigures = Field(default_factory=RunFigures)
     gate_failures: list[str] = Field(default_factory=list)
+    complete: bool = True
+    incomplete_reason: str | None = None
     answers: list[SavedAnswer] = Field(default_factory=list)
 
     @classmethod
     def of(cls, results: list[AnswerResult], summary: SessionSummary, *, name: str = "run",
            judges: Iterable[JudgeInfo] = (), git: GitInfo | None = None,
-           gate_failures: Iterable[str] = ()) -> SavedRun:
-        """Build the saved form of a session's results (``created`` is now, in UTC)."""
+           gate_failures: Iterable[str] = (), incomplete_reason: str | None = None) -> SavedRun:
+        """Build the saved form of a session's results (``created`` is now, in UTC);
+        ``incomplete_reason`` marks a run that did not judge every answer."""
         from .. import __version__
 
         return cls(name=name, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                    package_version=__version__, git=git or GitInfo(), judges=list(judges),
                    figures=RunFigures.of(summary), gate_failures=list(gate_failures),
+                   complete=incomplete_reason is None, incomplete_reason=incomplete_reason,
                    answers=[SavedAnswer.of(r, i) for i, r in enumerate(results, start=1)])
 
     def label(self) -> str:
@@ -261,9 +270,13 @@ def save_run(run: SavedRun, storage: str | Path) -> Path:
     storage.mkdir(parents=True, exist_ok=True)
     slug = safe_name(run.name)
     text = json.dumps(run.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    # A lone surrogate (text that is not valid Unicode) can only sit inside a JSON string,
+    # where backslashreplace writes exactly its JSON escape (\ud800): lossless, valid UTF-8.
+    data = text.encode("utf-8", errors="backslashreplace")
+    text = data.decode("utf-8")
     tmp = storage / f".{slug}.{os.getpid()}.tmp"
-    tmp.write_text(text, encoding="utf-8")
     try:
+        tmp.write_bytes(data)
         existing = list_runs(storage)
         counter = int(_RUN_FILE.match(existing[-1].name).group(1)) + 1 if existing else 1
         for _ in range(1000):
@@ -285,45 +298,71 @@ def save_run(run: SavedRun, storage: str | Path) -> Path:
         tmp.unlink(missing_ok=True)
 
 
+def incomplete_reason(path: str | Path) -> str | None:
+    """Why the saved run at ``path`` is incomplete, or ``None`` when it is complete (or
+    cannot be read: ``load_run`` reports that)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if isinstance(data, dict) and data.get("complete") is False:
+        return str(data.get("incomplete_reason") or "the run did not judge every answer")
+    return None
+
+
+def _refuse_incomplete(path: Path) -> Path:
+    reason = incomplete_reason(path)
+    if reason is not None:
+        raise BaselineError(f"saved run {path} is incomplete ({reason}): an incomplete run is "
+                            "never used as a baseline; compare with a complete run")
+    return path
+
+
 def find_run(storage: str | Path, ref: str | None = None, *,
              rootdir: str | Path | None = None) -> Path:
-    """Resolve a run reference to a saved run file.
+    """Resolve a run reference to a saved run file. Incomplete runs (``SavedRun.complete``
+    false) are never returned: the latest skips them, an explicit reference to one refuses.
 
     Args:
         storage: the storage folder.
-        ref: ``None`` or ``""``: the latest saved run; a path to a JSON file (absolute,
-            relative to the working directory or to ``rootdir``); a counter (``3`` or
-            ``0003``); a file stem (``0003_main``); or a run name (``main``: the latest run
-            saved under it).
+        ref: ``None`` or ``""``: the latest complete saved run; a path to a JSON file
+            (absolute, relative to the working directory or to ``rootdir``); a counter (``3``
+            or ``0003``); a file stem (``0003_main``); or a run name (``main``: the latest
+            complete run saved under it).
         rootdir: a second base for relative paths.
 
     Raises:
-        BaselineError: nothing matches (the message lists what is saved).
+        BaselineError: nothing matches (the message lists what is saved), or the reference
+            names an incomplete run (the message says why it is incomplete).
     """
     runs = list_runs(storage)
     if not ref:
-        if not runs:
-            raise BaselineError(f"no saved run in {storage}: save one first with "
-                                "--faithfulness-save NAME or --faithfulness-autosave")
-        return runs[-1]
+        complete = [p for p in reversed(runs) if incomplete_reason(p) is None]
+        if not complete:
+            what = f"complete saved run in {storage} ({len(runs)} incomplete run(s) " \
+                "skipped)" if runs else f"saved run in {storage}"
+            raise BaselineError(f"no {what}: save one first with --faithfulness-save NAME or "
+                                "--faithfulness-autosave")
+        return complete[0]
     candidates = [Path(ref)] + ([Path(rootdir) / ref] if rootdir is not None else [])
     for candidate in candidates:
         if candidate.suffix == ".json" and candidate.is_file():
-            return candidate
+            return _refuse_incomplete(candidate)
     if ref.isdigit():
         for path in runs:
             if int(_RUN_FILE.match(path.name).group(1)) == int(ref):
-                return path
+                return _refuse_incomplete(path)
     for path in runs:
         if path.stem == ref or path.name == ref:
-            return path
+            return _refuse_incomplete(path)
     try:
         slug = safe_name(ref)
     except ValueError:
         slug = None
     named = [p for p in runs if _RUN_FILE.match(p.name).group(2) == slug]
     if named:
-        return named[-1]
+        complete = [p for p in reversed(named) if incomplete_reason(p) is None]
+        return complete[0] if complete else _refuse_incomplete(named[-1])
     saved = ", ".join(p.stem for p in runs[-10:]) or "none"
     raise BaselineError(f"no saved run matches {ref!r} in {storage} (saved: {saved})")
 

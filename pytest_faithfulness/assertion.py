@@ -1,0 +1,180 @@
+"""``FaithfulnessAssertion``: what the ``assert_faithful`` fixture returns.
+
+It judges an answer, records the result for the session gate, and raises ``AssertionError``
+when the answer misses its thresholds. With no threshold from the call, the options or the
+ini, it asserts that every claim is supported (``max_unsupported=0``): an assertion never
+passes a contradicted answer for want of a configured bound.
+
+Imported by the fixture only (not at plugin start-up); it knows pytest only through the item
+it is handed, for the JUnit properties and the answer-result hook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .records import AnswerResult
+    from .session import FaithfulnessSession
+
+#: Added to the assertion message when the strict default applied.
+STRICT_DEFAULT_NOTE = ("no min_score or max_unsupported was set (call, options or ini), so "
+                       "every claim must be supported")
+
+
+class FaithfulnessAssertion:
+    """What the ``assert_faithful`` fixture returns: call it to judge and assert one answer.
+
+    ``assert_faithful(answer, passages, *, min_score=None, max_unsupported=None,
+    require_claims=None)``
+
+    Args:
+        answer: the answer text.
+        passages: ``Passage`` objects, strings (ids ``p1``, ``p2``, ...), dicts with
+            ``id``/``text``, or documents with ``page_content``/``text``.
+        min_score: lowest acceptable faithfulness in [0, 1] (default:
+            ``--faithfulness-min-score``).
+        max_unsupported: most claims that may be not supported (contradicted + unsupported)
+            (default: ``--faithfulness-max-unsupported``). When neither bound is given by the
+            call, the options or the ini, ``max_unsupported`` is 0: **every claim must be
+            supported** (a contradicted or unsupported claim fails the assertion). Pass
+            ``min_score=0`` to only record an answer without asserting on its claims.
+        require_claims: an answer with no claims fails (default:
+            ``--faithfulness-require-claims``, else an unscored answer passes).
+
+    ``evaluate_many(cases)`` and ``assert_many(cases)`` judge a batch concurrently.
+
+    Returns:
+        the ``AnswerResult``, recorded for the session gate whether it passes or not.
+
+    Raises:
+        AssertionError: the answer errored or misses a threshold; the message is the
+            per-claim report.
+        TypeError / ValueError: malformed answer or passages (recorded as an errored answer).
+    """
+
+    def __init__(self, judge: Any, session: FaithfulnessSession, test_id: str,
+                 min_score: float | None, max_unsupported: int | None, concurrency: int | None,
+                 context_budget_chars: int | None = None, require_claims: bool = False,
+                 publish: Callable[[AnswerResult, int], None] | None = None):
+        self._judge = judge
+        self._session = session
+        self._test_id = test_id
+        self._min_score = min_score
+        self._max_unsupported = max_unsupported
+        self._concurrency = concurrency
+        self._context_budget = context_budget_chars
+        self._require_claims = require_claims
+        self._publish = publish  # JUnit properties and the answer-result hook (pytest side)
+        self.results: list[AnswerResult] = []
+
+    def __call__(self, answer: Any, passages: Any, *, min_score: float | None = None,
+                 max_unsupported: int | None = None,
+                 require_claims: bool | None = None) -> AnswerResult:
+        from .pipeline import evaluate
+        from .reports.terminal import format_answer
+
+        __tracebackhide__ = True
+        thresholds = self._thresholds(min_score, max_unsupported, require_claims)
+        try:
+            result = evaluate(answer, passages, self._judge, **self._pipeline_options())
+        except (TypeError, ValueError) as exc:
+            self._record_bad_input(answer, exc, thresholds)
+            raise
+        self._record(result, thresholds)
+        if not result.passed:
+            raise AssertionError(f"answer is not faithful enough{_note(thresholds)}\n"
+                                 + format_answer(result))
+        return result
+
+    def evaluate_many(self, cases: Any, *, min_score: float | None = None,
+                      max_unsupported: int | None = None,
+                      require_claims: bool | None = None) -> list[AnswerResult]:
+        """Judge many answers concurrently and record each for the gate; never raises on a
+        failing answer (see ``assert_many``).
+
+        Args:
+            cases: ``(answer, passages)`` pairs or dicts with ``answer`` and ``passages``.
+
+        Returns:
+            one ``AnswerResult`` per case, in order; test ids are ``<node id>#<n>``.
+
+        Raises:
+            TypeError / ValueError: a malformed case (named by index); nothing is judged then.
+        """
+        from .pipeline import evaluate_many
+
+        thresholds = self._thresholds(min_score, max_unsupported, require_claims)
+        results = evaluate_many(cases, self._judge, **self._pipeline_options())
+        for result in results:
+            self._record(result, thresholds, numbered=True)
+        return results
+
+    def assert_many(self, cases: Any, *, min_score: float | None = None,
+                    max_unsupported: int | None = None,
+                    require_claims: bool | None = None) -> list[AnswerResult]:
+        """``evaluate_many``, then raise ``AssertionError`` with the per-claim report of every
+        answer that errored or missed a threshold."""
+        from .reports.terminal import format_answer
+
+        __tracebackhide__ = True
+        results = self.evaluate_many(cases, min_score=min_score, max_unsupported=max_unsupported,
+                                     require_claims=require_claims)
+        failing = [r for r in results if not r.passed]
+        if failing:
+            raise AssertionError(f"{len(failing)} of {len(results)} answers are not faithful "
+                                 f"enough{_note(self._thresholds(min_score, max_unsupported))}\n"
+                                 + "\n".join(format_answer(r) for r in failing))
+        return results
+
+    def _pipeline_options(self) -> dict[str, Any]:
+        from .pipeline import DEFAULT_CONCURRENCY
+
+        return {"concurrency": self._concurrency or DEFAULT_CONCURRENCY,
+                "context_budget_chars": self._context_budget}
+
+    def _thresholds(self, min_score: float | None, max_unsupported: int | None,
+                    require_claims: bool | None = None
+                    ) -> tuple[float | None, int | None, bool, bool]:
+        min_score = self._min_score if min_score is None else min_score
+        max_unsupported = self._max_unsupported if max_unsupported is None else max_unsupported
+        if min_score is not None and (isinstance(min_score, bool)
+                                      or not isinstance(min_score, (int, float))
+                                      or not 0 <= min_score <= 1):
+            raise ValueError(f"min_score must be a number in [0, 1], got {min_score!r}")
+        if max_unsupported is not None and (isinstance(max_unsupported, bool)
+                                            or not isinstance(max_unsupported, int)
+                                            or max_unsupported < 0):
+            raise ValueError(f"max_unsupported must be a non-negative int, got {max_unsupported!r}")
+        require = self._require_claims if require_claims is None else bool(require_claims)
+        strict = min_score is None and max_unsupported is None
+        if strict:  # an assertion asserts: with no bound, every claim must be supported
+            max_unsupported = 0
+        return min_score, max_unsupported, require, strict
+
+    def _record_bad_input(self, answer: Any, exc: Exception,
+                          thresholds: tuple[Any, ...]) -> None:
+        from .records import AnswerResult
+
+        shown = answer if isinstance(answer, str) else \
+            f"<not a string: {type(answer).__name__} {answer!r:.200}>"
+        result = AnswerResult(answer=shown, status="error", error=f"bad input: {exc}")
+        self._record(result, thresholds)
+
+    def _record(self, result: AnswerResult, thresholds: tuple[Any, ...],
+                numbered: bool = False) -> None:
+        n = len(self.results) + 1
+        result.test_id = f"{self._test_id}#{n}" if numbered or n > 1 else self._test_id
+        result.min_score, result.max_unsupported, result.require_claims = thresholds[:3]
+        self.results.append(result)
+        self._session.record(result, self._judge)
+        if self._publish is not None:
+            self._publish(result, len(self.results))
+
+
+
+
+def _note(thresholds: tuple[Any, ...]) -> str:
+    """`` (no min_score ... set: ...)`` when the strict default is the bound that applied."""
+    return f" ({STRICT_DEFAULT_NOTE})" if thresholds[3] else ""

