@@ -23,7 +23,7 @@ from functools import lru_cache
 from .records import Passage, Verdict
 from .text import CJK_CLASS, normalize_ws, passage_sentence_spans, quote_in_passage
 
-HEURISTIC_VERSION = "heuristic-2026.12-1"  # passage windows from passage_sentence_spans
+HEURISTIC_VERSION = "heuristic-2026.12-2"  # passage windows from passage_sentence_spans
 
 #: Minimum share of the claim's content words that one evidence window must contain.
 SUPPORT_COVERAGE = 0.75
@@ -240,8 +240,9 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
             num = tok.rstrip("0").rstrip(".") if "." in tok else tok
             numbers.add(num)
             content.add(num)
-            if i + 1 < len(tokens):
-                number_units.add((num, _stem(tokens[i + 1])))
+            for j in (i + 1, i + 2):  # "3 days", "3 business days"
+                if j < len(tokens):
+                    number_units.add((num, _stem(tokens[j])))
             continue
         if _CJK_RUN.fullmatch(tok):
             run = tok
@@ -394,7 +395,8 @@ class HeuristicVerifier:
                 coverage = len(covered) / len(cf.content)
                 mandatory_missing = cf.mandatory - wf.content
                 key = (coverage, -len(window))
-                if not mandatory_missing and cf.negated == wf.negated and coverage >= SUPPORT_COVERAGE:
+                if not mandatory_missing and cf.negated == wf.negated \
+                        and coverage >= SUPPORT_COVERAGE and not _unmatched_quantities(cf, wf):
                     if best_support is None or key > best_support[0]:
                         best_support = (key, passage.id, window)
                     continue
@@ -414,7 +416,23 @@ class HeuristicVerifier:
         return Verdict("unsupported", rationale="no passage window covers this claim")
 
 
+def _quantities(f: _Features) -> set[tuple[str, str]]:
+    """(number, unit) pairs of a text whose unit is a known unit ("2 l", "3 day")."""
+    return {(n, u) for n, u in f.number_units if u in _UNITS}
+
+
+def _unmatched_quantities(cf: _Features, wf: _Features) -> set[tuple[str, str]]:
+    """The claim's quantities that the window does not state with the same unit: "holds 2
+    litres" is not supported by "1.7 litres ... a 2-year warranty", whose 2 counts years."""
+    return _quantities(cf) - wf.number_units
+
+
 def _contradiction(cf: _Features, wf: _Features, coverage: float) -> str | None:
+    for number, unit in sorted(_unmatched_quantities(cf, wf)):
+        other = sorted(n for n, u in _quantities(wf) if u == unit and n != number)
+        if other:
+            return (f"number mismatch: the claim says {number} {unit}, the passage says "
+                    f"{', '.join(other)} {unit}")
     missing_numbers = cf.numbers - wf.numbers
     if missing_numbers and wf.numbers:
         claim_units = {u for n, u in cf.number_units if n in missing_numbers}
