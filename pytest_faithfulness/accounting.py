@@ -77,6 +77,7 @@ class Budget:
     #: processes; costs per call are far above a nano-dollar).
     _UNIT = 1e-9
     _COUNTER = "spent_nano_usd"
+    _UNPRICED = "unpriced_calls"
 
     def __init__(self, limit_usd: float | None = None, ledger: str | Path | None = None) -> None:
         if limit_usd is not None and limit_usd < 0:
@@ -84,6 +85,7 @@ class Budget:
         self.limit_usd = limit_usd
         self.refused = 0
         self._spent = 0.0
+        self._unpriced = False
         self._lock = threading.Lock()
         self._ledger = None
         if ledger is not None:
@@ -99,15 +101,31 @@ class Budget:
         return int(self._ledger.get(self._COUNTER, 0)) * self._UNIT
 
     def check(self) -> None:
-        """Raise ``BudgetExceeded`` when the budget is spent."""
+        """Raise ``BudgetExceeded`` when the budget is spent, or when a call's cost could not
+        be priced (the budget can no longer be kept, so no further call goes out)."""
         if self.limit_usd is None:
             return
         with self._lock:
+            if self._unpriced or (self._ledger is not None and self._ledger.get(self._UNPRICED)):
+                self.refused += 1
+                raise BudgetExceeded(f"judge budget of ${self.limit_usd:.6f} cannot be kept: "
+                                     "a judge call's cost is not in litellm's price map, so "
+                                     "no new judge calls")
             spent = self.spent_usd
             if spent >= self.limit_usd:
                 self.refused += 1
                 raise BudgetExceeded(f"judge budget of ${self.limit_usd:.6f} spent "
                                      f"(${spent:.6f}): no new judge calls")
+
+    def charge_unpriced(self) -> None:
+        """Record a call whose cost is unknown. With a limit, every later ``check()`` refuses
+        (fail closed: spend that cannot be counted cannot be bounded)."""
+        if self.limit_usd is None:
+            return
+        with self._lock:
+            self._unpriced = True
+            if self._ledger is not None:
+                self._ledger.set(self._UNPRICED, 1)
 
     def charge(self, usd: float) -> None:
         """Add the cost of one call."""

@@ -212,3 +212,26 @@ def test_priced_models_are_known_without_importing_litellm(model):
             f"assert model_is_priced({model!r}); assert not model_is_priced('openai/scripted'); "
             "assert 'litellm' not in sys.modules, 'litellm was imported'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])
+
+
+@pytest.mark.parametrize("ledger", [False, True], ids=["own", "shared ledger"])
+def test_a_call_that_cannot_be_priced_stops_a_budgeted_run(chat_server, tmp_path, ledger):
+    """Spend that cannot be counted cannot be bounded: after the first unpriced call no new
+    call goes out, and the answer errors (never a pass on a budget that silently stopped)."""
+    chat_server.handler = audit_handler()
+    budget = Budget(limit_usd=100.0, ledger=tmp_path / "ledger" if ledger else None)
+    judge = make_judge(chat_server, model="openai/scripted", budget=budget)
+    result = evaluate(AUDIT_ANSWER, AUDIT_PASSAGES, judge)
+    assert result.status == "error" and not result.passed
+    assert "cannot be kept" in (result.error or "")
+    assert len(chat_server.requests) == 1  # the decomposition; no verify call went out
+    other = Budget(limit_usd=100.0, ledger=tmp_path / "ledger") if ledger else budget
+    with pytest.raises(BudgetExceeded, match="price map"):
+        other.check()  # every process on the ledger stops too
+
+
+def test_an_unpriced_call_without_a_budget_is_only_counted(chat_server):
+    chat_server.handler = audit_handler()
+    result = evaluate(AUDIT_ANSWER, AUDIT_PASSAGES, make_judge(chat_server, model="openai/scripted",
+                                                              budget=Budget()))
+    assert result.status == "scored" and result.usage.uncosted_calls > 0

@@ -343,6 +343,8 @@ class LiteLLMJudge:
                 cost, uncosted = 0.0, 1
         cost = float(cost or 0.0)
         self.budget.charge(cost)
+        if uncosted:
+            self.budget.charge_unpriced()
         record_usage(input_tokens=input_tokens, output_tokens=output_tokens,
                      cached_input_tokens=cached, cost_usd=cost, uncosted_calls=uncosted)
 
