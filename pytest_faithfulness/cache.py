@@ -107,8 +107,12 @@ def _canonical(value: Any) -> bytes:
                       separators=(",", ":")).encode("utf-8")
 
 
-def open_cache(directory: str | Path):
+def open_cache(directory: str | Path, *, read_only: bool = False):
     """Open (creating if needed) a JSON diskcache at ``directory``.
+
+    With ``read_only`` (replay mode) nothing on disk is created or changed, not even
+    diskcache's settings rows: an existing cache is read through ``ReadOnlyCache``; a missing
+    or unreadable one is an ``UnavailableCache`` (every read misses).
 
     Returns:
         a ``diskcache.Cache``; a ``ReadOnlyCache`` when the directory holds a cache that this
@@ -123,6 +127,16 @@ def open_cache(directory: str | Path):
     import diskcache
 
     directory = Path(directory)
+    if read_only:
+        if not (directory / _DBNAME).is_file():
+            return UnavailableCache(directory, "no cache has been recorded there")
+        try:
+            return ReadOnlyCache(directory, "replay mode reads only")
+        except (sqlite3.DatabaseError, OSError) as exc:
+            warnings.warn(f"faithfulness cache at {directory} is unreadable ({exc}); replay "
+                          "mode leaves it as it is and reads nothing from it",
+                          CacheCorruptWarning, stacklevel=2)
+            return UnavailableCache(directory, f"not readable: {type(exc).__name__}: {exc}")
     try:
         cache = diskcache.Cache(str(directory), disk=diskcache.JSONDisk)
         cache.get("__probe__")
@@ -290,7 +304,7 @@ class CachedJudge:
         self.judge = judge
         self.directory = Path(directory)
         self._fingerprint = fingerprint()
-        self._cache = open_cache(self.directory)
+        self._cache = open_cache(self.directory, read_only=mode == "replay")
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0

@@ -349,10 +349,28 @@ def test_a_corrupt_cache_that_cannot_be_moved_is_not_used(chat_server, tmp_path)
     (parent / "c" / "cache.db").write_bytes(b"this is not a sqlite database" * 100)
     with unwritable(parent, parent / "c", parent / "c" / "cache.db"):
         with pytest.warns(CacheCorruptWarning, match="cannot be moved aside"):
-            judge = CachedJudge(make_judge(chat_server), parent / "c", mode="replay")
-        with pytest.raises(CacheMiss):
-            judge.decompose(AUDIT_ANSWER)
+            judge = CachedJudge(make_judge(chat_server), parent / "c", mode="rw")
+        judge.decompose(AUDIT_ANSWER)  # judged, never served from the corrupt file
+        assert judge.hits == 0 and len(chat_server.requests) == 1
     assert sorted(p.name for p in parent.iterdir()) == ["c"]
+
+
+def test_replay_reads_a_cache_without_writing_a_byte_and_never_moves_a_corrupt_one(
+        chat_server, tmp_path):
+    chat_server.handler = audit_handler()
+    _record(chat_server, tmp_path / "c")
+    before = {f.name: f.read_bytes() for f in (tmp_path / "c").iterdir() if f.is_file()}
+    result, judge = _replay(chat_server, tmp_path / "c", signing_key=None)
+    assert result.status == "scored" and judge.hits == 1 + len(AUDIT_CLAIMS)
+    after = {name: (tmp_path / "c" / name).read_bytes() for name in before}
+    assert after == before  # not even diskcache's settings rows (sqlite may add its -shm)
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "cache.db").write_bytes(b"this is not a sqlite database" * 100)
+    with pytest.warns(CacheCorruptWarning, match="replay mode leaves it as it is"):
+        bad = CachedJudge(make_judge(chat_server), tmp_path / "bad", mode="replay")
+    with pytest.raises(CacheMiss):
+        bad.decompose(AUDIT_ANSWER)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad", "c"]
 
 
 def test_a_read_only_cache_through_the_plugin_replays(pytester, chat_server):
