@@ -208,7 +208,8 @@ class _Features:
     content: frozenset[str]   # stemmed content tokens, numbers included
     words: frozenset[str]     # content tokens that are not numbers
     numbers: frozenset[str]
-    number_units: frozenset[tuple[str, str]]  # (number, following unit)
+    number_units: frozenset[tuple[str, str]]  # (number, one of the next two tokens)
+    number_labels: frozenset[tuple[str, str]]  # those, and (number, the token before it)
     mandatory: frozenset[str]  # names and numbers that must be matched for support
     negated: bool
 
@@ -235,6 +236,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     content: set[str] = set()
     numbers: set[str] = set()
     number_units: set[tuple[str, str]] = set()
+    number_labels: set[tuple[str, str]] = set()
     for i, tok in enumerate(tokens):
         if tok[0].isdigit():
             num = tok.rstrip("0").rstrip(".") if "." in tok else tok
@@ -243,6 +245,8 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
             for j in (i + 1, i + 2):  # "3 days", "3 business days"
                 if j < len(tokens):
                     number_units.add((num, _stem(tokens[j])))
+            if i > 0:  # "max_rpm=3200"
+                number_labels.add((num, _stem(tokens[i - 1])))
             continue
         if _CJK_RUN.fullmatch(tok):
             run = tok
@@ -270,6 +274,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
             content.add(implied)
     words = frozenset(c for c in content if c not in numbers)
     return _Features(frozenset(content), words, frozenset(numbers), frozenset(number_units),
+                     frozenset(number_units | number_labels),
                      frozenset(mandatory & content | (mandatory & numbers)), negated)
 
 
@@ -422,9 +427,10 @@ def _quantities(f: _Features) -> set[tuple[str, str]]:
 
 
 def _unmatched_quantities(cf: _Features, wf: _Features) -> set[tuple[str, str]]:
-    """The claim's quantities that the window does not state with the same unit: "holds 2
-    litres" is not supported by "1.7 litres ... a 2-year warranty", whose 2 counts years."""
-    return _quantities(cf) - wf.number_units
+    """The claim's quantities that the window does not state with the same unit (after the
+    number, or as its label just before it: "max_rpm=3200"): "holds 2 litres" is not
+    supported by "1.7 litres ... a 2-year warranty", whose 2 counts years."""
+    return _quantities(cf) - wf.number_labels
 
 
 def _contradiction(cf: _Features, wf: _Features, coverage: float) -> str | None:
