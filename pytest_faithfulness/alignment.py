@@ -60,7 +60,16 @@ from functools import lru_cache
 
 from .decomposition import non_assertive_reason
 from .records import Decomposition, DroppedText, Span
-from .text import collapse_ws, sentence_spans, strip_citations
+from .text import (
+    MD_BULLET,
+    MD_FENCE,
+    MD_HEADING,
+    MD_TABLE_SEP,
+    QUOTES,
+    collapse_ws,
+    sentence_spans,
+    strip_citations,
+)
 from .verification import _features
 
 #: Share of a sentence's content words the claims aligned to it must contain (every number and
@@ -74,12 +83,7 @@ _LABEL_WORDS = 8
 _NUMBER_WEIGHT, _NAME_WEIGHT = 3, 2
 
 _MD_MARKS = set("*_`#|>")
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_HEADING = re.compile(r"^\s*#{1,6}\s+\S")
 _WHOLE_BOLD = re.compile(r"^\s*(\*\*|__)[^*_]+\1:?\s*$")
-_BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
-_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _ATTRIBUTION = re.compile(
     r"\b(?:according to|based on|as (?:stated|mentioned|noted|shown|described) in)\s+"
     r"(?:the\s+)?(?:\w+\s+)?(?:documents?|context|passages?|sources?|information|"
@@ -252,7 +256,7 @@ def _canon_char(ch: str) -> str:
         return " "
     if unicodedata.category(ch) in ("Cc", "Cf"):  # controls, bidi and zero-width marks
         return ""
-    return unicodedata.normalize("NFKC", ch).translate(_QUOTES).casefold()
+    return unicodedata.normalize("NFKC", ch).translate(QUOTES).casefold()
 
 
 def _canonical_map(text: str) -> tuple[str, list[int]]:
@@ -344,7 +348,7 @@ def _structure(answer: str) -> list[tuple[int, int, str]]:
     regions: list[tuple[int, int, str]] = []
     fence_start: int | None = None
     for i, (start, end, body) in enumerate(lines):
-        if _FENCE.match(body):
+        if MD_FENCE.match(body):
             if fence_start is None:
                 fence_start = start
             else:
@@ -355,13 +359,13 @@ def _structure(answer: str) -> list[tuple[int, int, str]]:
         if fence_start is not None or not stripped or len(stripped.split()) > _LABEL_WORDS:
             continue
         kind = None
-        if _HEADING.match(body) or _WHOLE_BOLD.match(body):
+        if MD_HEADING.match(body) or _WHOLE_BOLD.match(body):
             kind = "heading"
-        elif stripped.endswith(":") and not _BULLET.match(body):
+        elif stripped.endswith(":") and not MD_BULLET.match(body):
             kind = "label"
-        elif stripped.startswith("|") and not _TABLE_SEP.match(body):
+        elif stripped.startswith("|") and not MD_TABLE_SEP.match(body):
             following = next((b for _, _, b in lines[i + 1:] if b.strip()), "")
-            if _TABLE_SEP.match(following):
+            if MD_TABLE_SEP.match(following):
                 kind = "table header"
         if kind:
             lead = len(body) - len(body.lstrip())
@@ -408,7 +412,7 @@ def _reason(given: str, verdicts: list[tuple[Span, str | None]]) -> str:
 def _bare_sentence(text: str, ids: tuple[str, ...]) -> str:
     """A sentence as coverage measures it: no list marker, citation markers, opening
     interjection ("Yeah, ...", "No, ...") or attribution lead-in ("According to the docs,")."""
-    text = _BULLET.sub("", collapse_ws(text))
+    text = MD_BULLET.sub("", collapse_ws(text))
     text = strip_citations(text, passage_ids=ids)
     text = _ATTRIBUTION.sub(" ", _INTERJECTION.sub("", text.strip()))
     return collapse_ws(text)
@@ -553,5 +557,5 @@ def _in_answer_order(claims: list[AlignedClaim]) -> list[AlignedClaim]:
 
 
 def _dedupe_key(text: str) -> str:
-    norm = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
+    norm = unicodedata.normalize("NFKC", text).translate(QUOTES).casefold()
     return " ".join(_PUNCT.sub(" ", norm).split())

@@ -63,7 +63,15 @@ import re
 from functools import lru_cache
 
 from .records import Decomposition, DroppedText
-from .text import citation_spans, has_cjk, sentence_spans
+from .text import (
+    MD_BULLET,
+    MD_FENCE,
+    MD_HEADING,
+    MD_TABLE_SEP,
+    citation_spans,
+    has_cjk,
+    sentence_spans,
+)
 
 RULES_VERSION = "rules-2026.11-2"
 
@@ -472,12 +480,8 @@ def _rhetorical(m: _Mapped):
 # ---------------------------------------------------------------------------------------------
 # Markdown structure.
 
-_BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25aa\u2023]|\d{1,3}[.)])\s+")
-_HEADING = re.compile(r"^\s*#{1,6}\s+")
 _QUOTE_MARK = re.compile(r"^\s*(?:>\s*)+")
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
-_FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+#.-]*)")
-_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _KEY_VALUE = re.compile(r"^\s*[A-Z][\w ()/%.'-]{0,40}:\s+\S")
 _TOPIC_SUFFIX = re.compile(
     r"\s*(?:at a glance|overview|summary|key (?:specs|features|facts|points)|specs|features|"
@@ -564,7 +568,7 @@ def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
         s, e = lines[i]
         line = answer[s:e]
         stripped = line.strip()
-        fence = _FENCE.match(line)
+        fence = MD_FENCE.match(line)
         if fence:
             flush()
             marker = fence.group(1)
@@ -593,11 +597,11 @@ def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
             blocks.append(_table(answer, lines[i:j]))
             i = j
             continue
-        is_heading = bool(_HEADING.match(line))
-        plain = _clean_line(answer, s, e, _QUOTE_MARK, _HEADING)
+        is_heading = bool(MD_HEADING.match(line))
+        plain = _clean_line(answer, s, e, _QUOTE_MARK, MD_HEADING)
         whole_bold = bool(re.fullmatch(r"(\*\*|__).+?\1:?", stripped))
         lead_in = (plain.text.endswith(":") and len(plain.text.split()) <= 8
-                   and not _BULLET.match(line) and not is_heading and not whole_bold)
+                   and not MD_BULLET.match(line) and not is_heading and not whole_bold)
         if is_heading or whole_bold or lead_in:
             flush()
             label = _topic_label(plain.text) if not lead_in else None
@@ -610,9 +614,9 @@ def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
                 topic = parsed[1] if parsed else None
             i += 1
             continue
-        if _BULLET.match(line):
+        if MD_BULLET.match(line):
             flush()
-            blocks.append(_Block("bullet", s, e, _clean_line(answer, s, e, _QUOTE_MARK, _BULLET),
+            blocks.append(_Block("bullet", s, e, _clean_line(answer, s, e, _QUOTE_MARK, MD_BULLET),
                                  topic=topic))
             i += 1
             continue
@@ -645,7 +649,7 @@ def _table(answer: str, lines: list[tuple[int, int]]) -> _Block:
     pending = None
     for s, e in lines:
         line = answer[s:e]
-        if _TABLE_SEP.match(line):
+        if MD_TABLE_SEP.match(line):
             if pending is not None and header is None:
                 header = [c.text for c in pending[1]]
                 rows.append(("header", None, pending[0]))

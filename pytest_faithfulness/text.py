@@ -8,7 +8,16 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 _WS = re.compile(r"\s+")
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
+#: Typographic quotes to ASCII, no-break space to space.
+QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
+
+#: Markdown line structure, shared by the offline decomposer and the pipeline's alignment:
+#: a list item's marker, a heading's hashes, a fence (its language tag in group 2) and a
+#: table's separator row.
+MD_BULLET = re.compile(r"^\s*(?:[-*+\u2022\u25aa\u2023]|\d{1,3}[.)])\s+")
+MD_HEADING = re.compile(r"^\s*#{1,6}\s+")
+MD_FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+#.-]*)")
+MD_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 #: Chinese, Japanese (kana) and Korean characters, as a regex character-class body.
 CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
@@ -22,7 +31,7 @@ def collapse_ws(text: str) -> str:
 
 def normalize_ws(text: str) -> str:
     """NFKC-normalise, unify typographic quotes and collapse whitespace; strips both ends."""
-    return _WS.sub(" ", unicodedata.normalize("NFKC", text).translate(_QUOTES)).strip()
+    return _WS.sub(" ", unicodedata.normalize("NFKC", text).translate(QUOTES)).strip()
 
 
 #: One bracketed inline marker: ``[...]`` (``[^...]`` for a footnote) or ``【...】``, on one line.
