@@ -34,10 +34,11 @@ aside with reasons. Rules, in order:
    breaks). The part of a sentence not set aside (rule 2), without its list marker, citation
    markers, an opening interjection ("Yeah, ...", "No, ...") and attribution lead-ins
    ("According to the documents,"), is *covered* when the claims aligned
-   to it - or one single claim anywhere - contain every number and name of it and at least
-   ``COVERAGE`` of its content words (the offline verifier's content words: stop words out,
-   stems, number words as digits, CJK as character bigrams), and when a negated sentence has a
-   negated claim among them. A part with no content words needs nothing. An uncovered part
+   to it - or one single claim anywhere - contain every number and name of it and all
+   (``COVERAGE``) of its content words (the offline verifier's content words: stop words out,
+   stems, number words as digits, CJK as character bigrams), and when their polarity matches
+   the sentence's both ways: a negated sentence has a negated claim among them, and a sentence
+   that is not negated has none. A part with no content words needs nothing. An uncovered part
    that the local test finds non-assertive is recorded as set aside by the pipeline with that
    reason; any other uncovered part becomes a claim of its own, verified like the others,
    with a note saying why.
@@ -73,8 +74,9 @@ from .text import (
 from .verification import _features
 
 #: Share of a sentence's content words the claims aligned to it must contain (every number and
-#: name of it always).
-COVERAGE = 0.6
+#: name of it always). All of them: a decomposer that leaves out part of a sentence ("the screen
+#: and battery" -> "the battery") has not covered it.
+COVERAGE = 1.0
 
 #: Most words of a heading, label line or table header row (rule 4).
 _LABEL_WORDS = 8
@@ -91,11 +93,15 @@ _ATTRIBUTION = re.compile(
     re.IGNORECASE,
 )
 _INTERJECTION = re.compile(
-    r"^(?:(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay|well|oh|ah|hmm+|wow|indeed|certainly|"
-    r"absolutely|of course|great question|good question)\b\s*[,!.:;\u2013\u2014-]*\s*)+",
+    r"^(?:(?:(?:yes|yeah|yep|yup|sure|ok|okay|well|oh|ah|hmm+|wow|indeed|certainly|"
+    r"absolutely|of course|great question|good question)\b\s*[,!.:;\u2013\u2014-]*|"
+    r"(?:no|nope|nah)\b(?:\s*[,!.:;\u2013\u2014-]+|(?=\s+(?:but|and|so)\b)))\s*)+",  # "No immediate injuries": a determiner
     re.IGNORECASE,
 )
 _PUNCT = re.compile(r"[^\w\s]")
+#: Words that join clauses; a decomposer that splits a sentence at one need not repeat it.
+_CONNECTIVES = ("while whereas although though however also yet so thus therefore hence "
+                "meanwhile moreover furthermore additionally besides still whilst respectively")
 _GENERIC = "set aside by the decomposer"  # records' reason for a plain-string dropped item
 
 
@@ -533,13 +539,21 @@ class _Coverage:
         return any(_covers(sentence, [self.features[i]]) for i in sorted(candidates))
 
 
+@lru_cache(maxsize=1)
+def _connective_stems() -> frozenset[str]:
+    return frozenset(w for word in _CONNECTIVES.split() for w in _features(word).content)
+
+
 def _covers(sentence, claim_features) -> bool:
     union = set().union(*(f.content for f in claim_features))
     if sentence.mandatory - union:
         return False
-    if len(sentence.content & union) < COVERAGE * len(sentence.content):
+    content = sentence.content - (_connective_stems() - sentence.mandatory)
+    if len(content & union) < COVERAGE * len(content):
         return False
-    return not sentence.negated or any(f.negated for f in claim_features)
+    # polarity both ways: a negated sentence needs a negated claim, and a sentence that is not
+    # negated is not covered by a negated claim ("The screen is covered." / "... is not ...")
+    return sentence.negated == any(f.negated for f in claim_features)
 
 
 def _in_answer_order(claims: list[AlignedClaim]) -> list[AlignedClaim]:
