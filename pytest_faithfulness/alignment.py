@@ -17,7 +17,8 @@ aside with reasons. Rules, in order:
    test (``decomposition.non_assertive_reason``), have no content words at all ("Yes"), or lie
    in Markdown structure (rule 4). A sentence that fails is not set aside: it must be covered
    by claims like any other sentence (rule 5), and when it is not, it becomes a claim with a
-   note saying the decomposer had set it aside.
+   note saying the decomposer had set it aside. A yes/no question followed by a bare "Yes."
+   or "No." is not set aside: the pair asserts the question's proposition (or its negation).
 3. **Sources of claims.** A claim's spans are the decomposer's ``claim_spans`` when given and
    inside the answer; otherwise a claim that is text of the answer word for word (normalised
    as in rule 2) gets that text's span, and any other claim is aligned to the answer sentence
@@ -25,7 +26,8 @@ aside with reasons. Rules, in order:
    is red." goes to "It is red.", not to the sentence that named the e-bike), numbers three
    times and names twice. A claim whose words or numbers are not in the answer gets no spans
    and a note saying its source was not found.
-4. **Structure.** Fenced code blocks, and headings, label lines ("Key features:"), whole-bold
+4. **Structure.** HTML comments and tags (``<!-- ... -->``, ``<br>``) are markup, set aside
+   (``"markup"``) and left out of every sentence. Fenced code blocks, and headings, label lines ("Key features:"), whole-bold
    lines and table header rows of at most eight words are Markdown structure (the offline
    decomposer's rule 1), not assertions: they
    need no claim and, when the decomposer did not list them, are recorded as set aside by
@@ -59,7 +61,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .decomposition import non_assertive_reason
+from .decomposition import answered_question, markup_spans, non_assertive_reason
 from .records import Decomposition, DroppedText, Span
 from .text import (
     MD_BULLET,
@@ -168,7 +170,9 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
         claims.append(claim)
 
     canon, where = _canonical_map(answer)
-    structure = _structure(answer)
+    markup = markup_spans(answer)
+    structure = _structure(answer) + [(s, e, "markup") for s, e in markup]
+    all_units = _units(answer)
 
     # 2. set-aside text
     trusted: list[DroppedText] = []
@@ -185,6 +189,8 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
         used.append(span)
         parts = _parts(answer, span)
         verdicts = [(p, _set_aside_reason(answer[p[0]:p[1]], p, structure)) for p in parts]
+        verdicts = [(p, None if reason == "question" and _answered(answer, p, all_units)
+                     else reason) for p, reason in verdicts]
         if all(reason is not None for _, reason in verdicts):
             trusted.append(DroppedText(text=item.text, reason=_reason(item.reason, verdicts),
                                        spans=[span]))
@@ -208,7 +214,7 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
     for unit, (start, end) in enumerate(units):
         if _inside(start, end, structure):
             continue
-        part = _bare_sentence(_remainder(answer, start, end, dropped_spans), ids)
+        part = _bare_sentence(_remainder(answer, start, end, dropped_spans + markup), ids)
         features = _features(part)
         if not features.content or coverage.covered(features, unit):
             continue
@@ -426,6 +432,14 @@ def _bare_sentence(text: str, ids: tuple[str, ...]) -> str:
 
 def _given(reason: str) -> str:
     return "" if reason == _GENERIC else f" ({reason})"
+
+
+def _answered(answer: str, part: Span, units: list[Span]) -> bool:
+    """True when the yes/no question at ``part`` is answered by a bare "Yes."/"No." right
+    after it ("Can X be Y? Yes." asserts "X can be Y.")."""
+    following = next((u for u in units if u[0] >= part[1]), None)
+    return following is not None and answered_question(
+        answer[part[0]:part[1]], answer[following[0]:following[1]]) is not None
 
 
 def _remainder(answer: str, start: int, end: int, dropped: list[Span]) -> str:

@@ -289,10 +289,12 @@ def non_assertive_reason(text: str) -> str | None:
         raise TypeError(f"text must be a string, got {type(text).__name__}")
     whole = _Mapped(text, list(range(len(text))))
     reasons = []
-    for sentence in _sentences(whole):
-        sentence = _without_citations(sentence)
+    sentences = [_without_citations(x) for x in _sentences(whole)]
+    for i, sentence in enumerate(sentences):
         if not _WORD.search(sentence.text):
             continue
+        if i + 1 < len(sentences) and answered_question(sentence.text, sentences[i + 1].text):
+            return None
         pieces = _analyse(sentence)
         if any(kind == "claim" for kind, *_ in pieces):
             return None
@@ -580,7 +582,7 @@ def _question_claim(m: _Mapped):
     return None
 
 
-def _polar_answered(question: str, reply: str) -> str | None:
+def answered_question(question: str, reply: str) -> str | None:
     """The statement a yes/no question and the "Yes."/"No." after it make together
     ("Can sale items be refunded? Yes." -> "Sale items can be refunded."), else ``None``."""
     polar = _POLAR.match(question.rstrip("\"'\u201d)").rstrip())
@@ -863,16 +865,23 @@ class RuleDecomposer:
         claim_spans: list[list[tuple[int, int]]] = []
         dropped: list[DroppedText] = []
         state = {"entity": None}
-        for block in _blocks(answer, 0, len(answer)):
+        markup = markup_spans(answer)
+        masked = answer
+        for s, e in markup:  # markup reads as a space; its characters are set aside below
+            masked = masked[:s] + " " * (e - s) + masked[e:]
+        for block in _blocks(masked, 0, len(masked)):
             pieces = self._pieces(block, state)
-            for kind, payload, span in _place(answer, block.start, block.end, pieces):
+            for kind, payload, span in _place(masked, block.start, block.end, pieces):
+                spans = _cut(answer, span, markup) if span else []
                 if kind == "claim":
                     claims.append(payload)
-                    claim_spans.append([span] if span else [])
+                    claim_spans.append(spans)
                 else:
-                    text = answer[span[0]:span[1]] if span else payload
-                    dropped.append(DroppedText(text=text, reason=kind,
-                                               spans=[span] if span else []))
+                    text = " ".join(answer[a:b] for a, b in spans) if spans else payload
+                    dropped.append(DroppedText(text=text, reason=kind, spans=spans))
+        for s, e in markup:
+            dropped.append(DroppedText(text=answer[s:e], reason="markup", spans=[(s, e)]))
+        dropped.sort(key=lambda d: d.spans[0][0] if d.spans else len(answer))
         return Decomposition(claims=claims, dropped=dropped, claim_spans=claim_spans)
 
     def _pieces(self, block: _Block, state: dict) -> list[tuple[str, str, int | None]]:
@@ -899,9 +908,14 @@ class RuleDecomposer:
 
     def _text(self, text: _Mapped, kind: str, topic: str | None, state: dict):
         out = []
-        for sentence in _sentences(text):
-            sentence = _without_citations(sentence)
+        sentences = [_without_citations(x) for x in _sentences(text)]
+        for i, sentence in enumerate(sentences):
             if not _WORD.search(sentence.text):
+                continue
+            answered = (answered_question(sentence.text, sentences[i + 1].text)
+                        if i + 1 < len(sentences) else None)
+            if answered:  # "Can X be Y? Yes." asserts "X can be Y."
+                out.extend(self._claims(sentence, answered, kind, topic, state))
                 continue
             for piece_kind, reason, m, override in _analyse(sentence):
                 if piece_kind == "drop":
@@ -958,6 +972,32 @@ def _place(answer: str, lo: int, hi: int, pieces):
             continue
         i = next(it)
         yield (kind, payload, _trim(answer, bounds[i], bounds[i + 1]))
+
+
+#: HTML markup: a comment (``<!-- ... -->``) or a tag (``<br>``, ``<p class="x">``, ``</b>``).
+_MARKUP = re.compile(r"<!--.*?(?:-->|$)|</?[A-Za-z][\w-]*(?:\s[^<>\n]*)?/?>", re.DOTALL)
+
+
+def markup_spans(answer: str) -> list[tuple[int, int]]:
+    """Character spans of the HTML comments and tags in ``answer``: markup, not text. The
+    offline decomposer sets each aside (reason ``"markup"``) and reads it as a space; the
+    pipeline's alignment needs no claim for it."""
+    return [m.span() for m in _MARKUP.finditer(answer)]
+
+
+def _cut(answer: str, span: tuple[int, int], markup: list[tuple[int, int]]
+         ) -> list[tuple[int, int]]:
+    """``span`` without the markup inside it, as trimmed non-empty spans."""
+    out, start = [], span[0]
+    for s, e in markup:
+        if e <= start or s >= span[1]:
+            continue
+        if s > start:
+            out.append((start, s))
+        start = max(start, e)
+    if start < span[1]:
+        out.append((start, span[1]))
+    return [t for t in (_trim(answer, a, b) for a, b in out) if t]
 
 
 def _trim(answer: str, start: int, end: int) -> tuple[int, int] | None:
