@@ -30,7 +30,18 @@ rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
    assertions and become declarative claims: "Did you know (that) P?" -> "P."; a negative
    yes/no question "Isn't the X waterproof to 10 m?" -> "The X is waterproof to 10 m." (kept
    as written when its subject cannot be found; not when its subject is you/I/we); a tag
-   question "P, doesn't it?" -> "P.".
+   question "P, doesn't it?" -> "P."; a yes/no question answered by a bare "Yes."/"No."
+   -> its proposition (or its negation): "Can X be Y? Yes." -> "X can be Y.".
+   A frame is set aside only when nothing factual remains once it is removed
+   (``_carries_fact``): a number (digits not inside a name, or a number word) makes the whole
+   unit a claim; a clause of its own after ", and/yet/so/because/which ..." (not opening with
+   I/we/you, not about the answer itself) is cut off and kept as a claim ("..., which is Z" ->
+   "The <noun> is Z."); in an offer of help or a pleasantry, a verb, participle or predicative
+   adjective outside the frame's own words ("Happy to help with X being refundable") makes it
+   a claim. Questions with a number or a relative clause are judged as written; why-questions
+   assert what they presuppose ("Why are X always Y?" -> "X are always Y.").
+8. HTML comments and tags are markup: set aside (``"markup"``), read as a space, and cut out
+   of the spans of the claims around them.
 5. Coordinated assertions are split: "X supports A and has B" -> "X supports A." / "X has B.";
    a conjunct that is a clause of its own ("..., and it runs ...") is split too.
 6. Pronouns and possessives that open a claim (it, its, they, their, this) are resolved to the
@@ -73,7 +84,7 @@ from .text import (
     sentence_spans,
 )
 
-RULES_VERSION = "rules-2026.11-2"
+RULES_VERSION = "rules-2026.11-3"
 
 _AUX = {
     "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "can",
@@ -603,7 +614,8 @@ def _conjunct_cuts(text: str) -> list[tuple[int, int]]:
             continue
         if _META_CLAUSE.search(" ".join(words[:8])):  # talk about the answer itself
             continue
-        if any(_is_verb(w) for w in words[1 if words[0].lower() in {"which", "who"} else 0:][:6]):
+        rest = words[1 if words[0].lower() in {"which", "who"} else 0:][:6]
+        if any(_is_verb(w.strip(".!?\"')")) for w in rest):
             out.append(c.span())
     return out
 
@@ -746,7 +758,7 @@ def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
                    and not MD_BULLET.match(line) and not is_heading and not whole_bold)
         if is_heading or whole_bold or lead_in:
             flush()
-            label = _topic_label(plain.text) if not lead_in else None
+            label = is_topic_label(plain.text) if not lead_in else None
             blocks.append(_Block("heading", s, e, plain, label=("lead-in" if lead_in else
                                                                  "heading" if label else None)))
             if label or lead_in:
@@ -773,8 +785,12 @@ def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
     return blocks
 
 
-def _topic_label(text: str) -> bool:
-    """True when a heading's text is a topic label, not an assertion."""
+def is_topic_label(text: str) -> bool:
+    """True when a heading's text (no ``#`` or emphasis marks) is a topic label, not an
+    assertion: no verb after its first word, no predicative adjective (``refundable``,
+    ``available``) and no quantity (a number not part of a name such as ``Nimbus 4``), and not
+    ``key: value`` with a number. Shared by the offline decomposer and the pipeline's
+    alignment, so neither sets aside "## Sale items refundable for 90 days"."""
     words = text.rstrip(":").split()
     if has_cjk(text):
         return not re.search(r"\d|です|ます|。$", text)
