@@ -386,7 +386,7 @@ def _structure(answer: str) -> list[tuple[int, int, str]]:
             following = next((b for _, _, b in lines[i + 1:] if b.strip()), "")
             if MD_TABLE_SEP.match(following):
                 kind = "table header"
-        if kind in {"heading", "label"} and not is_topic_label(
+        if kind == "heading" and not is_topic_label(
                 re.sub(r"[*_`]", "", MD_HEADING.sub("", body)).strip()):
             kind = None  # "## Sale items refundable for 90 days" asserts
         if kind:
