@@ -17,7 +17,8 @@ aside with reasons. Rules, in order:
    test (``decomposition.non_assertive_reason``), have no content words at all ("Yes"), or lie
    in Markdown structure (rule 4). A sentence that fails is not set aside: it must be covered
    by claims like any other sentence (rule 5), and when it is not, it becomes a claim with a
-   note saying the decomposer had set it aside.
+   note saying the decomposer had set it aside. A yes/no question followed by a bare "Yes."
+   or "No." is not set aside: the pair asserts the question's proposition (or its negation).
 3. **Sources of claims.** A claim's spans are the decomposer's ``claim_spans`` when given and
    inside the answer; otherwise a claim that is text of the answer word for word (normalised
    as in rule 2) gets that text's span, and any other claim is aligned to the answer sentence
@@ -25,7 +26,8 @@ aside with reasons. Rules, in order:
    is red." goes to "It is red.", not to the sentence that named the e-bike), numbers three
    times and names twice. A claim whose words or numbers are not in the answer gets no spans
    and a note saying its source was not found.
-4. **Structure.** Fenced code blocks, and headings, label lines ("Key features:"), whole-bold
+4. **Structure.** HTML comments and tags (``<!-- ... -->``, ``<br>``) are markup, set aside
+   (``"markup"``) and left out of every sentence. Fenced code blocks, and headings, label lines ("Key features:"), whole-bold
    lines and table header rows of at most eight words are Markdown structure (the offline
    decomposer's rule 1), not assertions: they
    need no claim and, when the decomposer did not list them, are recorded as set aside by
@@ -34,10 +36,11 @@ aside with reasons. Rules, in order:
    breaks). The part of a sentence not set aside (rule 2), without its list marker, citation
    markers, an opening interjection ("Yeah, ...", "No, ...") and attribution lead-ins
    ("According to the documents,"), is *covered* when the claims aligned
-   to it - or one single claim anywhere - contain every number and name of it and at least
-   ``COVERAGE`` of its content words (the offline verifier's content words: stop words out,
-   stems, number words as digits, CJK as character bigrams), and when a negated sentence has a
-   negated claim among them. A part with no content words needs nothing. An uncovered part
+   to it - or one single claim anywhere - contain every number and name of it and all
+   (``COVERAGE``) of its content words (the offline verifier's content words: stop words out,
+   stems, number words as digits, CJK as character bigrams), and when their polarity matches
+   the sentence's both ways: a negated sentence has a negated claim among them, and a sentence
+   that is not negated has none. A part with no content words needs nothing. An uncovered part
    that the local test finds non-assertive is recorded as set aside by the pipeline with that
    reason; any other uncovered part becomes a claim of its own, verified like the others,
    with a note saying why.
@@ -58,7 +61,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .decomposition import non_assertive_reason
+from .decomposition import (
+    answered_question,
+    is_topic_label,
+    markup_spans,
+    non_assertive_reason,
+)
 from .records import Decomposition, DroppedText, Span
 from .text import (
     MD_BULLET,
@@ -73,8 +81,9 @@ from .text import (
 from .verification import _features
 
 #: Share of a sentence's content words the claims aligned to it must contain (every number and
-#: name of it always).
-COVERAGE = 0.6
+#: name of it always). All of them: a decomposer that leaves out part of a sentence ("the screen
+#: and battery" -> "the battery") has not covered it.
+COVERAGE = 1.0
 
 #: Most words of a heading, label line or table header row (rule 4).
 _LABEL_WORDS = 8
@@ -91,11 +100,15 @@ _ATTRIBUTION = re.compile(
     re.IGNORECASE,
 )
 _INTERJECTION = re.compile(
-    r"^(?:(?:yes|yeah|yep|yup|no|nope|nah|sure|ok|okay|well|oh|ah|hmm+|wow|indeed|certainly|"
-    r"absolutely|of course|great question|good question)\b\s*[,!.:;\u2013\u2014-]*\s*)+",
+    r"^(?:(?:(?:yes|yeah|yep|yup|sure|ok|okay|well|oh|ah|hmm+|wow|indeed|certainly|"
+    r"absolutely|of course|great question|good question)\b\s*[,!.:;\u2013\u2014-]*|"
+    r"(?:no|nope|nah)\b(?:\s*[,!.:;\u2013\u2014-]+|(?=\s+(?:but|and|so)\b)))\s*)+",  # "No immediate injuries": a determiner
     re.IGNORECASE,
 )
 _PUNCT = re.compile(r"[^\w\s]")
+#: Words that join clauses; a decomposer that splits a sentence at one need not repeat it.
+_CONNECTIVES = ("while whereas although though however also yet so thus therefore hence "
+                "meanwhile moreover furthermore additionally besides still whilst respectively")
 _GENERIC = "set aside by the decomposer"  # records' reason for a plain-string dropped item
 
 
@@ -162,7 +175,9 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
         claims.append(claim)
 
     canon, where = _canonical_map(answer)
-    structure = _structure(answer)
+    markup = markup_spans(answer)
+    structure = _structure(answer) + [(s, e, "markup") for s, e in markup]
+    all_units = _units(answer)
 
     # 2. set-aside text
     trusted: list[DroppedText] = []
@@ -179,6 +194,8 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
         used.append(span)
         parts = _parts(answer, span)
         verdicts = [(p, _set_aside_reason(answer[p[0]:p[1]], p, structure)) for p in parts]
+        verdicts = [(p, None if reason == "question" and _answered(answer, p, all_units)
+                     else reason) for p, reason in verdicts]
         if all(reason is not None for _, reason in verdicts):
             trusted.append(DroppedText(text=item.text, reason=_reason(item.reason, verdicts),
                                        spans=[span]))
@@ -202,11 +219,13 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
     for unit, (start, end) in enumerate(units):
         if _inside(start, end, structure):
             continue
-        part = _bare_sentence(_remainder(answer, start, end, dropped_spans), ids)
+        part = _bare_sentence(_remainder(answer, start, end, dropped_spans + markup), ids)
         features = _features(part)
         if not features.content or coverage.covered(features, unit):
             continue
         reason = non_assertive_reason(part)
+        if reason == "question" and _answered(answer, (start, end), units):
+            reason = None
         if reason is not None:  # the local test sets it aside itself, on the record
             dropped.append(DroppedText(text=answer[start:end], spans=[(start, end)],
                                        reason=f"{reason} (set aside by the pipeline)"))
@@ -367,6 +386,9 @@ def _structure(answer: str) -> list[tuple[int, int, str]]:
             following = next((b for _, _, b in lines[i + 1:] if b.strip()), "")
             if MD_TABLE_SEP.match(following):
                 kind = "table header"
+        if kind == "heading" and not is_topic_label(
+                re.sub(r"[*_`]", "", MD_HEADING.sub("", body)).strip()):
+            kind = None  # "## Sale items refundable for 90 days" asserts
         if kind:
             lead = len(body) - len(body.lstrip())
             regions.append((start + lead, start + len(body.rstrip()), kind))
@@ -420,6 +442,14 @@ def _bare_sentence(text: str, ids: tuple[str, ...]) -> str:
 
 def _given(reason: str) -> str:
     return "" if reason == _GENERIC else f" ({reason})"
+
+
+def _answered(answer: str, part: Span, units: list[Span]) -> bool:
+    """True when the yes/no question at ``part`` is answered by a bare "Yes."/"No." right
+    after it ("Can X be Y? Yes." asserts "X can be Y.")."""
+    following = next((u for u in units if u[0] >= part[1]), None)
+    return following is not None and answered_question(
+        answer[part[0]:part[1]], answer[following[0]:following[1]]) is not None
 
 
 def _remainder(answer: str, start: int, end: int, dropped: list[Span]) -> str:
@@ -533,13 +563,21 @@ class _Coverage:
         return any(_covers(sentence, [self.features[i]]) for i in sorted(candidates))
 
 
+@lru_cache(maxsize=1)
+def _connective_stems() -> frozenset[str]:
+    return frozenset(w for word in _CONNECTIVES.split() for w in _features(word).content)
+
+
 def _covers(sentence, claim_features) -> bool:
     union = set().union(*(f.content for f in claim_features))
     if sentence.mandatory - union:
         return False
-    if len(sentence.content & union) < COVERAGE * len(sentence.content):
+    content = sentence.content - (_connective_stems() - sentence.mandatory)
+    if len(content & union) < COVERAGE * len(content):
         return False
-    return not sentence.negated or any(f.negated for f in claim_features)
+    # polarity both ways: a negated sentence needs a negated claim, and a sentence that is not
+    # negated is not covered by a negated claim ("The screen is covered." / "... is not ...")
+    return sentence.negated == any(f.negated for f in claim_features)
 
 
 def _in_answer_order(claims: list[AlignedClaim]) -> list[AlignedClaim]:

@@ -30,7 +30,18 @@ rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
    assertions and become declarative claims: "Did you know (that) P?" -> "P."; a negative
    yes/no question "Isn't the X waterproof to 10 m?" -> "The X is waterproof to 10 m." (kept
    as written when its subject cannot be found; not when its subject is you/I/we); a tag
-   question "P, doesn't it?" -> "P.".
+   question "P, doesn't it?" -> "P."; a yes/no question answered by a bare "Yes."/"No."
+   -> its proposition (or its negation): "Can X be Y? Yes." -> "X can be Y.".
+   A frame is set aside only when nothing factual remains once it is removed
+   (``_carries_fact``): a number (digits not inside a name, or a number word) makes the whole
+   unit a claim; a clause of its own after ", and/yet/so/because/which ..." (not opening with
+   I/we/you, not about the answer itself) is cut off and kept as a claim ("..., which is Z" ->
+   "The <noun> is Z."); in an offer of help or a pleasantry, a verb, participle or predicative
+   adjective outside the frame's own words ("Happy to help with X being refundable") makes it
+   a claim. Questions with a number or a relative clause are judged as written; why-questions
+   assert what they presuppose ("Why are X always Y?" -> "X are always Y.").
+8. HTML comments and tags are markup: set aside (``"markup"``), read as a space, and cut out
+   of the spans of the claims around them.
 5. Coordinated assertions are split: "X supports A and has B" -> "X supports A." / "X has B.";
    a conjunct that is a clause of its own ("..., and it runs ...") is split too.
 6. Pronouns and possessives that open a claim (it, its, they, their, this) are resolved to the
@@ -73,7 +84,7 @@ from .text import (
     sentence_spans,
 )
 
-RULES_VERSION = "rules-2026.11-2"
+RULES_VERSION = "rules-2026.11-3"
 
 _AUX = {
     "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "can",
@@ -224,23 +235,50 @@ _NEG_AUX = {"isn't": "is", "aren't": "are", "wasn't": "was", "weren't": "were",
 _NEG_QUESTION = re.compile(rf"^({'|'.join(re.escape(a) for a in _NEG_AUX)})\s+(\S.*?)\s*\?$",
                            re.IGNORECASE)
 _TAG_QUESTION = re.compile(
-    r",\s*(?:(?:(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)n'?t|"
-    r"is|are|was|were|does|do|did|has|have|can|will|won't)\s+(?:it|they|he|she|there|that|this|"
-    r"we)|right|correct|no|yes|eh)\s*\?\s*$",
+    r",\s*(?:(?:(?:is|are|was|were|does|do|did|has|have|had|could|would|should|must|need)"
+    r"n['\u2019]?t|can['\u2019]?t|cannot|won['\u2019]?t|ain['\u2019]?t|"
+    r"is|are|was|were|does|do|did|has|have|can|will|would|could|should)\s+(?:it|they|he|she|there|"
+    r"that|this|we|you|i)|right|correct|no|yes|eh|true)\s*\?\s*$",
     re.IGNORECASE,
 )
 _PREDICATE_START = re.compile(
     r"^(?:in|on|at|for|with|to|from|by|under|over|up|about|a|an|the|no|not|very|more|less|"
-    r"still|already|also|\S*\d\S*|\S+(?:proof|able|ible|ful|less|ous|ive|ic|ed|ing|ant|ent|ary))$",
+    r"still|already|also|always|never|usually|often|only|fully|generally|\S*\d\S*|\S+(?:proof|able|ible|ful|less|ous|ive|ic|ed|ing|ant|ent|ary))$",
     re.IGNORECASE,
 )
 _CLAUSE_BOUNDARY = re.compile(
     r"\s*;\s*|:\s+|\s+[-\u2013\u2014]+\s+|\s*[\u2013\u2014]+\s*|,?\s+but\s+|,\s*however,?\s+|"
-    r"(?:,\s*|\s+)(?:and |so )?(?=(?:please )?(?:let me know|let us know|feel free|"
+    r"(?<!\bi)(?:,\s*|\s+)(?:and |so )?(?=(?:please )?(?:let me know|let us know|feel free|"
     r"don'?t hesitate|(?:i )?hope (?:this|that|it) helps|is there anything else)\b)",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w")
+#: A comma and a word that opens a clause of its own: where a non-assertive frame ("You asked
+#: whether X", "The documents don't mention it", "Let me know if ...") may carry a fact after it.
+_CONJUNCT = re.compile(r",\s*(?:(?:and|yet|so|because|since|although|though)\s+|(?=(?:which|who)\s))",
+                       re.IGNORECASE)
+_META_CLAUSE = re.compile(r"\b(?:summary|answer|response|reply|passages?|documents?|context)\b",
+                          re.IGNORECASE)
+#: Number words (besides digits) that make a frame factual; "one" is left out ("find one").
+_NUMBER_WORDS = re.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+    r"forty|fifty|sixty|hundred|thousand|million|billion|dozen|half|twice|double|triple)\b",
+    re.IGNORECASE)
+#: The own vocabulary of offers of help and pleasantries; any other verb, participle or
+#: predicative adjective in one ("Happy to help with sale items being refundable") is a fact.
+_FRAME_WORDS = frozenset((
+    "let me us know if you your you'd you'll you're have has need want like would could can "
+    "any other more further additional question questions help helps helped helpful anything "
+    "else i i'd i'm i'll we we'd we're we'll to with about on regarding this that it its assist "
+    "assistance information details detail reach out contact ask get in touch free feel happy "
+    "glad delighted the a an of for and or please hesitate don't do not support team hope there "
+    "is are be am clarify clarification further explain elaborate discuss look into check find "
+    "just so again always here available thanks thank welcome sorry apologize apologise "
+    "confusion inconvenience hear process may might will shall should what else something "
+    "reply respond share"
+).split())
+_PREDICATE_WORD = re.compile(
+    r"^(?:being|been|is|are|was|were|\w+(?:able|ible|proof)|\w{3,}(?:ed|en))$", re.IGNORECASE)
 
 
 def non_assertive_reason(text: str) -> str | None:
@@ -262,10 +300,12 @@ def non_assertive_reason(text: str) -> str | None:
         raise TypeError(f"text must be a string, got {type(text).__name__}")
     whole = _Mapped(text, list(range(len(text))))
     reasons = []
-    for sentence in _sentences(whole):
-        sentence = _without_citations(sentence)
+    sentences = [_without_citations(x) for x in _sentences(whole)]
+    for i, sentence in enumerate(sentences):
         if not _WORD.search(sentence.text):
             continue
+        if i + 1 < len(sentences) and answered_question(sentence.text, sentences[i + 1].text):
+            return None
         pieces = _analyse(sentence)
         if any(kind == "claim" for kind, *_ in pieces):
             return None
@@ -291,6 +331,13 @@ def _clause_reason(text: str, first: bool = True) -> str | None:
         plain = plain[m.end():].lstrip()
     if not _WORD.search(plain) or _OPENER_ALONE.match(plain):
         return "greeting or pleasantry"
+    reason = _frame_reason(plain)
+    if reason is None or reason == "lead-in" or _carries_fact(plain, reason):
+        return reason if reason == "lead-in" else None
+    return reason
+
+
+def _frame_reason(plain: str) -> str | None:
     if plain.rstrip("\"'\u201d)").endswith("?"):
         return "question"
     if _RESTATE.match(plain):
@@ -304,6 +351,32 @@ def _clause_reason(text: str, first: bool = True) -> str | None:
     if _OFFER.match(plain):
         return "offer of help"
     return None
+
+
+def _has_number(text: str) -> bool:
+    """A number as a quantity: digits not inside a name (``K7``, ``A320`` are names), or a
+    number word."""
+    return bool(re.search(r"(?<![^\W\d_])\d", text) or _NUMBER_WORDS.search(text))
+
+
+def _carries_fact(plain: str, reason: str) -> bool:
+    """True when a clause with a non-assertive frame says something factual besides it: a
+    number (digits or a number word), or, in an offer of help or a pleasantry, a verb,
+    participle or predicative adjective outside the frame's own vocabulary ("Happy to help
+    with sale items being refundable", "Feel free to return sale items at any store").
+    Refusals, restatements and questions may name their topic ("You asked whether sale items
+    can be refunded"); only a number or a clause of its own (see ``_CONJUNCT``) makes them
+    factual."""
+    if _has_number(plain):
+        return True
+    if reason not in {"offer of help", "greeting or pleasantry"}:
+        return False
+    for token in re.findall(r"[\w'\u2019-]+", plain.lower().replace("\u2019", "'")):
+        if token in _FRAME_WORDS:
+            continue
+        if _is_verb(token) or _PREDICATE_WORD.match(token):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -409,13 +482,15 @@ def _analyse(m: _Mapped) -> list[tuple[str, str | None, _Mapped, str | None]]:
     lead = [("drop", "opener", o, None) for o in openers if o.text]
 
     if m.text.rstrip("\"'\u201d)").endswith("?"):
-        claim = _rhetorical(m)
+        claim = _rhetorical(m) or _question_claim(m)
         if claim is None:
             return [("drop", "question", whole, None)]
         return lead + [claim]
 
     # clauses: drop the non-assertive ones, keep runs of assertive ones together
     cuts = [(b.start(), b.end()) for b in _CLAUSE_BOUNDARY.finditer(m.text) if b.end() > b.start()]
+    cuts = sorted(cuts + [c for c in _conjunct_cuts(m.text)
+                          if not any(a < c[1] and c[0] < b for a, b in cuts)])
     bounds = [0] + [x for cut in cuts for x in cut] + [len(m.text)]
     clauses = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
     reasons = [_clause_reason(m.text[a:b], i == 0) if _WORD.search(m.text[a:b]) else ""
@@ -426,9 +501,15 @@ def _analyse(m: _Mapped) -> list[tuple[str, str | None, _Mapped, str | None]]:
     pieces = list(lead)
     run: list[tuple[int, int]] = []
 
+    previous: list[tuple[int, int]] = []  # the last dropped clause
+
     def flush():
         if run:
-            pieces.append(("claim", None, m[run[0][0]:run[-1][1]], None))
+            text = m[run[0][0]:run[-1][1]]
+            override = None
+            if previous and re.match(r"(?:which|who)\s", text.text, re.IGNORECASE):
+                override = _relative_claim(m.text[previous[0][0]:previous[0][1]], text.text)
+            pieces.append(("claim", None, text, override))
             run.clear()
 
     for (a, b), reason in zip(clauses, reasons):
@@ -438,6 +519,7 @@ def _analyse(m: _Mapped) -> list[tuple[str, str | None, _Mapped, str | None]]:
             continue
         flush()
         pieces.append(("drop", reason, m[a:b], None))
+        previous[:] = [(a, b)]
     flush()
     return pieces
 
@@ -455,26 +537,98 @@ def _rhetorical(m: _Mapped):
     neg = _NEG_QUESTION.match(text)
     if neg:
         aux, rest = neg.group(1), neg.group(2)
-        words = rest.split()
-        if words[0].lower() in {"you", "i", "we"}:
+        if rest.split()[0].lower() in {"you", "i", "we"}:
             return None
         positive = _NEG_AUX[aux.lower().replace("\u2019", "'")]
-        split = None
-        if words[0].lower() in _SUBJECT_PRONOUNS:
-            split = 1
-        else:
-            for i in range(1, len(words)):
-                w = words[i].lower()
-                if _is_verb(w) or w in _IMPERATIVES or (
-                        positive not in {"does", "do", "did"} and _PREDICATE_START.match(w)):
-                    split = i
-                    break
-        if split is None:
-            return ("claim", None, m, text)
-        subject = " ".join(words[:split])
-        return ("claim", None, m, f"{subject[:1].upper()}{subject[1:]} {positive} "
-                                  f"{' '.join(words[split:])}.")
+        return ("claim", None, m, _declarative(positive, rest) or text)
     return None
+
+
+_POLAR_AUX = "|".join(sorted((a for a in _AUX if a[0].isalpha()), key=len, reverse=True))
+_POLAR = re.compile(rf"^({_POLAR_AUX})\s+(\S.*?)\s*\?$", re.IGNORECASE)
+_WHY = re.compile(r"^(?:why|how come)\s+(\S+)\s+(\S.*?)\s*\?$", re.IGNORECASE)
+_YES_NO = re.compile(r"^(?:(yes|yeah|yep|yup|correct|indeed)|(no|nope))\b(?:\W*$|\s*[,.!:;\u2013\u2014-])",
+                     re.IGNORECASE)
+
+
+def _declarative(aux: str, rest: str, negate: bool = False) -> str | None:
+    """ "Can" + "sale items be refunded" -> "Sale items can be refunded." (``negate``:
+    "... cannot be ..."), or ``None`` when no subject can be found."""
+    words = rest.split()
+    aux = aux.lower().replace("\u2019", "'")
+    split = None
+    if words and words[0].lower() in _SUBJECT_PRONOUNS:
+        split = 1
+    else:
+        for i in range(1, len(words)):
+            w = words[i].lower()
+            if _is_verb(w) or w in _IMPERATIVES or (
+                    aux not in {"does", "do", "did"} and _PREDICATE_START.match(w)):
+                split = i
+                break
+    if split is None:
+        return None
+    subject = " ".join(words[:split])
+    if negate:
+        aux = "cannot" if aux == "can" else f"{aux} not"
+    return f"{subject[:1].upper()}{subject[1:]} {aux} {' '.join(words[split:])}."
+
+
+def _question_claim(m: _Mapped):
+    """A claim piece for a question that carries a fact, else ``None``: a question with a
+    number ("Is it waterproof to 10 m?") or a relative clause of its own ("..., which takes 90
+    days?") is judged as written; a why-question presupposes its proposition ("Why are sale
+    items always refundable?" -> "Sale items are always refundable.")."""
+    text = m.text.rstrip("\"'\u201d)").rstrip()
+    why = _WHY.match(text)
+    if why and why.group(1).lower().replace("\u2019", "'") in _AUX:
+        statement = _declarative(why.group(1), why.group(2))
+        if statement:
+            return ("claim", None, m, statement)
+    if why and why.group(1).lower() not in _AUX and text.lower().startswith("how come"):
+        return ("claim", None, m, text[len("how come"):].strip().rstrip("?").strip() + ".")
+    if (_has_number(text) or why
+            or any(True for _ in _conjunct_cuts(text))):
+        return ("claim", None, m, text)
+    return None
+
+
+def answered_question(question: str, reply: str) -> str | None:
+    """The statement a yes/no question and the "Yes."/"No." after it make together
+    ("Can sale items be refunded? Yes." -> "Sale items can be refunded."), else ``None``."""
+    polar = _POLAR.match(question.rstrip("\"'\u201d)").rstrip())
+    answer = _YES_NO.match(reply.strip())
+    if not polar or not answer or polar.group(2).split()[0].lower() in {"you", "i", "we"}:
+        return None
+    return _declarative(polar.group(1), polar.group(2), negate=bool(answer.group(2)))
+
+
+def _conjunct_cuts(text: str) -> list[tuple[int, int]]:
+    """Cuts before a comma-led clause of its own (see ``_CONJUNCT``): the words after it have
+    a verb within six words and do not open with I/we/you (the frame's own talk: "..., and I'll
+    help")."""
+    out = []
+    for c in _CONJUNCT.finditer(text):
+        words = text[c.end():].split()
+        if not words or re.match(r"(?:i|we|you)(?:\b|['\u2019])", words[0], re.IGNORECASE):
+            continue
+        if _META_CLAUSE.search(" ".join(words[:8])):  # talk about the answer itself
+            continue
+        rest = words[1 if words[0].lower() in {"which", "who"} else 0:][:6]
+        if any(_is_verb(w.strip(".!?\"')")) for w in rest):
+            out.append(c.span())
+    return out
+
+
+def _relative_claim(frame: str, clause: str) -> str | None:
+    """ "... a refund on your sale item" + "which is refundable" -> "The sale item is
+    refundable.", or ``None`` when the frame ends in no noun phrase."""
+    np = re.search(r"\b(?:the|a|an|your|my|our|their|its|this|that|these|those)\s+"
+                   r"((?:[\w-]+\s+){0,3}[\w-]+)\W*$", frame, re.IGNORECASE)
+    if not np:
+        return None
+    rest = re.sub(r"^(?:which|who)\s+", "", clause.strip(), flags=re.IGNORECASE)
+    return f"The {np.group(1)} {rest.rstrip(' .?!')}."
 
 
 # ---------------------------------------------------------------------------------------------
@@ -604,7 +758,7 @@ def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
                    and not MD_BULLET.match(line) and not is_heading and not whole_bold)
         if is_heading or whole_bold or lead_in:
             flush()
-            label = _topic_label(plain.text) if not lead_in else None
+            label = is_topic_label(plain.text) if not lead_in else None
             blocks.append(_Block("heading", s, e, plain, label=("lead-in" if lead_in else
                                                                  "heading" if label else None)))
             if label or lead_in:
@@ -631,14 +785,23 @@ def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
     return blocks
 
 
-def _topic_label(text: str) -> bool:
-    """True when a heading's text is a topic label, not an assertion."""
+def is_topic_label(text: str) -> bool:
+    """True when a heading's text (no ``#`` or emphasis marks) is a topic label, not an
+    assertion: no verb after its first word, no predicative adjective (``refundable``,
+    ``available``) and no quantity (a number not part of a name such as ``Nimbus 4``), and not
+    ``key: value`` with a number. Shared by the offline decomposer and the pipeline's
+    alignment, so neither sets aside "## Sale items refundable for 90 days"."""
     words = text.rstrip(":").split()
     if has_cjk(text):
         return not re.search(r"\d|です|ます|。$", text)
     if re.match(r"^[^:]{1,40}:\s+\S*\d", text):  # "Warranty: 3 years"
         return False
-    return not (len(words) >= 3 and any(_is_verb(w) for w in words[1:]))
+    if (len(words) >= 3 and not _TOPIC_SUFFIX.search(text)
+            and any(re.match(r"\d", w) and not (i and words[i - 1][:1].isupper())
+                    for i, w in enumerate(words))):  # "Nimbus 4", "Step 2": a name's number
+        return False  # "Sale items refundable for 90 days"
+    return not (len(words) >= 3 and any(_is_verb(w) or _PREDICATE_WORD.match(w.strip(",;"))
+                                        for w in words[1:]))
 
 
 def _table(answer: str, lines: list[tuple[int, int]]) -> _Block:
@@ -718,16 +881,23 @@ class RuleDecomposer:
         claim_spans: list[list[tuple[int, int]]] = []
         dropped: list[DroppedText] = []
         state = {"entity": None}
-        for block in _blocks(answer, 0, len(answer)):
+        markup = markup_spans(answer)
+        masked = answer
+        for s, e in markup:  # markup reads as a space; its characters are set aside below
+            masked = masked[:s] + " " * (e - s) + masked[e:]
+        for block in _blocks(masked, 0, len(masked)):
             pieces = self._pieces(block, state)
-            for kind, payload, span in _place(answer, block.start, block.end, pieces):
+            for kind, payload, span in _place(masked, block.start, block.end, pieces):
+                spans = _cut(answer, span, markup) if span else []
                 if kind == "claim":
                     claims.append(payload)
-                    claim_spans.append([span] if span else [])
+                    claim_spans.append(spans)
                 else:
-                    text = answer[span[0]:span[1]] if span else payload
-                    dropped.append(DroppedText(text=text, reason=kind,
-                                               spans=[span] if span else []))
+                    text = " ".join(answer[a:b] for a, b in spans) if spans else payload
+                    dropped.append(DroppedText(text=text, reason=kind, spans=spans))
+        for s, e in markup:
+            dropped.append(DroppedText(text=answer[s:e], reason="markup", spans=[(s, e)]))
+        dropped.sort(key=lambda d: d.spans[0][0] if d.spans else len(answer))
         return Decomposition(claims=claims, dropped=dropped, claim_spans=claim_spans)
 
     def _pieces(self, block: _Block, state: dict) -> list[tuple[str, str, int | None]]:
@@ -754,9 +924,14 @@ class RuleDecomposer:
 
     def _text(self, text: _Mapped, kind: str, topic: str | None, state: dict):
         out = []
-        for sentence in _sentences(text):
-            sentence = _without_citations(sentence)
+        sentences = [_without_citations(x) for x in _sentences(text)]
+        for i, sentence in enumerate(sentences):
             if not _WORD.search(sentence.text):
+                continue
+            answered = (answered_question(sentence.text, sentences[i + 1].text)
+                        if i + 1 < len(sentences) else None)
+            if answered:  # "Can X be Y? Yes." asserts "X can be Y."
+                out.extend(self._claims(sentence, answered, kind, topic, state))
                 continue
             for piece_kind, reason, m, override in _analyse(sentence):
                 if piece_kind == "drop":
@@ -813,6 +988,32 @@ def _place(answer: str, lo: int, hi: int, pieces):
             continue
         i = next(it)
         yield (kind, payload, _trim(answer, bounds[i], bounds[i + 1]))
+
+
+#: HTML markup: a comment (``<!-- ... -->``) or a tag (``<br>``, ``<p class="x">``, ``</b>``).
+_MARKUP = re.compile(r"<!--.*?(?:-->|$)|</?[A-Za-z][\w-]*(?:\s[^<>\n]*)?/?>", re.DOTALL)
+
+
+def markup_spans(answer: str) -> list[tuple[int, int]]:
+    """Character spans of the HTML comments and tags in ``answer``: markup, not text. The
+    offline decomposer sets each aside (reason ``"markup"``) and reads it as a space; the
+    pipeline's alignment needs no claim for it."""
+    return [m.span() for m in _MARKUP.finditer(answer)]
+
+
+def _cut(answer: str, span: tuple[int, int], markup: list[tuple[int, int]]
+         ) -> list[tuple[int, int]]:
+    """``span`` without the markup inside it, as trimmed non-empty spans."""
+    out, start = [], span[0]
+    for s, e in markup:
+        if e <= start or s >= span[1]:
+            continue
+        if s > start:
+            out.append((start, s))
+        start = max(start, e)
+    if start < span[1]:
+        out.append((start, span[1]))
+    return [t for t in (_trim(answer, a, b) for a, b in out) if t]
 
 
 def _trim(answer: str, start: int, end: int) -> tuple[int, int] | None:
@@ -975,6 +1176,6 @@ def _finish(clause: str) -> str:
     if has_cjk(clause):
         return clause
     clause = clause[:1].upper() + clause[1:]
-    if clause[-1] not in ".!\u3002" and not re.search(r"[.!?]\s*(?:\[[^\]]*\]\s*)+$", clause):
+    if clause[-1] not in ".!?\u3002" and not re.search(r"[.!?]\s*(?:\[[^\]]*\]\s*)+$", clause):
         clause += "."  # a bracket of ids after the full stop stays there, for the pipeline
     return clause

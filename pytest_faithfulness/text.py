@@ -48,6 +48,24 @@ _CITATION_AFTER = re.compile(
 _SENTENCE_END_BEFORE = re.compile(r"[.!?\u3002\uff01\uff1f][\"'\u201d\u2019)]?\s*$")
 
 
+def _binds_next(text: str, start: int) -> bool:
+    """True when the character before ``start`` (spaces and tabs skipped) binds the token after
+    it, so a bracket there is that token, not a citation: a currency or math symbol
+    (``$[500]``, ``€【20】``, ``<[5]``), ``#`` or ``№``, a range dash after a digit
+    (``10-[20]``). (A bracket inside a word or number, ``ab[1]cd``, fails on what follows it.)"""
+    i = start
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    if i == 0:
+        return False
+    prev = text[i - 1]
+    if unicodedata.category(prev) in {"Sc", "Sm"} or prev in "#\u2116":
+        return True
+    if prev in "-\u2013\u2212" and i > 1 and text[i - 2].isdigit():
+        return True
+    return False
+
+
 def _marker_kind(match: re.Match[str], passage_ids: frozenset[str]) -> str | None:
     """``"number"``, ``"id"`` (every id inside is a passage id) or ``None`` (ordinary text)."""
     if match.group("cjk") is not None:
@@ -70,7 +88,10 @@ def citation_spans(text: str, passage_ids: Iterable[str] = ()) -> list[tuple[int
       ``[^1]``, ``【1】``, ``【4:2†source】``) **and** it stands in citation position: what follows
       it (after any further markers) is the end of the text or line, sentence punctuation, a
       closing bracket or quote, or a clause-opening word (and, but, or, which, ...), or it comes
-      right after the end of a sentence. ``[3] years`` is text, not a citation;
+      right after the end of a sentence, **and** what precedes it does not bind it to a value:
+      after a currency or math symbol, ``#``, or a range dash after a digit (``$[500]``,
+      ``$[^500]``, ``$【500】``, ``10-[20]``) a bracket is the value itself. ``[3] years`` is
+      text, not a citation;
     * or every comma-separated id inside it is one of ``passage_ids`` (``[p-2071, p-2072]``),
       wherever it stands. A number is judged by position only, never as an id.
 
@@ -91,8 +112,9 @@ def citation_spans(text: str, passage_ids: Iterable[str] = ()) -> list[tuple[int
         run = found[i:j + 1]
         end = run[-1][0].end()
         start = run[0][0].start()
-        in_position = bool(_CITATION_AFTER.match(text, end)) or (
-            start > 0 and bool(_SENTENCE_END_BEFORE.search(text, 0, start)))
+        in_position = not _binds_next(text, start) and (
+            bool(_CITATION_AFTER.match(text, end))
+            or (start > 0 and bool(_SENTENCE_END_BEFORE.search(text, 0, start))))
         for m, kind in run:
             if kind == "id" or (kind == "number" and in_position):
                 s = m.start()

@@ -239,3 +239,33 @@ def test_assert_faithful_fails_every_item_example(pytester):
     ''')
     result = pytester.runpytest("-p", "no:cacheprovider", "--faithfulness-min-score", "1")
     result.assert_outcomes(failed=len(cases))
+
+
+# --------------------------------------------------------------------------------------------
+# A bracket right after a currency or math symbol, '#', or a range dash is the value itself.
+
+SHIPPING = ["Shipping is free on orders over $50."]
+
+
+@pytest.mark.parametrize("answer, kept", [
+    ("Shipping is free on orders over $[500].", "$[500]"),
+    ("Shipping is free on orders over $【500】.", "$【500】"),
+    ("Shipping is free on orders over $[^500].", "$[^500]"),
+    ("Shipping is free on orders over € [500].", "€ [500]"),
+    ("Shipping is free on orders of 10-[500] items.", "10-[500]"),
+])
+def test_a_bracket_bound_to_a_symbol_is_text_not_a_citation(judge, answer, kept):
+    assert kept in strip_citations(answer)
+    result = evaluate(answer, SHIPPING, judge)
+    assert result.score < 1
+    assert any("500" in c.text for c in result.claims)
+    assert_coverage(answer, decompose(answer))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("costs $99 [1].", "costs $99."),
+    ("is 10% [2].", "is 10%."),
+    ("weighs 300 g[^1].", "weighs 300 g."),
+])
+def test_a_citation_after_a_value_is_still_removed(text, expected):
+    assert strip_citations(text) == expected

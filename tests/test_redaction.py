@@ -94,7 +94,8 @@ def test_echoed_keys_reach_no_report_and_no_terminal(chat_server, pytester, monk
     monkeypatch.setenv("FAITHFULNESS_CACHE_KEY", CACHE_SECRET)
     summary = pytester.path / "step_summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    decompose_ok = judge_model(claims_reply(["The Orbit blender has a 1.5-litre jar."]),
+    # the claim holds every word of the answer, so the pipeline adds no claim of its own
+    decompose_ok = judge_model(claims_reply(["second: The Orbit blender has a 1.5-litre jar."]),
                                lambda p, c: echoing_401({}))
 
     def handler(request: dict) -> Reply:

@@ -1,0 +1,127 @@
+"""A non-assertive frame (restatement, refusal, offer of help, question, heading) is set aside
+only when nothing factual is left once the frame is removed; true pleasantries stay set aside;
+HTML markup is set aside as markup. Through ``evaluate`` with the offline judge, and with an
+LLM decomposer (scripted chat server) that files the whole answer under "dropped"."""
+
+from __future__ import annotations
+
+import pytest
+from scripted_model import claims_reply, judge_model, make_judge, supports_verbatim
+
+from pytest_faithfulness import evaluate
+from pytest_faithfulness import make_judge as make_named_judge
+from pytest_faithfulness.decomposition import RuleDecomposer, non_assertive_reason
+
+POLICY = ["Sale items cannot be refunded.", "Gift cards expire after one year."]
+POLICY_LLM = [{"id": str(i), "text": text} for i, text in enumerate(POLICY, 1)]
+
+WRONG_IN_A_FRAME = {
+    "restates": [
+        "You asked whether sale items can be refunded, and they can for 90 days.",
+        "You wanted to know about sale items, and they can be refunded in full.",
+        "Your question was about gift cards, so gift cards never expire.",
+    ],
+    "refusal": [
+        "The documents don't mention it, yet sale items are refundable for 90 days.",
+        "I couldn't find anything saying sale items cannot be refunded, so they can be refunded.",
+        "I couldn't find the gift card terms, but gift cards never expire.",
+        "The passages don't cover sale items, yet refunds are always granted.",
+    ],
+    "offer": [
+        "Let me know if you'd like a refund on your sale item, which is refundable for 90 days.",
+        "Feel free to request a refund on sale items within 90 days.",
+        "Happy to help with sale items being fully refundable!",
+        "Feel free to return sale items at any store.",
+        "Glad to help with gift cards being valid forever!",
+    ],
+    "question": [
+        "Would you like me to process your refund, which takes 90 days?",
+        "Why are sale items always refundable within 90 days?",
+        "Why do gift cards never expire?",
+        "Do you want a refund on the sale item, which arrives within 3 weeks?",
+    ],
+    "heading": [
+        "## Sale items refundable for 90 days",
+        "## Sale items refundable within 30 days",
+        "### Refunds always available for sale items",
+    ],
+    "tag question": [
+        "Sale items can be refunded, can't they?",
+        "Sale items are refundable, aren't they?",
+        "Gift cards never expire, do they?",
+    ],
+    "answered question": [
+        "Can sale items be refunded? Yes.",
+        "Are sale items refundable? Yes!",
+        "Do gift cards expire? No.",
+    ],
+    "markup": [
+        "I hope this helps you get your 90-day sale refund.",
+        "Sale items <!-- approved --> can be refunded.",
+        "Gift cards<br>never expire.",
+    ],
+}
+CASES = [(kind, answer) for kind, answers in WRONG_IN_A_FRAME.items() for answer in answers]
+IDS = [f"{kind}-{i}" for kind, answers in WRONG_IN_A_FRAME.items() for i in range(len(answers))]
+
+
+@pytest.fixture(scope="module")
+def offline():
+    return make_named_judge("offline")
+
+
+@pytest.mark.parametrize("kind, answer", CASES, ids=IDS)
+def test_a_fact_inside_a_frame_is_judged_offline(offline, kind, answer):
+    result = evaluate(answer, POLICY, offline)
+    assert result.status == "scored", [(d.text, d.reason) for d in result.dropped]
+    assert result.score < 1
+    assert all(c.text.strip(" .") not in {"I", "You", "We"} for c in result.claims)
+    assert all("<" not in c.text for c in result.claims)
+
+
+@pytest.mark.parametrize("kind, answer", CASES, ids=IDS)
+def test_a_fact_an_llm_decomposer_files_under_dropped_is_judged(chat_server, kind, answer):
+    chat_server.handler = judge_model(claims_reply([], [answer]), supports_verbatim)
+    result = evaluate(answer, POLICY_LLM, make_judge(chat_server))
+    assert result.status == "scored", [(d.text, d.reason) for d in result.dropped]
+    assert result.score < 1
+
+
+@pytest.mark.parametrize("kind, answer", [c for c in CASES if c[0] != "markup"],
+                         ids=[i for i, c in zip(IDS, CASES) if c[0] != "markup"])
+def test_the_local_test_finds_the_fact(kind, answer):
+    if kind == "heading":  # a heading's Markdown is structure; its text is a sentence
+        answer = answer.lstrip("# ")
+    assert non_assertive_reason(answer) is None
+
+
+PLEASANTRIES = ["Hope this helps!", "Let me know if you have other questions.",
+                "Is there anything else I can help with?", "Good question!",
+                "I couldn't find that in the documents.", "You asked about the warranty.",
+                "Feel free to reach out if you need anything else.", "Is the Pico waterproof?",
+                "I'm happy to help with your refund question."]
+
+
+@pytest.mark.parametrize("text", PLEASANTRIES)
+def test_true_pleasantries_stay_set_aside(offline, text):
+    assert non_assertive_reason(text) is not None
+    answer = f"Sale items cannot be refunded. {text}"
+    result = evaluate(answer, POLICY, offline)
+    assert [c.text for c in result.claims] == ["Sale items cannot be refunded."]
+    assert result.score == 1
+
+
+@pytest.mark.parametrize("answer, markup", [
+    ("Sale items cannot be refunded.<br>Gift cards expire after one year.", ["<br>"]),
+    ("<p>Sale items cannot be refunded.</p>", ["<p>", "</p>"]),
+    ("Sale items cannot be refunded. <!-- source: policy page -->", ["<!-- source: policy page -->"]),
+])
+def test_html_markup_is_set_aside_as_markup(offline, answer, markup):
+    decomposition = RuleDecomposer().decompose(answer)
+    assert [d.text for d in decomposition.dropped if d.reason == "markup"] == markup
+    assert all("<" not in c for c in decomposition.claims)
+    for d in decomposition.dropped:
+        for s, e in d.spans:
+            assert answer[s:e] in d.text
+    result = evaluate(answer, POLICY, offline)
+    assert result.score == 1
