@@ -30,9 +30,9 @@ HEURISTIC_VERSION = "heuristic-2026.12-3"  # all claim words, negation per claus
 SUPPORT_COVERAGE = 1.0
 #: ... except at most this many that are fillers (``_FILLERS``: words that add no fact).
 MAX_MISSING_FILLERS = 1
-#: A claim of ``n`` content words may miss ``(n - 1) // MISSING_WORD_PER`` of them that are
-#: neither names nor numbers (none up to 4 words, one from 5, two from 9).
-MISSING_WORD_PER = 4
+#: A claim of ``n`` content words may miss ``(n - 2) // MISSING_WORD_PER`` of them that are
+#: neither names nor numbers (none up to 4 words, one from 5, two from 8).
+MISSING_WORD_PER = 3
 #: Minimum share of the claim's content words in a window for a polarity mismatch to make
 #: the claim ``contradicted``.
 CONTRADICTION_COVERAGE = 0.75
@@ -549,7 +549,7 @@ def _support_problem(cf: _Features, wf: _Features) -> str | None:
     if cf.mandatory & missing:
         return f"the passage does not state {', '.join(sorted(cf.mandatory & missing))}"
     if len(missing) > max(MAX_MISSING_FILLERS if not missing - _FILLERS else 0,
-                          (len(cf.content) - 1) // MISSING_WORD_PER):
+                          (len(cf.content) - 2) // MISSING_WORD_PER):
         return f"the passage does not say {', '.join(sorted(missing))}"
     flipped = sorted(w for w, neg in cf.polar if w in wf.content and (w, neg) not in wf.polar)
     if flipped:
@@ -562,8 +562,10 @@ def _support_problem(cf: _Features, wf: _Features) -> str | None:
     for part in cf.parts:
         for number in part & cf.numbers:
             named = part & names
+            units = {u for n, u in cf.number_units if n == number and u in _UNITS}
+            rivals = {n for n, u in wf.number_labels if u in units and n != number}
             if named and not any(number in wp and wp & named for wp in wf.parts) and any(
-                    wp & named and wp & wf.numbers - {number} for wp in wf.parts):
+                    wp & named & names and wp & rivals for wp in wf.parts):
                 return f"{number} is not said with {', '.join(sorted(part & names))}"
     return None
 
