@@ -44,8 +44,12 @@ TOPIC_COVERAGE = 0.6
 #: A quote that carries a ``supported`` or ``contradicted`` verdict holds at least this many
 #: content words (stop words do not count, numbers do, CJK text counts in character bigrams)...
 MIN_QUOTE_CONTENT_WORDS = 2
-#: ... and at least this many of them are content words of the claim too.
+#: ... and at least this many of them are content words of the claim too (always, even for a
+#: quote that is the whole passage or title).
 MIN_QUOTE_SHARED_WORDS = 1
+#: A quote that carries ``supported`` holds at least this share of the claim's content words,
+#: and every name and number of the claim.
+QUOTE_CLAIM_COVERAGE = 0.5
 
 
 def check_verdict(verdict: Verdict, passages: list[Passage],
@@ -107,18 +111,30 @@ def _quote_problem(quote: str, cited: list[Passage], label: str,
     if not sources:
         return f"{label} verdict's quote does not occur in passage(s) {ids}"
     whole = _bare(quote)
-    if whole and any(_bare(source) == whole for source in sources):
-        return None  # the whole passage (or its whole title)
     qf = _features(quote, sentence_start_exempt=False)
-    if len(qf.content) < MIN_QUOTE_CONTENT_WORDS:
+    is_whole = bool(whole) and any(_bare(source) == whole for source in sources)
+    if len(qf.content) < MIN_QUOTE_CONTENT_WORDS and not is_whole:
         return (f"{label} verdict's quote {_clip(quote)!r} is too short to carry evidence "
                 f"({len(qf.content)} content word(s); needs {MIN_QUOTE_CONTENT_WORDS} or the "
                 "whole passage)")
-    if claim is not None:
-        shared = qf.content & _features(claim, sentence_start_exempt=False).content
-        if len(shared) < MIN_QUOTE_SHARED_WORDS:
-            return (f"{label} verdict's quote {_clip(quote)!r} shares no content word with "
-                    "the claim")
+    if claim is None:
+        return None
+    cf = _features(claim)
+    shared = qf.content & cf.content
+    if len(shared) < MIN_QUOTE_SHARED_WORDS:
+        return f"{label} verdict's quote {_clip(quote)!r} shares no content word with the claim"
+    if label != "supported":
+        return None
+    if missing := sorted(cf.mandatory - qf.content):
+        return (f"supported verdict's quote {_clip(quote)!r} does not state the claim's "
+                f"{', '.join(missing)}")
+    if len(shared) < QUOTE_CLAIM_COVERAGE * len(cf.content):
+        return (f"supported verdict's quote {_clip(quote)!r} covers {len(shared)} of the "
+                f"claim's {len(cf.content)} content words; needs at least "
+                f"{QUOTE_CLAIM_COVERAGE:.0%}")
+    if flipped := sorted(w for w, neg in cf.polar if w in qf.content and (w, neg) not in qf.polar):
+        return (f"supported verdict's quote {_clip(quote)!r} is negated where the claim is not "
+                f"(or the reverse): {', '.join(flipped)}")
     return None
 
 
