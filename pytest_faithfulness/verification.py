@@ -3,14 +3,29 @@
 Two things live here:
 
 * ``check_verdict``: what any judge returns is checked before it is accepted. A cited passage
-  id must exist and the quote must be a substantive span of that passage's text or title that
-  shares content words with the claim (after whitespace normalisation); otherwise a
-  ``supported`` or ``contradicted`` verdict is not accepted as given and becomes
-  ``unsupported``, with the judge's own verdict and the reason kept beside it.
+  id must exist and the quote must occur, at word boundaries, in that passage's text or title
+  (``text.quote_in_passage``). The quote must hold ``MIN_QUOTE_CONTENT_WORDS`` content words
+  (a whole passage or title is exempt from this length rule only) and share
+  ``MIN_QUOTE_SHARED_WORDS`` with the claim, always. A ``supported`` quote must also state
+  every name and number of the claim, hold at least ``QUOTE_CLAIM_COVERAGE`` of the claim's
+  content words, and negate no shared word the claim does not (negation is scoped to the
+  comma-separated part of a clause). Otherwise the verdict becomes ``unsupported``, with the
+  judge's own verdict and the reason kept beside it.
 * ``HeuristicVerifier``: the offline judge's verifier. It is a cheap first filter, not natural
-  language inference: content-word coverage of the claim by a one- or two-sentence window of a
-  passage decides ``supported``; a window about the same thing with a different number (same
-  unit) or the opposite polarity decides ``contradicted``; anything else is ``unsupported``.
+  language inference. A one- or two-sentence window of a passage (or its title) supports a
+  claim when it holds all of the claim's content words (a claim of ``n`` content words may
+  miss ``(n - 2) // MISSING_WORD_PER`` that are neither names nor numbers, or one filler
+  word), every name and number, each word with the claim's negation (per clause part), each
+  quantity with its unit ("50 million", "$5" and "50k" are numbers with units: magnitudes fold
+  into the number, currency signs are units), each bound ("within 14", "more than 14") as the
+  claim states it, and no number the claim ties to a name that the window ties to another
+  number of that unit ("Pro costs $20, Basic $5" does not support "Basic costs $20").
+  A window about the same thing (``TOPIC_COVERAGE``) with a different number in the same unit,
+  or, at ``CONTRADICTION_COVERAGE``, a claim word negated on one side only, decides
+  ``contradicted`` (also when it covers more of the claim than the best supporting window);
+  anything else is ``unsupported``. Not handled without a parser: who did what to whom
+  ("Bob founded Acme" against "Alice founded Acme; Bob joined"), model names with digits
+  ("K2"), and a claim of five or more words adding one adjective.
 """
 
 from __future__ import annotations
