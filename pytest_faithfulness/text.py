@@ -149,13 +149,37 @@ def has_cjk(text: str) -> bool:
 
 
 def quote_in_passage(quote: str, passage_text: str) -> bool:
-    """True when ``quote`` occurs in ``passage_text`` after whitespace normalisation.
+    """True when ``quote`` occurs in ``passage_text`` at word boundaries after whitespace
+    normalisation: "within 1" does not occur in "within 14 days", nor "und" in "refund"
+    (a CJK character needs no boundary, its script does not space words).
 
     Both sides are NFKC-normalised, typographic quotes are unified and runs of whitespace
     collapse to one space; the comparison is case-sensitive. An empty quote never matches.
     """
     q = normalize_ws(quote)
-    return bool(q) and q in normalize_ws(passage_text)
+    if not q:
+        return False
+    text = normalize_ws(passage_text)
+    start = text.find(q)
+    while start != -1:
+        end = start + len(q)
+        if not (_inside_word(text, start - 1, start) or _inside_word(text, end - 1, end)):
+            return True
+        start = text.find(q, start + 1)
+    return False
+
+
+def _inside_word(text: str, left: int, right: int) -> bool:
+    """True when ``text[left]`` and ``text[right]`` are both letters or digits of a script
+    that spaces its words, so a cut between them splits a word ("1" of "14")."""
+    if left < 0 or right >= len(text):
+        return False
+    a, b = text[left], text[right]
+    if a.isdigit() and b in ".," and text[right + 1:right + 2].isdigit():
+        return True  # "1" of "1.5"
+    if b.isdigit() and a in ".," and text[left - 1:left].isdigit():
+        return True  # "5" of "1.5"
+    return a.isalnum() and b.isalnum() and not (_CJK.match(a) or _CJK.match(b))
 
 
 #: pysbd's cost grows faster than linearly with the length of the text it is given, so long

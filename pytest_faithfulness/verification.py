@@ -3,14 +3,29 @@
 Two things live here:
 
 * ``check_verdict``: what any judge returns is checked before it is accepted. A cited passage
-  id must exist and the quote must be a substantive span of that passage's text or title that
-  shares content words with the claim (after whitespace normalisation); otherwise a
-  ``supported`` or ``contradicted`` verdict is not accepted as given and becomes
-  ``unsupported``, with the judge's own verdict and the reason kept beside it.
+  id must exist and the quote must occur, at word boundaries, in that passage's text or title
+  (``text.quote_in_passage``). The quote must hold ``MIN_QUOTE_CONTENT_WORDS`` content words
+  (a whole passage or title is exempt from this length rule only) and share
+  ``MIN_QUOTE_SHARED_WORDS`` with the claim, always. A ``supported`` quote must also state
+  every name and number of the claim, hold at least ``QUOTE_CLAIM_COVERAGE`` of the claim's
+  content words, and negate no shared word the claim does not (negation is scoped to the
+  comma-separated part of a clause). Otherwise the verdict becomes ``unsupported``, with the
+  judge's own verdict and the reason kept beside it.
 * ``HeuristicVerifier``: the offline judge's verifier. It is a cheap first filter, not natural
-  language inference: content-word coverage of the claim by a one- or two-sentence window of a
-  passage decides ``supported``; a window about the same thing with a different number (same
-  unit) or the opposite polarity decides ``contradicted``; anything else is ``unsupported``.
+  language inference. A one- or two-sentence window of a passage (or its title) supports a
+  claim when it holds all of the claim's content words (a claim of ``n`` content words may
+  miss ``(n - 2) // MISSING_WORD_PER`` that are neither names nor numbers, or one filler
+  word), every name and number, each word with the claim's negation (per clause part), each
+  quantity with its unit ("50 million", "$5" and "50k" are numbers with units: magnitudes fold
+  into the number, currency signs are units), each bound ("within 14", "more than 14") as the
+  claim states it, and no number the claim ties to a name that the window ties to another
+  number of that unit ("Pro costs $20, Basic $5" does not support "Basic costs $20").
+  A window about the same thing (``TOPIC_COVERAGE``) with a different number in the same unit,
+  or, at ``CONTRADICTION_COVERAGE``, a claim word negated on one side only, decides
+  ``contradicted`` (also when it covers more of the claim than the best supporting window);
+  anything else is ``unsupported``. Not handled without a parser: who did what to whom
+  ("Bob founded Acme" against "Alice founded Acme; Bob joined"), model names with digits
+  ("K2"), and a claim of five or more words adding one adjective.
 """
 
 from __future__ import annotations
@@ -23,10 +38,19 @@ from functools import lru_cache
 from .records import Passage, Verdict
 from .text import CJK_CLASS, normalize_ws, passage_sentence_spans, quote_in_passage
 
-HEURISTIC_VERSION = "heuristic-2026.12-2"  # passage windows from passage_sentence_spans
+HEURISTIC_VERSION = "heuristic-2026.12-3"  # all claim words, negation per clause part, bound numbers
 
-#: Minimum share of the claim's content words that one evidence window must contain.
-SUPPORT_COVERAGE = 0.75
+#: Minimum share of the claim's content words that one evidence window must contain for
+#: ``supported``: all of them...
+SUPPORT_COVERAGE = 1.0
+#: ... except at most this many that are fillers (``_FILLERS``: words that add no fact).
+MAX_MISSING_FILLERS = 1
+#: A claim of ``n`` content words may miss ``(n - 2) // MISSING_WORD_PER`` of them that are
+#: neither names nor numbers (none up to 4 words, one from 5, two from 8).
+MISSING_WORD_PER = 3
+#: Minimum share of the claim's content words in a window for a polarity mismatch to make
+#: the claim ``contradicted``.
+CONTRADICTION_COVERAGE = 0.75
 #: Minimum share of the claim's non-numeric content words for a window to be "about the same
 #: thing" when judging a number or polarity mismatch as a contradiction.
 TOPIC_COVERAGE = 0.6
@@ -35,8 +59,12 @@ TOPIC_COVERAGE = 0.6
 #: A quote that carries a ``supported`` or ``contradicted`` verdict holds at least this many
 #: content words (stop words do not count, numbers do, CJK text counts in character bigrams)...
 MIN_QUOTE_CONTENT_WORDS = 2
-#: ... and at least this many of them are content words of the claim too.
+#: ... and at least this many of them are content words of the claim too (always, even for a
+#: quote that is the whole passage or title).
 MIN_QUOTE_SHARED_WORDS = 1
+#: A quote that carries ``supported`` holds at least this share of the claim's content words,
+#: and every name and number of the claim.
+QUOTE_CLAIM_COVERAGE = 0.5
 
 
 def check_verdict(verdict: Verdict, passages: list[Passage],
@@ -98,18 +126,30 @@ def _quote_problem(quote: str, cited: list[Passage], label: str,
     if not sources:
         return f"{label} verdict's quote does not occur in passage(s) {ids}"
     whole = _bare(quote)
-    if whole and any(_bare(source) == whole for source in sources):
-        return None  # the whole passage (or its whole title)
     qf = _features(quote, sentence_start_exempt=False)
-    if len(qf.content) < MIN_QUOTE_CONTENT_WORDS:
+    is_whole = bool(whole) and any(_bare(source) == whole for source in sources)
+    if len(qf.content) < MIN_QUOTE_CONTENT_WORDS and not is_whole:
         return (f"{label} verdict's quote {_clip(quote)!r} is too short to carry evidence "
                 f"({len(qf.content)} content word(s); needs {MIN_QUOTE_CONTENT_WORDS} or the "
                 "whole passage)")
-    if claim is not None:
-        shared = qf.content & _features(claim, sentence_start_exempt=False).content
-        if len(shared) < MIN_QUOTE_SHARED_WORDS:
-            return (f"{label} verdict's quote {_clip(quote)!r} shares no content word with "
-                    "the claim")
+    if claim is None:
+        return None
+    cf = _features(claim)
+    shared = qf.content & cf.content
+    if len(shared) < MIN_QUOTE_SHARED_WORDS:
+        return f"{label} verdict's quote {_clip(quote)!r} shares no content word with the claim"
+    if label != "supported":
+        return None
+    if missing := sorted(cf.mandatory - qf.content):
+        return (f"supported verdict's quote {_clip(quote)!r} does not state the claim's "
+                f"{', '.join(missing)}")
+    if len(shared) < QUOTE_CLAIM_COVERAGE * len(cf.content):
+        return (f"supported verdict's quote {_clip(quote)!r} covers {len(shared)} of the "
+                f"claim's {len(cf.content)} content words; needs at least "
+                f"{QUOTE_CLAIM_COVERAGE:.0%}")
+    if flipped := sorted(w for w, neg in cf.polar if w in qf.content and (w, neg) not in qf.polar):
+        return (f"supported verdict's quote {_clip(quote)!r} is negated where the claim is not "
+                f"(or the reverse): {', '.join(flipped)}")
     return None
 
 
@@ -136,6 +176,12 @@ _STOP = frozenset(
     generally normally often always sometimes around approximately about roughly nearly almost
     make sure please note ensure remember want need per via one's yes""".split()
 )
+#: Words a claim may hold that its passage need not (at most ``MAX_MISSING_FILLERS`` of them):
+#: they add emphasis or frame the statement, never a fact of their own.
+_FILLERS = frozenset({"actually", "really", "indeed", "specifically", "particularly", "overall",
+                      "clearly", "certainly", "definitely", "simply", "basically", "essentially",
+                      "explicitly", "mention", "state", "say", "according", "passag", "document",
+                      "text", "context", "provid", "information"})
 _NEGATIONS = frozenset({"not", "no", "never", "n't", "without", "cannot", "none", "neither",
                         "nor", "nothing", "nobody", "unavailable", "doesn't", "isn't", "aren't",
                         "don't", "won't", "can't", "wasn't", "weren't", "didn't", "hasn't",
@@ -179,7 +225,8 @@ _UNITS = frozenset({"percent", "rpm", "kmh", "mph", "kg", "g", "mm", "cm", "km",
                     "db", "w", "wh", "kwh", "v", "hour", "minute", "second", "day", "week",
                     "month", "year", "gb", "mb", "tb", "ghz", "mhz", "hz", "lumen", "inch",
                     "foot", "feet", "lb", "pound", "dollar", "euro", "usd", "eur", "point",
-                    "time", "people", "person", "page", "mile", "seat", "port", "level"})
+                    "time", "people", "person", "page", "mile", "seat", "port", "level", "usd",
+                    "gbp", "jpy"})
 
 #: A quantity's unit names the quantity ("3200 rpm" is a speed), so a passage that gives only
 #: the unit still speaks to a claim that names the quantity.
@@ -212,16 +259,89 @@ class _Features:
     number_labels: frozenset[tuple[str, str]]  # those, and (number, the token before it)
     mandatory: frozenset[str]  # names and numbers that must be matched for support
     negated: bool
+    polar: frozenset[tuple[str, bool]]  # (content word, whether its clause is negated)
+    clauses: tuple[frozenset[str], ...]  # content words of each clause
+    bounds: frozenset[tuple[str, str]]  # (number, "<=" or ">=") from "within 14", "more than 14"
+    parts: tuple[frozenset[str], ...]  # content words of each comma-separated part of a clause
+
+
+#: Where a clause ends, for negation scope and for what must be said together: sentence and
+#: clause punctuation (not a decimal point or a thousands comma) and contrasting conjunctions.
+_PART_BREAK = re.compile(r"[,\uff0c](?!\d)")
+_CLAUSE_BREAK = re.compile(r"[;:!?\u3002\uff1b]|[.](?!\d)|\b(?:but|whereas|while|although|"
+                           r"though|however|except|unlike|yet|whilst)\b")
+_UPPER_BOUND = frozenset({"within", "under", "below", "maximum", "less than", "fewer than",
+                          "up to", "at most", "no more than", "not more than", "before"})
+_LOWER_BOUND = frozenset({"over", "above", "minimum", "more than", "greater than", "at least",
+                          "exceeding", "exceeds", "beyond", "after", "no less than"})
+
+
+def _bound(tokens: list[str], i: int) -> str | None:
+    """``<=`` / ``>=`` when the words just before ``tokens[i]`` bound the number from above or
+    below ("within 14", "more than 14"), else ``None``."""
+    for n in (3, 2, 1):
+        if i >= n:
+            phrase = " ".join(tokens[i - n:i])
+            if phrase in _UPPER_BOUND:
+                return "<="
+            if phrase in _LOWER_BOUND:
+                return ">="
+    return None
+
+
+def _is_content(tok: str) -> bool:
+    return not (tok in _STOP or tok in _NEGATIONS or tok.endswith("n't")
+                or len(tok) < 2 and tok not in "bcdefghjklmnpqrvwxyz")
+
+
+def _number(tok: str) -> str:
+    return tok.rstrip("0").rstrip(".") if "." in tok else tok
+
+
+def _clause_content(tokens: list[str]) -> set[str]:
+    out: set[str] = set()
+    for tok in tokens:
+        if tok[0].isdigit():
+            out.add(_number(tok))
+        elif _CJK_RUN.fullmatch(tok):
+            out.update(tok[j:j + 2] for j in range(max(1, len(tok) - 1)))
+        elif _is_content(tok):
+            out.add(_stem(tok))
+    for unit, implied in _UNIT_IMPLIES.items():
+        if unit in out:
+            out.add(implied)
+    return out
 
 
 _THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _TOKEN_BREAKERS = re.compile(r"[_=]")
 
 
+_MAGNITUDE = re.compile(r"(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion|k|mn|bn)\b",
+                        re.IGNORECASE)
+_SCALE = {"thousand": 3, "k": 3, "million": 6, "mn": 6, "billion": 9, "bn": 9, "trillion": 12}
+_CURRENCY = re.compile(r"([$\u20ac\u00a3\u00a5])\s*(\d+(?:\.\d+)?)")
+_CURRENCY_UNIT = {"$": "usd", "\u20ac": "eur", "\u00a3": "gbp", "\u00a5": "jpy"}
+
+
+def _scaled(match: re.Match[str]) -> str:
+    """``50 million`` -> ``50000000``: a magnitude word is part of the number it follows."""
+    whole, _, frac = match.group(1).partition(".")
+    digits = _SCALE[match.group(2).lower()]
+    frac = frac.ljust(digits, "0")
+    value = (whole + frac[:digits]).lstrip("0") or "0"
+    rest = frac[digits:].rstrip("0")
+    return value + ("." + rest if rest else "")
+
+
 def _surface(text: str) -> str:
-    """The text ``_features`` tokenises: NFKC, one apostrophe, no thousands commas, no ``_=``."""
+    """The text ``_features`` tokenises: NFKC, one apostrophe, no thousands commas, no ``_=``,
+    magnitudes folded into their number (``$50 million`` -> ``$50000000``, ``50k`` ->
+    ``50000``) and a currency sign written as a unit after its number (``$5`` -> ``5 usd``)."""
     norm = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
-    return _TOKEN_BREAKERS.sub(" ", _THOUSANDS_COMMA.sub("", norm))
+    norm = _MAGNITUDE.sub(_scaled, _THOUSANDS_COMMA.sub("", norm))
+    norm = _CURRENCY.sub(lambda m: f"{m.group(2)} {_CURRENCY_UNIT[m.group(1)]}", norm)
+    return _TOKEN_BREAKERS.sub(" ", norm)
 
 
 @lru_cache(maxsize=65536)
@@ -239,7 +359,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     number_labels: set[tuple[str, str]] = set()
     for i, tok in enumerate(tokens):
         if tok[0].isdigit():
-            num = tok.rstrip("0").rstrip(".") if "." in tok else tok
+            num = _number(tok)
             numbers.add(num)
             content.add(num)
             for j in (i + 1, i + 2):  # "3 days", "3 business days"
@@ -252,9 +372,8 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
             run = tok
             content.update(run[j:j + 2] for j in range(max(1, len(run) - 1)))
             continue
-        if tok in _STOP or tok in _NEGATIONS or tok.endswith("n't") or len(tok) < 2 and tok not in "bcdefghjklmnpqrvwxyz":
-            continue
-        content.add(_stem(tok))
+        if _is_content(tok):
+            content.add(_stem(tok))
     mandatory: set[str] = set(numbers)
     for i, tok in enumerate(raw_tokens):
         if tok[0].isdigit() or _CJK_RUN.fullmatch(tok):
@@ -273,9 +392,29 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
         if unit in content:
             content.add(implied)
     words = frozenset(c for c in content if c not in numbers)
+    clauses = []
+    parts = []
+    polar: set[tuple[str, bool]] = set()
+    bounds: set[tuple[str, str]] = set()
+    for part in _CLAUSE_BREAK.split(lower):
+        ctoks = [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(part)]
+        if not ctoks:
+            continue
+        clauses.append(frozenset(_clause_content(ctoks)))
+        for sub in _PART_BREAK.split(part):
+            if stoks := [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(sub)]:
+                pcontent = _clause_content(stoks)
+                parts.append(frozenset(pcontent))
+                pneg = any(t in _NEGATIONS or t.endswith("n't") for t in stoks)
+                polar.update((w, pneg) for w in pcontent)
+        for i, tok in enumerate(ctoks):
+            if tok[0].isdigit() and (b := _bound(ctoks, i)):
+                bounds.add((_number(tok), b))
     return _Features(frozenset(content), words, frozenset(numbers), frozenset(number_units),
                      frozenset(number_units | number_labels),
-                     frozenset(mandatory & content | (mandatory & numbers)), negated)
+                     frozenset(mandatory & content | (mandatory & numbers)), negated,
+                     frozenset(polar), tuple(clauses), frozenset(bounds),
+                     tuple(parts))
 
 
 @lru_cache(maxsize=4096)
@@ -339,7 +478,7 @@ def _candidate_windows(claim: _Features, text: str) -> list[tuple[int, int]]:
     n_content, n_words = len(claim.content), len(claim.words)
 
     def may_matter(mask: int) -> bool:
-        if (mask.bit_count() / n_content) >= SUPPORT_COVERAGE:
+        if (mask.bit_count() / n_content) >= min(SUPPORT_COVERAGE, CONTRADICTION_COVERAGE):
             return True
         return bool(n_words) and (mask & word_bits).bit_count() / n_words >= TOPIC_COVERAGE
 
@@ -398,10 +537,8 @@ class HeuristicVerifier:
                 wf = _features(window, sentence_start_exempt=False)
                 covered = cf.content & wf.content
                 coverage = len(covered) / len(cf.content)
-                mandatory_missing = cf.mandatory - wf.content
                 key = (coverage, -len(window))
-                if not mandatory_missing and cf.negated == wf.negated \
-                        and coverage >= SUPPORT_COVERAGE and not _unmatched_quantities(cf, wf):
+                if coverage >= CONTRADICTION_COVERAGE and _support_problem(cf, wf) is None:
                     if best_support is None or key > best_support[0]:
                         best_support = (key, passage.id, window)
                     continue
@@ -411,7 +548,8 @@ class HeuristicVerifier:
                 reason = _contradiction(cf, wf, coverage)
                 if reason and (best_contra is None or (topic, key) > best_contra[0]):
                     best_contra = ((topic, key), passage.id, window, reason)
-        if best_support is not None:
+        if best_support is not None and (best_contra is None
+                                         or best_support[0][0] >= best_contra[0][1][0]):
             _, pid, quote = best_support
             return Verdict("supported", passage_ids=[pid], quote=quote,
                            rationale=f"content-word coverage {best_support[0][0]:.2f}")
@@ -433,6 +571,36 @@ def _unmatched_quantities(cf: _Features, wf: _Features) -> set[tuple[str, str]]:
     return _quantities(cf) - wf.number_labels
 
 
+def _support_problem(cf: _Features, wf: _Features) -> str | None:
+    """Why the window ``wf`` does not support the claim ``cf``, or ``None`` when it does.
+
+    The rules of the module docstring, in order: coverage of the claim's content words,
+    names and numbers, negation per word, quantities and bounds, what is said together."""
+    missing = cf.content - wf.content
+    if cf.mandatory & missing:
+        return f"the passage does not state {', '.join(sorted(cf.mandatory & missing))}"
+    if len(missing) > max(MAX_MISSING_FILLERS if not missing - _FILLERS else 0,
+                          (len(cf.content) - 2) // MISSING_WORD_PER):
+        return f"the passage does not say {', '.join(sorted(missing))}"
+    flipped = sorted(w for w, neg in cf.polar if w in wf.content and (w, neg) not in wf.polar)
+    if flipped:
+        return f"negated on one side only: {', '.join(flipped)}"
+    if _unmatched_quantities(cf, wf):
+        return "a quantity is not stated with its unit"
+    if cf.bounds - wf.bounds:
+        return "a bound (within, more than) is not stated"
+    names = cf.mandatory - cf.numbers
+    for part in cf.parts:
+        for number in part & cf.numbers:
+            named = part & names
+            units = {u for n, u in cf.number_units if n == number and u in _UNITS}
+            rivals = {n for n, u in wf.number_labels if u in units and n != number}
+            if named and not any(number in wp and wp & named for wp in wf.parts) and any(
+                    wp & named & names and wp & rivals for wp in wf.parts):
+                return f"{number} is not said with {', '.join(sorted(part & names))}"
+    return None
+
+
 def _contradiction(cf: _Features, wf: _Features, coverage: float) -> str | None:
     for number, unit in sorted(_unmatched_quantities(cf, wf)):
         other = sorted(n for n, u in _quantities(wf) if u == unit and n != number)
@@ -450,6 +618,11 @@ def _contradiction(cf: _Features, wf: _Features, coverage: float) -> str | None:
         if cf.words and len(cf.words & wf.words) == len(cf.words) and wf.numbers - cf.numbers:
             return (f"number mismatch: the claim says {', '.join(sorted(missing_numbers))}, "
                     f"the passage says {', '.join(sorted(wf.numbers - cf.numbers))}")
-    if cf.negated != wf.negated and coverage >= SUPPORT_COVERAGE:
-        return "polarity mismatch: one side is negated"
+    if coverage >= CONTRADICTION_COVERAGE:
+        window_polarity = {}
+        for w, neg in wf.polar:
+            window_polarity.setdefault(w, set()).add(neg)
+        flipped = sorted(w for w, neg in cf.polar if window_polarity.get(w) == {not neg})
+        if flipped:
+            return f"polarity mismatch: negated on one side only ({', '.join(flipped)})"
     return None

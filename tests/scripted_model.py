@@ -40,7 +40,8 @@ AUDIT_CLAIMS = [
 ]
 AUDIT_SUPPORT = {
     AUDIT_CLAIMS[0]: ("p-2071",
-                      "Audit log export is available on the Business and Enterprise plans."),
+                      "Audit log export is available on the Business and Enterprise plans. "
+                      "Exports are delivered to a customer-owned S3 bucket."),
     AUDIT_CLAIMS[1]: ("p-2072",
                       "Configure the destination bucket under Settings > Security > Audit Log "
                       "Export."),

@@ -16,7 +16,11 @@ from pytest_faithfulness.calibration import (
     report,
 )
 
-PASSAGE = [{"id": "e1", "text": "Alpha is red. Beta is blue. Gamma is green."}]
+# The scripted judge quotes the claim itself, so the passage holds each claim it judges
+# supported or contradicted (check_verdict accepts only a quote that states the claim).
+PASSAGE = [{"id": "e1", "text": "Alpha is red. Beta is blue. Gamma is green. c1 Alpha is red. "
+                                "c2 Beta is blue. c4 Alpha is blue. c7 Omega is gold. "
+                                "a1 ok claim a4 missed claim"}]
 # (claim, human label, what the scripted judge says)
 CLAIMS = [
     ("c1 Alpha is red.", "supported", "supported"),
@@ -49,7 +53,7 @@ class ScriptedJudge:
         label = LABELS[claim.split()[0]]
         if label == "unsupported":
             return Verdict("unsupported")
-        return Verdict(label, passage_ids=["e1"], quote="Alpha is red. Beta is blue. Gamma is green.")
+        return Verdict(label, passage_ids=["e1"], quote=claim)
     def describe(self):
         return "scripted"
 
@@ -110,7 +114,7 @@ def test_figures_match_the_hand_computed_confusion_matrix(labelled):
         "*faithfulness calibration*",
         "answer level: 4 records, 0 errored; balanced accuracy (faithful vs hallucinated) 0.500*",
         "claim level: 8 records, 0 errored; balanced accuracy (supported vs not) 0.733*",
-        "  c7: human unsupported, judge supported: quote \"Alpha is red. Beta is blue. Gamma is green.\" | c7 Omega is gold.",
+        "  c7: human unsupported, judge supported: quote \"c7 Omega is gold.\" | c7 Omega is gold.",
     ])
 
 

@@ -19,7 +19,7 @@ CLAIMS = [
     "Audit log exports are retained in the customer's bucket indefinitely.",
 ]
 SUPPORT = {
-    CLAIMS[0]: ("p-2071", "Audit log export is available on the Business and Enterprise plans."),
+    CLAIMS[0]: ("p-2071", "Audit log export is available on the Business and Enterprise plans. Exports are delivered to a customer-owned S3 bucket."),
     CLAIMS[1]: ("p-2072", "Configure the destination bucket under Settings > Security > Audit Log Export."),
     CLAIMS[2]: ("p-2072", "The bucket policy must allow s3:PutObject for our export role."),
 }
