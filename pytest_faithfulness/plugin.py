@@ -56,11 +56,28 @@ def pytest_addhooks(pluginmanager: Any) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "faithfulness: a test that judges answer faithfulness")
-    config.stash[SETTINGS_KEY] = Settings.from_config(config)
+    settings = Settings.from_config(config)
+    config.stash[SETTINGS_KEY] = settings
+    _warn_ignored_options(config, settings)
     tracker = _RunTracker()
     config.stash[RUN_KEY] = tracker
     config.pluginmanager.register(tracker, "faithfulness-run-tracker")
     _budget_ledger(config)
+
+
+def _warn_ignored_options(config: pytest.Config, settings: Settings) -> None:
+    """Warn once at start-up (in the controller) about options the built-in offline judge
+    does not read: a CI job relying on replay's "no judge call" guarantee, or on an API base,
+    should know they do not apply (the offline judge makes no network call anyway)."""
+    if _is_worker(config) or config.pluginmanager.hook.pytest_faithfulness_make_judge \
+            .get_hookimpls():
+        return  # a make_judge hook may read these options its own way
+    ignored = settings.ignored_with_offline_judge()
+    if ignored:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"{', '.join(ignored)} do{'es' if len(ignored) == 1 else ''} not apply to the "
+            f"{settings.judge!r} judge: it runs locally, makes no network call, spends nothing "
+            "and is not cached (these options are for an LLM judge)"), stacklevel=2)
 
 
 def _budget_ledger(config: pytest.Config) -> None:
