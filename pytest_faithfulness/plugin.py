@@ -325,9 +325,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     incomplete = _incomplete_reason(session, exitstatus)
     state = _existing_session(config)
     if state is None:
-        if not (incomplete and settings.outputs_configured()) or _is_worker(config):
-            return  # no answer was judged in this process, and nothing asks for a record
-        state = _session(config)
+        if _is_worker(config) or not (settings.outputs_configured()
+                                      or settings.session_threshold_flags()):
+            return  # no answer was judged, and no output or session threshold asks for one
+        state = _session(config)  # judged nothing: the gate and the outputs still say so
     if incomplete:
         state.mark_incomplete(incomplete if not _is_worker(config) else
                               f"xdist worker {config.workerinput.get('workerid', '?')}: "
@@ -335,9 +336,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _is_worker(config):
         config.workeroutput[WORKER_OUTPUT_KEY] = state.to_payload()
         return
-    state.evaluate_gate()
-    state.evaluate_calibration_gate(settings.min_agreement)
-    git = _ci_gates(config, state)
+    git = _judge_session(config, state)
     state.exitstatus = _exit_status(session.exitstatus, state)
     import os
 
@@ -350,6 +349,31 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                         storage=settings.storage_path, save_name=name, git=git)
     state.exitstatus = _exit_status(session.exitstatus, state)
     session.exitstatus = state.exitstatus
+
+
+def _judge_session(config: pytest.Config, state: FaithfulnessSession) -> Any:
+    """Every gate of the session, each on its own: the session thresholds, the calibration
+    gate, the comparison with the saved run and the conftest gates. One that raises (ours or
+    a plugin's) never stops the others nor the reports: its error becomes a gate failure.
+    Returns the ``runs.saved.GitInfo`` (or ``None``)."""
+    settings = get_settings(config)
+    git = None
+
+    def step(what: str, run: Any) -> Any:
+        try:
+            return run()
+        except Exception as exc:  # fail closed, and keep going: the reports must be written
+            state.add_failures([f"the faithfulness gate could not {what}: "
+                                f"{type(exc).__name__}: {exc}"])
+            return None
+
+    step("apply the session thresholds",
+         lambda: state.evaluate_gate(settings.session_threshold_flags()))
+    step("apply the calibration gate",
+         lambda: state.evaluate_calibration_gate(settings.min_agreement))
+    git = step("compare with the saved run or run the gate hooks",
+               lambda: _ci_gates(config, state))
+    return git
 
 
 def _exit_status(current: int, state: FaithfulnessSession) -> int:
@@ -374,13 +398,15 @@ def _ci_gates(config: pytest.Config, state: FaithfulnessSession) -> Any:
     if settings.baseline is not None:
         state.compare_with(settings.baseline, settings.compare_bounds,
                            baseline_path=settings.baseline_path, git=git)
+    from .gate import gate_hook_reasons
+
     try:
         answers = config.hook.pytest_faithfulness_gate(summary=state.summary(),
                                                        results=list(state.results), config=config)
     except Exception as exc:  # fail closed: a broken custom gate never passes
         answers = [f"a pytest_faithfulness_gate hook raised {type(exc).__name__}: {exc}"]
-    for reasons in answers:
-        state.add_failures(reasons)
+    for answer in answers:  # pluggy leaves out the hooks that returned None
+        state.add_failures(gate_hook_reasons(answer))
     return git
 
 
@@ -405,7 +431,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     colour of the exit status."""
     result = yield
     state = _existing_session(config)
-    if _is_worker(config) or state is None or not (state.results or state.calibration):
+    if _is_worker(config) or state is None:
         return result
     from .reports import terminal, verdict
 
@@ -424,7 +450,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             reporter.write_line(terminal.terminal_text(line))
     failing: list[Any] = []
     unscored: list[Any] = []
-    if state.results:
+    if state.results or not state.calibration:  # a run that judged nothing says so too
         failing = state.answers_failing_own_thresholds()
         unscored = state.unscored_answers()
         thresholds = state.thresholds_applied()

@@ -353,6 +353,18 @@ class Settings:
             ignored.append(f"--faithfulness-cache-mode {self.cache_mode}")
         return ignored
 
+    def session_threshold_flags(self) -> list[str]:
+        """The session-gate options set, as flags (``["--faithfulness-min-mean",
+        "--faithfulness-compare-fail"]``): what a run that judged nothing cannot meet. In a
+        calibration run only ``--faithfulness-min-agreement`` counts (it judges no answer);
+        elsewhere the answer thresholds and ``--faithfulness-compare-fail``."""
+        if self.calibrate:
+            names = ["min_agreement"]
+        else:
+            names = ["min_mean", "max_unsupported_rate", "max_unscored_rate", "compare_fail"]
+        return [f"--faithfulness-{n.replace('_', '-')}" for n in names
+                if getattr(self, n) not in (None, ())]
+
     def outputs_configured(self) -> bool:
         """Whether any report file or saved run was asked for."""
         return bool(self.report or self.markdown or self.html or self.save or self.autosave)

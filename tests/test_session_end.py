@@ -1,0 +1,179 @@
+"""The end of a session fails closed and always leaves its records: a run that judged
+nothing cannot meet a session threshold, a gate hook's answer is read strictly, an error in
+the gate phase never loses a report, answers that missed their own bounds never pass
+silently, and a saved run that failed its gate is never the latest baseline. Real pytest
+runs (``pytester``)."""
+
+from __future__ import annotations
+
+import html
+import json
+
+import pytest
+
+OUTPUTS = ("--faithfulness-report", "r.json", "--faithfulness-markdown", "r.md",
+           "--faithfulness-html", "r.html")
+
+SKIPPED_WITHOUT_SECRET = '''
+import os
+import pytest
+
+@pytest.mark.skipif(not os.environ.get("RAG_URL_NOT_SET_HERE"), reason="no RAG_URL")
+def test_rag(assert_faithful):
+    assert_faithful("The lamp has three brightness levels.", ["The lamp has three brightness levels."])
+'''
+
+ONE_ANSWER = '''
+import pytest
+
+PASSAGES = [{"id": "kb-1", "text": "The lamp has three brightness levels."}]
+
+@pytest.mark.rag
+def test_rag(assert_faithful):
+    assert_faithful("The lamp has three brightness levels.", PASSAGES)
+
+def test_plain():
+    pass
+'''
+
+
+def _assert_failed_everywhere(pytester: pytest.Pytester, result, reason: str) -> dict:
+    """The gate failed with ``reason`` in the terminal, the JSON, Markdown and HTML reports,
+    and the run did not exit 0."""
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*= faithfulness =*", f"GATE FAILED: *{reason}*",
+                                 "*faithfulness: session gate failed*"])
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert report["gate"]["passed"] is False
+    assert any(reason in r for r in report["verdict"]["gate_failures"])
+    for name in ("r.md", "r.html"):
+        text = html.unescape((pytester.path / name).read_text(encoding="utf-8"))
+        text = text.replace("\\", "")  # Markdown escapes
+        assert reason.replace("\\", "") in text and "gate passed" not in text, name
+    return report
+
+
+# Item 6: session thresholds on a run that judged nothing ----------------------------------------
+
+NOTHING = "no answer was judged, so the session thresholds cannot be met"
+
+
+@pytest.mark.parametrize("gate, how", [
+    (["--faithfulness-min-mean", "0.9"], []),  # the report: every test skipped
+    (["--faithfulness-max-unsupported-rate", "0.1"], ["-m", "not rag and not plain"]),
+    (["--faithfulness-max-unscored-rate", "0.5"], ["-k", "nothing_matches_this"]),
+    (["--faithfulness-min-mean", "0.9"], ["-n", "2"]),
+])
+def test_a_session_threshold_on_a_run_that_judged_nothing_fails_and_writes_every_output(
+        pytester, gate, how):
+    pytester.makepyfile(test_skip=SKIPPED_WITHOUT_SECRET, test_one=ONE_ANSWER)
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+                     "markers =\n    rag: needs the RAG service\n")
+    if not how:
+        how = ["test_skip.py"]
+    if how == ["-n", "2"]:
+        how = ["-n", "2", "test_skip.py"]
+    result = pytester.runpytest(*gate, *OUTPUTS, "--faithfulness-save", "main", *how)
+    report = _assert_failed_everywhere(pytester, result, NOTHING)
+    assert gate[0] in " ".join(report["verdict"]["gate_failures"])
+    assert report["summary"]["answers"] == 0
+    result.stdout.fnmatch_lines(["WARNING: run not saved as 'main': no answer was judged*"])
+    assert not (pytester.path / ".faithfulness").exists()  # an empty run is never a baseline
+
+
+def test_a_compare_fail_bound_on_a_run_that_judged_nothing_fails(pytester):
+    pytester.makepyfile(test_skip=SKIPPED_WITHOUT_SECRET, test_one=ONE_ANSWER)
+    assert pytester.runpytest("test_one.py", "--faithfulness-save", "main").ret == 0
+    result = pytester.runpytest("test_skip.py", "--faithfulness-compare-fail", "mean:0.02",
+                                *OUTPUTS)
+    _assert_failed_everywhere(pytester, result, NOTHING + " (--faithfulness-compare-fail)")
+
+
+def test_without_a_threshold_a_run_that_judged_nothing_still_writes_what_was_asked(pytester):
+    pytester.makepyfile(test_skip=SKIPPED_WITHOUT_SECRET)
+    result = pytester.runpytest(*OUTPUTS)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["answers: 0 *", "*faithfulness: session gate passed*"])
+    for name in ("r.json", "r.md", "r.html"):
+        assert (pytester.path / name).is_file(), name
+
+
+def test_a_run_with_no_threshold_and_no_output_stays_silent(pytester):
+    pytester.makepyfile(test_skip=SKIPPED_WITHOUT_SECRET)
+    result = pytester.runpytest()
+    assert result.ret == 0
+    assert "faithfulness" not in result.stdout.str().split("short test summary")[0] \
+        .split("collected")[-1]
+
+
+# Item 8: a gate hook's answer is read strictly, and the gate phase never loses a report ---------
+
+GATE_TESTS = '''
+PASSAGES = [{"id": "kb-1", "text": "The lamp has three brightness levels."}]
+
+def test_supported(assert_faithful):
+    assert_faithful("The lamp has three brightness levels.", PASSAGES)
+'''
+
+
+@pytest.mark.parametrize("body, shown", [
+    ("return True", "True (a bool)"),
+    ("return False", "False (a bool)"),
+    ("return 0", "0 (a int)"),
+    ("return 1", "1 (a int)"),
+    ("return {'reason': 'x'}", "{'reason': 'x'} (a dict)"),
+    ("return ['']", "a list holding '' (a str)"),
+    ("return [None]", "a list holding None (a NoneType)"),
+    ("return ''", "'' (a str): an empty reason"),
+    # invented: a float, and a list with a number among good reasons
+    ("return 0.0", "0.0 (a float)"),
+    ("return ['too many', 3]", "a list holding 3 (a int)"),
+])
+def test_a_gate_hook_answer_of_the_wrong_kind_fails_the_gate_and_loses_no_output(
+        pytester, body, shown):
+    pytester.makeconftest(f'''
+def pytest_faithfulness_gate(summary):
+    {body}
+''')
+    pytester.makepyfile(GATE_TESTS)
+    result = pytester.runpytest(*OUTPUTS, "--faithfulness-save", "main")
+    report = _assert_failed_everywhere(pytester, result,
+                                       "a pytest_faithfulness_gate hook returned")
+    assert any(shown in r for r in report["verdict"]["gate_failures"]), \
+        report["verdict"]["gate_failures"]
+    assert "Traceback" not in result.stdout.str() and "INTERNALERROR" not in result.stdout.str()
+    assert len(list((pytester.path / ".faithfulness").glob("*_main.json"))) == 1
+
+
+@pytest.mark.parametrize("body, reason", [
+    # an iterable that raises while it is read
+    ("def gen():\n        yield 'first'\n        raise RuntimeError('gate data gone')\n"
+     "    return gen()", "that raised RuntimeError when read: gate data gone"),
+    # a reason whose repr raises, inside a list
+    ("class Odd:\n        def __repr__(self):\n            raise ValueError('no repr')\n"
+     "    return [Odd()]", "<unprintable> (a Odd)"),
+    # a hook that raises (already failed closed; still every output)
+    ("raise KeyError('missing metric')",
+     "a pytest_faithfulness_gate hook raised KeyError: 'missing metric'"),
+])
+def test_an_error_in_the_gate_phase_fails_the_gate_and_still_writes_every_output(
+        pytester, body, reason):
+    pytester.makeconftest(f'''
+def pytest_faithfulness_gate(summary):
+    {body}
+''')
+    pytester.makepyfile(GATE_TESTS)
+    result = pytester.runpytest(*OUTPUTS)
+    _assert_failed_everywhere(pytester, result, reason)
+
+
+@pytest.mark.parametrize("body", ["return None", "return []", "return ()", "pass"])
+def test_a_gate_hook_that_holds_passes(pytester, body):
+    pytester.makeconftest(f'''
+def pytest_faithfulness_gate(summary):
+    {body}
+''')
+    pytester.makepyfile(GATE_TESTS)
+    result = pytester.runpytest(*OUTPUTS)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*faithfulness: session gate passed*"])
