@@ -291,11 +291,37 @@ class _RunTracker:
 
     def __init__(self) -> None:
         self.finished: set[str] = set()
+        self.failed: set[str] = set()  # a phase failed (setup, call or teardown)
+        self.xfail: set[str] = set()  # marked xfail (xfailed, or xpassed when not strict)
         self.lost_workers: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "teardown":
             self.finished.add(report.nodeid)
+        if report.failed:
+            self.failed.add(report.nodeid)
+        if hasattr(report, "wasxfail"):
+            self.xfail.add(report.nodeid)
+
+    def test_of(self, result: AnswerResult) -> str | None:
+        """The node id of the test that recorded ``result`` (its test id less a ``#n``)."""
+        test_id = result.test_id or ""
+        if test_id in self.finished or "#" not in test_id:
+            return test_id or None
+        return test_id.rsplit("#", 1)[0]
+
+    def by_outcome(self, failing: list[AnswerResult]
+                   ) -> tuple[list[AnswerResult], list[AnswerResult]]:
+        """``(silent, expected)`` of the answers that missed their own thresholds: those
+        whose test did not fail and is not xfail, and those whose test is xfail."""
+        silent, expected = [], []
+        for result in failing:
+            test = self.test_of(result)
+            if test in self.xfail:
+                expected.append(result)
+            elif test not in self.failed:
+                silent.append(result)
+        return silent, expected
 
 
 def _incomplete_reason(session: pytest.Session, exitstatus: int) -> str | None:
@@ -371,9 +397,26 @@ def _judge_session(config: pytest.Config, state: FaithfulnessSession) -> Any:
          lambda: state.evaluate_gate(settings.session_threshold_flags()))
     step("apply the calibration gate",
          lambda: state.evaluate_calibration_gate(settings.min_agreement))
+    step("check the answers that missed their own thresholds",
+         lambda: _silent_misses(config, state))
     git = step("compare with the saved run or run the gate hooks",
                lambda: _ci_gates(config, state))
     return git
+
+
+def _silent_misses(config: pytest.Config, state: FaithfulnessSession) -> None:
+    """Fail the gate for answers that missed their own thresholds in tests that did not fail
+    and are not xfail (an ``AssertionError`` caught, or ``evaluate_many``): a missed bound
+    never passes silently; ``record_only=True`` records without a bound."""
+    silent, _ = config.stash[RUN_KEY].by_outcome(state.answers_failing_own_thresholds())
+    if not silent:
+        return
+    names = [r.test_id or "?" for r in silent]
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    state.add_failures([
+        f"{len(silent)} answer(s) missed their own thresholds without failing their tests "
+        f"({shown}): the AssertionError was caught or the answers came from evaluate_many; "
+        "let the assertion fail, mark the test xfail, or record with record_only=True"])
 
 
 def _exit_status(current: int, state: FaithfulnessSession) -> int:
@@ -465,8 +508,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         if state.report_path is not None:
             reporter.write_line(terminal.terminal_text(f"JSON report: {state.report_path}"))
         _write_ci_lines(reporter, state)
+    silent, expected = config.stash[RUN_KEY].by_outcome(failing)
     outcome = verdict.run_verdict(failures, incomplete=incomplete, failing=failing,
-                                  unscored=unscored, exit_failed=exit_failed)
+                                  unscored=unscored, exit_failed=exit_failed, silent=silent,
+                                  expected=expected)
     lines = terminal.verdict_lines(failures, outcome)
     for line in lines[:-1]:
         reporter.write_line(line, red=True, bold=True)

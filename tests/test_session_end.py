@@ -177,3 +177,94 @@ def pytest_faithfulness_gate(summary):
     result = pytester.runpytest(*OUTPUTS)
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*faithfulness: session gate passed*"])
+
+
+# Item 9: answers that missed their own thresholds in tests that did not fail --------------------
+
+PASSAGES = '[{"id": "kb-1", "text": "The lamp has three brightness levels."}]'
+CONTRADICTED = '"The lamp has five brightness levels."'
+
+
+@pytest.mark.parametrize("body", [
+    # the report: the assertion's AssertionError caught
+    f'''try:
+        assert_faithful({CONTRADICTED}, {PASSAGES})
+    except AssertionError:
+        pass''',
+    # the report: evaluate_many with a contradicted answer (strict default)
+    f"assert_faithful.evaluate_many([({CONTRADICTED}, {PASSAGES})])",
+    # invented: pytest.raises around the assertion
+    f'''with pytest.raises(AssertionError):
+        assert_faithful({CONTRADICTED}, {PASSAGES})''',
+    # invented: evaluate_many with an explicit min_score the answer misses
+    f"assert_faithful.evaluate_many([({CONTRADICTED}, {PASSAGES})], min_score=0.5)",
+])
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]])
+def test_an_answer_that_missed_its_bounds_in_a_passing_test_fails_the_gate_truthfully(
+        pytester, body, xdist):
+    pytester.makepyfile(f'''
+import pytest
+
+def test_one(assert_faithful):
+    {body}
+
+def test_two(assert_faithful):
+    {body}
+''')
+    result = pytester.runpytest(*xdist, *OUTPUTS)
+    result.assert_outcomes(passed=2)
+    out = result.stdout.str()
+    assert "expected" not in out
+    _assert_failed_everywhere(pytester, result,
+                              "2 answer(s) missed their own thresholds without failing their "
+                              "tests")
+    result.stdout.fnmatch_lines(["*faithfulness: session gate failed (1 reason); 2 answers "
+                                 "missed their own thresholds without failing their tests*"])
+
+
+def test_only_an_xfail_tests_answer_is_described_as_expected(pytester):
+    pytester.makepyfile(f'''
+import pytest
+
+@pytest.mark.xfail(strict=True, reason="a hallucination the judge must catch")
+def test_caught(assert_faithful):
+    assert_faithful({CONTRADICTED}, {PASSAGES})
+''')
+    result = pytester.runpytest()
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*faithfulness: session gate passed; 1 answer missed its own "
+                                 "thresholds, as its xfail test expected*"])
+
+
+@pytest.mark.parametrize("call", [
+    "assert_faithful({a}, {p}, record_only=True)",
+    "assert_faithful.evaluate_many([({a}, {p})], record_only=True)",
+])
+def test_record_only_records_without_a_bound_even_with_an_ini_bound(pytester, call):
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+                     "faithfulness_max_unsupported = 0\nfaithfulness_min_score = 0.9\n")
+    pytester.makepyfile(f'''
+def test_record(assert_faithful):
+    {call.format(a=CONTRADICTED, p=PASSAGES)}
+''')
+    result = pytester.runpytest("--faithfulness-report", "r.json")
+    assert result.ret == 0
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert report["summary"]["answers"] == 1 and report["summary"]["contradicted"] == 1
+
+
+def test_min_score_zero_alone_still_asserts_an_ini_max_unsupported(pytester):
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+                     "faithfulness_max_unsupported = 0\n")
+    pytester.makepyfile(f'''
+import pytest
+
+def test_zero(assert_faithful):
+    assert_faithful({CONTRADICTED}, {PASSAGES}, min_score=0)
+
+def test_record_only_with_a_bound_is_a_mistake(assert_faithful):
+    with pytest.raises(ValueError, match="record_only=True takes no threshold, got min_score"):
+        assert_faithful({CONTRADICTED}, {PASSAGES}, min_score=0, record_only=True)
+''')
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1, passed=1)
