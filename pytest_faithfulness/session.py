@@ -242,6 +242,9 @@ class FaithfulnessSession:
         if self.incomplete_reason:
             self.ci_notes.append(f"WARNING: saved run {path} is marked incomplete: it will not "
                                  "be used as a baseline")
+        elif self.failures:
+            self.ci_notes.append(f"WARNING: saved run {path} failed its gate: it will never be "
+                                 "picked as the latest baseline (name it to compare with it)")
         else:
             self.ci_notes.append(f"saved run: {path}")
         return path

@@ -221,7 +221,7 @@ class Settings:
     compare_bounds: tuple[Any, ...] = ()  # ``runs.compare.CompareFail``, parsed
     baseline: Any = None  # the ``runs.saved.SavedRun`` to compare with, loaded
     baseline_path: Path | None = None
-    compare_note: str | None = None  # e.g. "nothing to compare with" (a warning line)
+    compare_note: str | None = None  # e.g. "nothing to compare with" (warning lines, \n)
 
     # ------------------------------------------------------------------------------------------
     @classmethod
@@ -323,8 +323,10 @@ class Settings:
             return out
         ref = "" if compare in (LATEST, "latest") else compare
         try:
-            path = saved_runs.find_run(storage, ref, rootdir=config.rootpath)
+            path, notes = saved_runs.resolve_run(storage, ref, rootdir=config.rootpath)
             out["baseline"], out["baseline_path"] = saved_runs.load_run(path), path
+            if notes:
+                out["compare_note"] = "\n".join(notes)
         except saved_runs.BaselineError as exc:
             if ref:  # a named run that is not there is a mistake in the command line
                 raise pytest.UsageError(f"--faithfulness-compare (ini faithfulness_compare): "

@@ -268,3 +268,56 @@ def test_record_only_with_a_bound_is_a_mistake(assert_faithful):
 ''')
     result = pytester.runpytest()
     result.assert_outcomes(failed=1, passed=1)
+
+
+# Item 7: a saved run whose gate failed is never the latest baseline -----------------------------
+
+RATCHET = '''
+import os
+
+PASSAGES = [{"id": "kb-1", "text": "The lamp has three brightness levels. It weighs two kilograms."}]
+GOOD = "The lamp has three brightness levels. It weighs two kilograms."
+BAD = "The lamp has three brightness levels. It weighs nine kilograms."
+
+def test_answer(assert_faithful):
+    answer = BAD if os.environ.get("REGRESS") else GOOD
+    assert_faithful(answer, PASSAGES, record_only=True)
+'''
+
+
+@pytest.mark.parametrize("save", [
+    ["--faithfulness-autosave"],  # the report: autosave plus compare-fail
+    ["--faithfulness-save", "main"],  # invented: the README's ratchet (a name, if: always())
+    ["--faithfulness-save", "pr"],  # invented: a different name; the latest still skips it
+])
+def test_a_regressed_run_saved_anyway_never_becomes_the_baseline(pytester, monkeypatch, save):
+    pytester.makepyfile(RATCHET)
+    compare = ["--faithfulness-compare-fail", "mean:0.02"]
+    assert pytester.runpytest(*save).ret == 0  # run 1: good, a baseline
+    monkeypatch.setenv("REGRESS", "1")
+    second = pytester.runpytest(*save, *compare)  # run 2: regressed, fails, saved anyway
+    assert second.ret == pytest.ExitCode.TESTS_FAILED
+    second.stdout.fnmatch_lines(["WARNING: saved run *0002_* failed its gate: it will never "
+                                 "be picked as the latest baseline*", "GATE FAILED: *mean*"])
+    third = pytester.runpytest(*save, *compare)  # run 3: same regression, re-run
+    assert third.ret == pytest.ExitCode.TESTS_FAILED  # still compared with run 1
+    third.stdout.fnmatch_lines(["note: the latest saved run skipped 1 newer run(s) that cannot "
+                                "be a baseline: 0002_* (its gate failed)", "GATE FAILED: *mean*"])
+    if save[-1] == "main":  # the PR side of the README's workflow, by name
+        by_name = pytester.runpytest("--faithfulness-compare=main", *compare)
+        assert by_name.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_naming_a_failed_run_explicitly_compares_with_it_and_warns_loudly(pytester, monkeypatch):
+    pytester.makepyfile(RATCHET)
+    monkeypatch.setenv("REGRESS", "1")
+    assert pytester.runpytest("--faithfulness-save", "bad",
+                              "--faithfulness-min-mean", "0.9").ret == 1
+    for ref in ("1", "0001_bad", ".faithfulness/0001_bad.json", "bad"):
+        result = pytester.runpytest(f"--faithfulness-compare={ref}")
+        assert result.ret == 0, ref
+        result.stdout.fnmatch_lines(["WARNING: comparing with saved run 0001_bad, which FAILED "
+                                     "its gate (mean faithfulness *"])
+    latest = pytester.runpytest("--faithfulness-compare")
+    latest.stdout.fnmatch_lines(["WARNING: nothing to compare with: no complete saved run * "
+                                 "whose gate passed (1 skipped: 0001_bad (its gate failed))*"])
