@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 import threading
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from .gate import GateConfig, gate_failures
@@ -24,7 +24,6 @@ from .judges.protocol import judge_description
 from .records import AnswerResult, SessionSummary
 from .reports.json import json_report, write_json
 from .reports.terminal import summary_lines
-
 
 #: The gate's reason when a run with a session threshold judged nothing.
 NOTHING_JUDGED = "no answer was judged, so the session thresholds cannot be met"

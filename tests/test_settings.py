@@ -225,17 +225,15 @@ def test_an_api_base_that_is_not_an_http_url_is_a_usage_error(pytester, base):
                                  "an http:// or https:// URL*"])
 
 
-def test_pytest_asyncio_loop_scope_is_set_so_runs_here_print_no_deprecation():
-    import tomllib
-    from pathlib import Path
-
-    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
-    ini = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
-    assert ini["asyncio_default_fixture_loop_scope"] == "function"
+def test_pytest_asyncio_loop_scope_is_set_so_runs_here_print_no_deprecation(pytestconfig):
+    """This repository's own pytest run reads the key from pyproject.toml (pytest-asyncio
+    warns on every run when it is unset)."""
+    pytest.importorskip("pytest_asyncio")
+    assert pytestconfig.getini("asyncio_default_fixture_loop_scope") == "function"
 
 
 def test_a_replay_miss_names_both_ways_to_record(tmp_path):
-    from pytest_faithfulness.cache import CacheMiss, CachedJudge
+    from pytest_faithfulness.cache import CachedJudge, CacheMiss
     from pytest_faithfulness.judges.llm import LiteLLMJudge
 
     judge = CachedJudge(LiteLLMJudge("openai/scripted", api_base="http://127.0.0.1:9/v1"),
