@@ -351,9 +351,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     incomplete = _incomplete_reason(session, exitstatus)
     state = _existing_session(config)
     if state is None:
-        if _is_worker(config) or not (settings.outputs_configured()
-                                      or settings.session_threshold_flags()):
+        asked = settings.outputs_configured() or settings.session_threshold_flags()
+        if _is_worker(config) or config.getoption("collectonly", False) or not asked:
             return  # no answer was judged, and no output or session threshold asks for one
+            # (a --collect-only run judges nothing by design)
         state = _session(config)  # judged nothing: the gate and the outputs still say so
     if incomplete:
         state.mark_incomplete(incomplete if not _is_worker(config) else

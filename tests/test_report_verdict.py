@@ -91,8 +91,8 @@ def test_unscored(assert_faithful):
     result = pytester.runpytest("--color=yes")
     result.assert_outcomes(passed=1, xfailed=1)
     line = _verdict_line(result)
-    assert ("faithfulness: session gate passed; 1 answer failed its own thresholds, as its "
-            "test expected; 1 answer not scored (no claims)") in line
+    assert ("faithfulness: session gate passed; 1 answer missed its own thresholds, as its "
+            "xfail test expected; 1 answer not scored (no claims)") in line
     assert GREEN in line
     out = result.stdout.str()
     assert "unscored answers (no claims to score, not in the mean): 1" in out

@@ -321,3 +321,10 @@ def test_naming_a_failed_run_explicitly_compares_with_it_and_warns_loudly(pytest
     latest = pytester.runpytest("--faithfulness-compare")
     latest.stdout.fnmatch_lines(["WARNING: nothing to compare with: no complete saved run * "
                                  "whose gate passed (1 skipped: 0001_bad (its gate failed))*"])
+
+
+def test_a_collect_only_run_is_not_judged(pytester):
+    pytester.makepyfile(test_skip=SKIPPED_WITHOUT_SECRET)
+    result = pytester.runpytest("--co", "--faithfulness-min-mean", "0.9")
+    assert result.ret == 0
+    assert "GATE FAILED" not in result.stdout.str()
