@@ -27,7 +27,7 @@ class FaithfulnessAssertion:
     """What the ``assert_faithful`` fixture returns: call it to judge and assert one answer.
 
     ``assert_faithful(answer, passages, *, min_score=None, max_unsupported=None,
-    require_claims=None)``
+    require_claims=None, record_only=False)``
 
     Args:
         answer: the answer text.
@@ -38,12 +38,22 @@ class FaithfulnessAssertion:
         max_unsupported: most claims that may be not supported (contradicted + unsupported)
             (default: ``--faithfulness-max-unsupported``). When neither bound is given by the
             call, the options or the ini, ``max_unsupported`` is 0: **every claim must be
-            supported** (a contradicted or unsupported claim fails the assertion). Pass
-            ``min_score=0`` to only record an answer without asserting on its claims.
+            supported** (a contradicted or unsupported claim fails the assertion).
+            ``min_score=0`` alone does not turn the assertion off: a
+            ``--faithfulness-max-unsupported`` from the options or the ini still applies.
         require_claims: an answer with no claims fails (default:
             ``--faithfulness-require-claims``, else an unscored answer passes).
+        record_only: judge and record the answer for the session gate and the reports
+            without asserting on its claims: no threshold of the call, the options or the ini
+            applies (passing one as well is a ``ValueError``). An errored answer still fails
+            (a judge fault is never a pass).
 
     ``evaluate_many(cases)`` and ``assert_many(cases)`` judge a batch concurrently.
+
+    An answer that misses its own thresholds in a test that does not fail (its
+    ``AssertionError`` caught, or from ``evaluate_many``) fails the session gate: a missed
+    bound never passes silently. Use ``record_only=True`` to record without a bound, or mark
+    a test that expects a miss ``xfail``.
 
     Returns:
         the ``AnswerResult``, recorded for the session gate whether it passes or not.
@@ -71,12 +81,12 @@ class FaithfulnessAssertion:
 
     def __call__(self, answer: Any, passages: Any, *, min_score: float | None = None,
                  max_unsupported: int | None = None,
-                 require_claims: bool | None = None) -> AnswerResult:
+                 require_claims: bool | None = None, record_only: bool = False) -> AnswerResult:
         from .pipeline import evaluate
         from .reports.terminal import format_answer
 
         __tracebackhide__ = True
-        thresholds = self._thresholds(min_score, max_unsupported, require_claims)
+        thresholds = self._thresholds(min_score, max_unsupported, require_claims, record_only)
         try:
             result = evaluate(answer, passages, self._judge, **self._pipeline_options())
         except (TypeError, ValueError) as exc:
@@ -90,12 +100,16 @@ class FaithfulnessAssertion:
 
     def evaluate_many(self, cases: Any, *, min_score: float | None = None,
                       max_unsupported: int | None = None,
-                      require_claims: bool | None = None) -> list[AnswerResult]:
+                      require_claims: bool | None = None,
+                      record_only: bool = False) -> list[AnswerResult]:
         """Judge many answers concurrently and record each for the gate; never raises on a
-        failing answer (see ``assert_many``).
+        failing answer (see ``assert_many``). The thresholds still apply (as for the
+        assertion): an answer that misses them fails the session gate unless its test fails
+        or is ``xfail``; pass ``record_only=True`` to record without any threshold.
 
         Args:
             cases: ``(answer, passages)`` pairs or dicts with ``answer`` and ``passages``.
+            min_score / max_unsupported / require_claims / record_only: as for the call.
 
         Returns:
             one ``AnswerResult`` per case, in order; test ids are ``<node id>#<n>``.
@@ -105,7 +119,7 @@ class FaithfulnessAssertion:
         """
         from .pipeline import evaluate_many
 
-        thresholds = self._thresholds(min_score, max_unsupported, require_claims)
+        thresholds = self._thresholds(min_score, max_unsupported, require_claims, record_only)
         results = evaluate_many(cases, self._judge, **self._pipeline_options())
         for result in results:
             self._record(result, thresholds, numbered=True)
@@ -135,8 +149,16 @@ class FaithfulnessAssertion:
                 "context_budget_chars": self._context_budget}
 
     def _thresholds(self, min_score: float | None, max_unsupported: int | None,
-                    require_claims: bool | None = None
+                    require_claims: bool | None = None, record_only: bool = False
                     ) -> tuple[float | None, int | None, bool, bool]:
+        if record_only:
+            given = [name for name, value in (("min_score", min_score),
+                                              ("max_unsupported", max_unsupported),
+                                              ("require_claims", require_claims))
+                     if value is not None]
+            if given:
+                raise ValueError(f"record_only=True takes no threshold, got {', '.join(given)}")
+            return None, None, False, False
         min_score = self._min_score if min_score is None else min_score
         max_unsupported = self._max_unsupported if max_unsupported is None else max_unsupported
         if min_score is not None and (isinstance(min_score, bool)

@@ -443,11 +443,11 @@ class CachedJudge:
             if refusal is not None:
                 raise CacheRejected(f"{op}: the cached entry is refused in replay mode: "
                                     f"{refusal} (cache {self.directory}); record it again with "
-                                    "--faithfulness-cache-mode rw")
+                                    "--faithfulness-cache-mode rw (or refresh)")
             unusable = f", which cannot be used: {self._cache.reason}" \
                 if isinstance(self._cache, UnavailableCache) else ""
             raise CacheMiss(f"{op}: no cached verdict in replay mode (cache {self.directory}"
-                            f"{unusable}); record it first with --faithfulness-cache-mode rw")
+                            f"{unusable}); record it first with --faithfulness-cache-mode rw (fills misses) or refresh (judges everything again)")
         return None
 
     def _unseal(self, key: str, raw: Any, model) -> tuple[Any, str | None]:

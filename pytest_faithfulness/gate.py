@@ -116,3 +116,43 @@ def gate_failures(summary: SessionSummary, results: list[AnswerResult],
                        f"{summary.unsupported_answer_rate:.3f} > max "
                        f"{config.max_unsupported_rate:.3f}")
     return reasons
+
+
+def gate_hook_reasons(answer: object) -> list[str]:
+    """The failure reasons in one ``pytest_faithfulness_gate`` hook's answer; fails closed.
+
+    A hook answers ``None`` or ``[]`` (the gate holds), a non-empty reason string, or an
+    iterable of non-empty reason strings. Anything else (a bool, a number, a dict, an empty
+    or ``None`` item, an iterable that raises) is never read as a pass: it becomes a reason
+    naming the bad value, e.g. ``"a pytest_faithfulness_gate hook returned True (a bool); it
+    must return None, a reason string or a list of reason strings"``. Never raises.
+    """
+    def bad(what: str) -> list[str]:
+        return [f"a pytest_faithfulness_gate hook returned {what}; it must return None, a "
+                "non-empty reason string or a list of non-empty reason strings, so the gate "
+                "fails closed"]
+
+    def shown(value: object) -> str:
+        try:
+            text = repr(value)
+        except Exception:  # a repr that raises still names the type
+            text = "<unprintable>"
+        return f"{text[:120]} (a {type(value).__name__})"
+
+    if answer is None:
+        return []
+    if isinstance(answer, str):
+        return [answer] if answer.strip() else bad(f"{shown(answer)}: an empty reason")
+    if isinstance(answer, (bool, int, float, dict, bytes)) or not hasattr(answer, "__iter__"):
+        return bad(shown(answer))
+    reasons: list[str] = []
+    try:
+        items = list(answer)  # type: ignore[call-overload]
+    except Exception as exc:
+        return bad(f"{shown(answer)} that raised {type(exc).__name__} when read: {exc}")
+    for item in items:
+        if isinstance(item, str) and item.strip():
+            reasons.append(item)
+        else:
+            reasons += bad(f"a list holding {shown(item)}")
+    return reasons

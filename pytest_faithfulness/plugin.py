@@ -56,11 +56,28 @@ def pytest_addhooks(pluginmanager: Any) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "faithfulness: a test that judges answer faithfulness")
-    config.stash[SETTINGS_KEY] = Settings.from_config(config)
+    settings = Settings.from_config(config)
+    config.stash[SETTINGS_KEY] = settings
+    _warn_ignored_options(config, settings)
     tracker = _RunTracker()
     config.stash[RUN_KEY] = tracker
     config.pluginmanager.register(tracker, "faithfulness-run-tracker")
     _budget_ledger(config)
+
+
+def _warn_ignored_options(config: pytest.Config, settings: Settings) -> None:
+    """Warn once at start-up (in the controller) about options the built-in offline judge
+    does not read: a CI job relying on replay's "no judge call" guarantee, or on an API base,
+    should know they do not apply (the offline judge makes no network call anyway)."""
+    if _is_worker(config) or config.pluginmanager.hook.pytest_faithfulness_make_judge \
+            .get_hookimpls():
+        return  # a make_judge hook may read these options its own way
+    ignored = settings.ignored_with_offline_judge()
+    if ignored:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"{', '.join(ignored)} do{'es' if len(ignored) == 1 else ''} not apply to the "
+            f"{settings.judge!r} judge: it runs locally, makes no network call, spends nothing "
+            "and is not cached (these options are for an LLM judge)"), stacklevel=2)
 
 
 def _budget_ledger(config: pytest.Config) -> None:
@@ -274,11 +291,37 @@ class _RunTracker:
 
     def __init__(self) -> None:
         self.finished: set[str] = set()
+        self.failed: set[str] = set()  # a phase failed (setup, call or teardown)
+        self.xfail: set[str] = set()  # marked xfail (xfailed, or xpassed when not strict)
         self.lost_workers: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "teardown":
             self.finished.add(report.nodeid)
+        if report.failed:
+            self.failed.add(report.nodeid)
+        if hasattr(report, "wasxfail"):
+            self.xfail.add(report.nodeid)
+
+    def test_of(self, result: AnswerResult) -> str | None:
+        """The node id of the test that recorded ``result`` (its test id less a ``#n``)."""
+        test_id = result.test_id or ""
+        if test_id in self.finished or "#" not in test_id:
+            return test_id or None
+        return test_id.rsplit("#", 1)[0]
+
+    def by_outcome(self, failing: list[AnswerResult]
+                   ) -> tuple[list[AnswerResult], list[AnswerResult]]:
+        """``(silent, expected)`` of the answers that missed their own thresholds: those
+        whose test did not fail and is not xfail, and those whose test is xfail."""
+        silent, expected = [], []
+        for result in failing:
+            test = self.test_of(result)
+            if test in self.xfail:
+                expected.append(result)
+            elif test not in self.failed:
+                silent.append(result)
+        return silent, expected
 
 
 def _incomplete_reason(session: pytest.Session, exitstatus: int) -> str | None:
@@ -308,9 +351,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     incomplete = _incomplete_reason(session, exitstatus)
     state = _existing_session(config)
     if state is None:
-        if not (incomplete and settings.outputs_configured()) or _is_worker(config):
-            return  # no answer was judged in this process, and nothing asks for a record
-        state = _session(config)
+        asked = settings.outputs_configured() or settings.session_threshold_flags()
+        if _is_worker(config) or config.getoption("collectonly", False) or not asked:
+            return  # no answer was judged, and no output or session threshold asks for one
+            # (a --collect-only run judges nothing by design)
+        state = _session(config)  # judged nothing: the gate and the outputs still say so
     if incomplete:
         state.mark_incomplete(incomplete if not _is_worker(config) else
                               f"xdist worker {config.workerinput.get('workerid', '?')}: "
@@ -318,9 +363,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _is_worker(config):
         config.workeroutput[WORKER_OUTPUT_KEY] = state.to_payload()
         return
-    state.evaluate_gate()
-    state.evaluate_calibration_gate(settings.min_agreement)
-    git = _ci_gates(config, state)
+    git = _judge_session(config, state)
     state.exitstatus = _exit_status(session.exitstatus, state)
     import os
 
@@ -333,6 +376,48 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                         storage=settings.storage_path, save_name=name, git=git)
     state.exitstatus = _exit_status(session.exitstatus, state)
     session.exitstatus = state.exitstatus
+
+
+def _judge_session(config: pytest.Config, state: FaithfulnessSession) -> Any:
+    """Every gate of the session, each on its own: the session thresholds, the calibration
+    gate, the comparison with the saved run and the conftest gates. One that raises (ours or
+    a plugin's) never stops the others nor the reports: its error becomes a gate failure.
+    Returns the ``runs.saved.GitInfo`` (or ``None``)."""
+    settings = get_settings(config)
+    git = None
+
+    def step(what: str, run: Any) -> Any:
+        try:
+            return run()
+        except Exception as exc:  # fail closed, and keep going: the reports must be written
+            state.add_failures([f"the faithfulness gate could not {what}: "
+                                f"{type(exc).__name__}: {exc}"])
+            return None
+
+    step("apply the session thresholds",
+         lambda: state.evaluate_gate(settings.session_threshold_flags()))
+    step("apply the calibration gate",
+         lambda: state.evaluate_calibration_gate(settings.min_agreement))
+    step("check the answers that missed their own thresholds",
+         lambda: _silent_misses(config, state))
+    git = step("compare with the saved run or run the gate hooks",
+               lambda: _ci_gates(config, state))
+    return git
+
+
+def _silent_misses(config: pytest.Config, state: FaithfulnessSession) -> None:
+    """Fail the gate for answers that missed their own thresholds in tests that did not fail
+    and are not xfail (an ``AssertionError`` caught, or ``evaluate_many``): a missed bound
+    never passes silently; ``record_only=True`` records without a bound."""
+    silent, _ = config.stash[RUN_KEY].by_outcome(state.answers_failing_own_thresholds())
+    if not silent:
+        return
+    names = [r.test_id or "?" for r in silent]
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    state.add_failures([
+        f"{len(silent)} answer(s) missed their own thresholds without failing their tests "
+        f"({shown}): the AssertionError was caught or the answers came from evaluate_many; "
+        "let the assertion fail, mark the test xfail, or record with record_only=True"])
 
 
 def _exit_status(current: int, state: FaithfulnessSession) -> int:
@@ -353,17 +438,19 @@ def _ci_gates(config: pytest.Config, state: FaithfulnessSession) -> Any:
 
         git = git_info(config.rootpath)
     if settings.compare_note:
-        state.ci_notes.append(settings.compare_note)
+        state.ci_notes.extend(settings.compare_note.splitlines())
     if settings.baseline is not None:
         state.compare_with(settings.baseline, settings.compare_bounds,
                            baseline_path=settings.baseline_path, git=git)
+    from .gate import gate_hook_reasons
+
     try:
         answers = config.hook.pytest_faithfulness_gate(summary=state.summary(),
                                                        results=list(state.results), config=config)
     except Exception as exc:  # fail closed: a broken custom gate never passes
         answers = [f"a pytest_faithfulness_gate hook raised {type(exc).__name__}: {exc}"]
-    for reasons in answers:
-        state.add_failures(reasons)
+    for answer in answers:  # pluggy leaves out the hooks that returned None
+        state.add_failures(gate_hook_reasons(answer))
     return git
 
 
@@ -388,7 +475,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     colour of the exit status."""
     result = yield
     state = _existing_session(config)
-    if _is_worker(config) or state is None or not (state.results or state.calibration):
+    if _is_worker(config) or state is None:
         return result
     from .reports import terminal, verdict
 
@@ -407,7 +494,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             reporter.write_line(terminal.terminal_text(line))
     failing: list[Any] = []
     unscored: list[Any] = []
-    if state.results:
+    if state.results or not state.calibration:  # a run that judged nothing says so too
         failing = state.answers_failing_own_thresholds()
         unscored = state.unscored_answers()
         thresholds = state.thresholds_applied()
@@ -422,8 +509,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         if state.report_path is not None:
             reporter.write_line(terminal.terminal_text(f"JSON report: {state.report_path}"))
         _write_ci_lines(reporter, state)
+    silent, expected = config.stash[RUN_KEY].by_outcome(failing)
     outcome = verdict.run_verdict(failures, incomplete=incomplete, failing=failing,
-                                  unscored=unscored, exit_failed=exit_failed)
+                                  unscored=unscored, exit_failed=exit_failed, silent=silent,
+                                  expected=expected)
     lines = terminal.verdict_lines(failures, outcome)
     for line in lines[:-1]:
         reporter.write_line(line, red=True, bold=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,9 @@ from .judges.protocol import judge_description
 from .records import AnswerResult, SessionSummary
 from .reports.json import json_report, write_json
 from .reports.terminal import summary_lines
+
+#: The gate's reason when a run with a session threshold judged nothing.
+NOTHING_JUDGED = "no answer was judged, so the session thresholds cannot be met"
 
 
 class FaithfulnessSession:
@@ -121,9 +125,19 @@ class FaithfulnessSession:
         """The session metrics over every result so far."""
         return SessionSummary.of(self.results)
 
-    def evaluate_gate(self) -> list[str]:
-        """Apply the gate; stores and returns the reasons it fails (empty: passes)."""
+    def evaluate_gate(self, threshold_flags: Sequence[str] | None = None) -> list[str]:
+        """Apply the gate; stores and returns the reasons it fails (empty: passes).
+
+        A run that judged nothing (no answer, no calibration record) cannot meet a session
+        threshold: it fails, naming the thresholds (``threshold_flags``, the options set;
+        default: this session's ``GateConfig`` thresholds) rather than passing on no data.
+        """
         self.failures = gate_failures(self.summary(), self.results, self.gate)
+        if not self.results and not self.calibration:
+            named = list(threshold_flags) if threshold_flags is not None else \
+                [name for name, value in self.gate.applied() if value != "none"]
+            if named:
+                self.failures.append(f"{NOTHING_JUDGED} ({', '.join(named)})")
         return self.failures
 
     def report(self) -> dict[str, Any]:
@@ -227,6 +241,9 @@ class FaithfulnessSession:
         if self.incomplete_reason:
             self.ci_notes.append(f"WARNING: saved run {path} is marked incomplete: it will not "
                                  "be used as a baseline")
+        elif self.failures:
+            self.ci_notes.append(f"WARNING: saved run {path} failed its gate: it will never be "
+                                 "picked as the latest baseline (name it to compare with it)")
         else:
             self.ci_notes.append(f"saved run: {path}")
         return path
@@ -313,8 +330,9 @@ class FaithfulnessSession:
                       storage: str | Path | None = None, save_name: str | None = None,
                       git: Any = None) -> list[str]:
         """Write every configured output, each on its own: the JSON report (``report_path``),
-        the Markdown summary, the HTML report, the saved run (``save_name`` in ``storage``),
-        then the ``$GITHUB_STEP_SUMMARY`` append. One that fails (any exception) never stops
+        the Markdown summary, the HTML report, the saved run (``save_name`` in ``storage``;
+        never a run that judged no answer: a note says so), then the ``$GITHUB_STEP_SUMMARY``
+        append. Each is written even when no answer was judged. One that fails (any exception) never stops
         the others: its reason becomes a gate failure (``could not write the HTML report
         (PATH): ...``), its temporary file is removed, and the reports already written are
         written again so that they show the failure too.
@@ -329,7 +347,10 @@ class FaithfulnessSession:
             jobs.append(("Markdown summary", markdown, lambda: self.write_markdown(markdown), True))
         if html:
             jobs.append(("HTML report", html, lambda: self.write_html(html), True))
-        if save_name:
+        if save_name and not self.results:
+            self.ci_notes.append(f"WARNING: run not saved as {save_name!r}: no answer was "
+                                 "judged, and an empty run is never a baseline")
+        elif save_name:
             jobs.append(("saved run", storage,
                          lambda: self.save_run(storage or ".faithfulness", save_name, git), False))
         failed: list[str] = []

@@ -113,6 +113,30 @@ def choice(*allowed: str) -> Callable[[Any], str]:
     return parse
 
 
+def url(raw: Any) -> str:
+    """A parser for an ``http://`` or ``https://`` URL with a host (an API base URL).
+
+    ``127.0.0.1:18081/v1`` (no scheme) is refused: an HTTP client would read ``127.0.0.1`` as
+    the scheme and fail only at the first judge call.
+    """
+    from urllib.parse import urlsplit
+
+    value = str(raw).strip()
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError as exc:
+        raise ValueError(f"must be an http:// or https:// URL, got {raw!r} ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"must be an http:// or https:// URL with a host (for example "
+                         f"http://127.0.0.1:8080/v1), got {raw!r}")
+    return value
+
+
+#: Options that only an LLM judge reads: with a built-in offline judge they do nothing.
+LLM_ONLY_OPTIONS = ("api_base", "timeout", "temperature", "budget_usd")
+
+
 @dataclasses.dataclass(frozen=True)
 class Settings:
     """Every setting of the plugin, typed and validated (see the module docstring).
@@ -127,7 +151,8 @@ class Settings:
                         "(experimental, [offline] extra) or a litellm model string such as "
                         "openai/gpt-4o-mini", default="offline")
     api_base: str | None = option("api-base", "OpenAI-compatible base URL for the LLM judge "
-                                  "(default: the provider's)")
+                                  "(default: the provider's), e.g. http://127.0.0.1:8080/v1",
+                                  url)
     timeout: float | None = option("timeout", "seconds per LLM judge request (default 60)",
                                    number(0.001))
     temperature: float | None = option("temperature", "sampling temperature of the LLM judge "
@@ -196,7 +221,7 @@ class Settings:
     compare_bounds: tuple[Any, ...] = ()  # ``runs.compare.CompareFail``, parsed
     baseline: Any = None  # the ``runs.saved.SavedRun`` to compare with, loaded
     baseline_path: Path | None = None
-    compare_note: str | None = None  # e.g. "nothing to compare with" (a warning line)
+    compare_note: str | None = None  # e.g. "nothing to compare with" (warning lines, \n)
 
     # ------------------------------------------------------------------------------------------
     @classmethod
@@ -298,8 +323,10 @@ class Settings:
             return out
         ref = "" if compare in (LATEST, "latest") else compare
         try:
-            path = saved_runs.find_run(storage, ref, rootdir=config.rootpath)
+            path, notes = saved_runs.resolve_run(storage, ref, rootdir=config.rootpath)
             out["baseline"], out["baseline_path"] = saved_runs.load_run(path), path
+            if notes:
+                out["compare_note"] = "\n".join(notes)
         except saved_runs.BaselineError as exc:
             if ref:  # a named run that is not there is a mistake in the command line
                 raise pytest.UsageError(f"--faithfulness-compare (ini faithfulness_compare): "
@@ -314,6 +341,31 @@ class Settings:
 
         return GateConfig(min_mean=self.min_mean, max_unsupported_rate=self.max_unsupported_rate,
                           max_unscored_rate=self.max_unscored_rate)
+
+    def ignored_with_offline_judge(self) -> list[str]:
+        """The options set that the built-in offline judges do not read, as flags, e.g.
+        ``["--faithfulness-api-base", "--faithfulness-cache-mode replay"]``: they make no
+        network call and are not cached, so an LLM option, a budget and a cache mode other
+        than ``rw`` change nothing. Empty for an LLM judge."""
+        if (self.judge or "offline").strip().lower() not in BUILTIN_JUDGES:
+            return []
+        ignored = [f"--faithfulness-{name.replace('_', '-')}" for name in LLM_ONLY_OPTIONS
+                   if getattr(self, name) is not None]
+        if self.cache_mode != "rw":
+            ignored.append(f"--faithfulness-cache-mode {self.cache_mode}")
+        return ignored
+
+    def session_threshold_flags(self) -> list[str]:
+        """The session-gate options set, as flags (``["--faithfulness-min-mean",
+        "--faithfulness-compare-fail"]``): what a run that judged nothing cannot meet. In a
+        calibration run only ``--faithfulness-min-agreement`` counts (it judges no answer);
+        elsewhere the answer thresholds and ``--faithfulness-compare-fail``."""
+        if self.calibrate:
+            names = ["min_agreement"]
+        else:
+            names = ["min_mean", "max_unsupported_rate", "max_unscored_rate", "compare_fail"]
+        return [f"--faithfulness-{n.replace('_', '-')}" for n in names
+                if getattr(self, n) not in (None, ())]
 
     def outputs_configured(self) -> bool:
         """Whether any report file or saved run was asked for."""

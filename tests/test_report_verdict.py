@@ -91,8 +91,8 @@ def test_unscored(assert_faithful):
     result = pytester.runpytest("--color=yes")
     result.assert_outcomes(passed=1, xfailed=1)
     line = _verdict_line(result)
-    assert ("faithfulness: session gate passed; 1 answer failed its own thresholds, as its "
-            "test expected; 1 answer not scored (no claims)") in line
+    assert ("faithfulness: session gate passed; 1 answer missed its own thresholds, as its "
+            "xfail test expected; 1 answer not scored (no claims)") in line
     assert GREEN in line
     out = result.stdout.str()
     assert "unscored answers (no claims to score, not in the mean): 1" in out
@@ -202,8 +202,19 @@ def test_reports_of_a_complete_run_say_what_failed():
      "failed"),
     ({"exit_failed": True}, "session gate passed; the run failed for other reasons (see "
      "pytest's summary)", "failed"),
+    # a passing exit status never makes a miss "expected": only an xfail test expects one
     ({"failing": [1], "exit_failed": False},
-     "session gate passed; 1 answer failed its own thresholds, as its test expected", "passed"),
+     "session gate passed; 1 answer failed its own thresholds", "passed"),
+    ({"failing": [1], "expected": [1], "exit_failed": False},
+     "session gate passed; 1 answer missed its own thresholds, as its xfail test expected",
+     "passed"),
+    ({"failing": [1, 2], "silent": [1, 2], "failures": ["x"], "exit_failed": True},
+     "session gate failed (1 reason); 2 answers missed their own thresholds without failing "
+     "their tests", "failed"),
+    ({"failing": [1, 2, 3], "silent": [2], "expected": [3]},
+     "session gate passed; 1 answer failed its own thresholds; 1 answer missed its own "
+     "thresholds without failing its test; 1 answer missed its own thresholds, as its xfail "
+     "test expected", "failed"),
 ])
 def test_run_verdict_words(kwargs, text, status):
     failures = kwargs.pop("failures", [])

@@ -181,3 +181,64 @@ def test_the_unscored_bound_can_be_lifted_or_set_alone(five):
     alone.stdout.fnmatch_lines(["session thresholds: min mean none, max unsupported rate none, "
                                 "max unscored rate 0.75"])
     assert five.runpytest().ret == 0  # no session threshold: unscored answers are named only
+
+
+# Options the judge does not read, and API base URLs --------------------------------------------
+
+@pytest.mark.parametrize("args, named", [
+    (["--faithfulness-cache-mode", "replay"], "--faithfulness-cache-mode replay"),
+    (["--faithfulness-api-base", "http://127.0.0.1:18081/v1"], "--faithfulness-api-base"),
+    # invented: a timeout and a budget are LLM-only too
+    (["--faithfulness-timeout", "5"], "--faithfulness-timeout"),
+    (["--faithfulness-budget-usd", "1", "--faithfulness-judge", "offline-nli"],
+     "--faithfulness-budget-usd"),
+])
+def test_options_the_offline_judge_ignores_are_named_once_at_start_up(pytester, args, named):
+    pytester.makepyfile(TRIVIAL)
+    if "offline-nli" in args:
+        pytest.importorskip("onnxruntime")
+    result = pytester.runpytest(*args)
+    assert result.ret == 0
+    out = result.stdout.str()
+    assert out.count("not apply to the") == 1
+    result.stdout.fnmatch_lines([f"*{named}* not apply to the 'offline*' judge: it runs "
+                                 "locally, makes no network call*"])
+
+
+def test_an_llm_judge_gets_no_such_warning(pytester):
+    pytester.makepyfile(TRIVIAL)
+    result = pytester.runpytest("--faithfulness-judge", "openai/gpt-4o-mini",
+                                "--faithfulness-api-base", "http://127.0.0.1:9/v1",
+                                "--faithfulness-cache-mode", "replay")
+    assert result.ret == 0
+    assert "not apply to the" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("base", ["127.0.0.1:18081/v1", "localhost:8080",  # no scheme
+                                  "ftp://127.0.0.1/v1", "http://", "http://host:port/v1"])
+def test_an_api_base_that_is_not_an_http_url_is_a_usage_error(pytester, base):
+    pytester.makepyfile(TRIVIAL)
+    result = pytester.runpytest("--faithfulness-judge", "openai/gpt-4o-mini",
+                                "--faithfulness-api-base", base)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--faithfulness-api-base (ini faithfulness_api_base) must be "
+                                 "an http:// or https:// URL*"])
+
+
+def test_pytest_asyncio_loop_scope_is_set_so_runs_here_print_no_deprecation(pytestconfig):
+    """This repository's own pytest run reads the key from pyproject.toml (pytest-asyncio
+    warns on every run when it is unset)."""
+    pytest.importorskip("pytest_asyncio")
+    assert pytestconfig.getini("asyncio_default_fixture_loop_scope") == "function"
+
+
+def test_a_replay_miss_names_both_ways_to_record(tmp_path):
+    from pytest_faithfulness.cache import CachedJudge, CacheMiss
+    from pytest_faithfulness.judges.llm import LiteLLMJudge
+
+    judge = CachedJudge(LiteLLMJudge("openai/scripted", api_base="http://127.0.0.1:9/v1"),
+                        tmp_path / "cache", mode="replay")
+    with pytest.raises(CacheMiss, match=r"--faithfulness-cache-mode rw \(fills misses\) or "
+                                        r"refresh \(judges everything again\)"):
+        judge.decompose("The lamp has three levels.")
+    judge.close()

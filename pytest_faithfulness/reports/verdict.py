@@ -5,6 +5,9 @@ A run is ``incomplete`` when the gate did not see every answer (an interrupted o
 session): it is never called passed. Otherwise the session gate passed or failed, and the
 answers that missed their own thresholds (``assert_faithful(min_score=...)``) are counted
 beside it, because they fail their tests (and so the run) even when the session gate passes.
+Only an answer of an ``xfail`` test is described as expected; one whose test passed anyway
+(its ``AssertionError`` caught, or ``evaluate_many``) is said to have missed its thresholds
+without failing its test.
 Nothing here imports pytest.
 """
 
@@ -48,7 +51,8 @@ def _answers(n: int) -> str:
 
 def run_verdict(failures: Sequence[str], *, incomplete: str | None = None,
                 failing: Sequence[Any] = (), unscored: Sequence[Any] = (),
-                exit_failed: bool | None = None) -> RunVerdict:
+                exit_failed: bool | None = None, silent: Sequence[Any] = (),
+                expected: Sequence[Any] = ()) -> RunVerdict:
     """The run's verdict.
 
     Args:
@@ -58,8 +62,11 @@ def run_verdict(failures: Sequence[str], *, incomplete: str | None = None,
         unscored: the answers with no claims to score.
         exit_failed: whether the run's exit status says it failed, when known (pytest's,
             once the gate has had its say). The verdict then follows it: a failure outside
-            faithfulness is said so, and answers that failed their own thresholds in tests
-            that expected it (``xfail``, ``pytest.raises``) are said to be expected.
+            faithfulness is said so.
+        silent: those of ``failing`` whose tests did not fail (the ``AssertionError`` was
+            caught, or they came from ``evaluate_many``), when known.
+        expected: those of ``failing`` whose tests are ``xfail``: the only ones described as
+            expected.
     """
     parts = []
     if incomplete is not None:
@@ -75,18 +82,25 @@ def run_verdict(failures: Sequence[str], *, incomplete: str | None = None,
     else:
         gate = "passed"
         parts.append("session gate passed")
-    if failing:
-        n = len(failing)
-        said = f"{_answers(n)} failed {'its' if n == 1 else 'their'} own thresholds"
-        if exit_failed is False and gate == "passed":
-            said += f", as {'its test' if n == 1 else 'their tests'} expected"
-        parts.append(said)
+    known = {id(r) for r in silent} | {id(r) for r in expected}
+    failed_tests = [r for r in failing if id(r) not in known]
+    if failed_tests:
+        n = len(failed_tests)
+        parts.append(f"{_answers(n)} failed {'its' if n == 1 else 'their'} own thresholds")
+    if silent:
+        n = len(silent)
+        parts.append(f"{_answers(n)} missed {'its' if n == 1 else 'their'} own thresholds "
+                     f"without failing {'its test' if n == 1 else 'their tests'}")
+    if expected:
+        n = len(expected)
+        parts.append(f"{_answers(n)} missed {'its' if n == 1 else 'their'} own thresholds, "
+                     f"as {'its xfail test' if n == 1 else 'their xfail tests'} expected")
     if unscored:
         parts.append(f"{_answers(len(unscored))} not scored (no claims)")
     status: RunStatus = gate
     if gate == "passed":
         if exit_failed is None:
-            status = "failed" if failing else "passed"
+            status = "failed" if failed_tests or silent else "passed"
         elif exit_failed:
             status = "failed"
             if not failing:

@@ -310,6 +310,55 @@ def incomplete_reason(path: str | Path) -> str | None:
     return None
 
 
+def gate_failures_of(path: str | Path) -> list[str]:
+    """The gate failures saved with the run at ``path`` (empty when its gate passed, or the
+    file cannot be read: ``load_run`` reports that)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    failures = data.get("gate_failures") if isinstance(data, dict) else None
+    return [str(f) for f in failures] if isinstance(failures, list) and failures else []
+
+
+def _answer_count(path: Path) -> int | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return int(data["figures"]["answers"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _not_a_baseline(path: Path) -> str | None:
+    """Why "latest" passes over the saved run at ``path`` (``None``: it may be picked)."""
+    reason = incomplete_reason(path)
+    if reason is not None:
+        return f"incomplete: {reason}"
+    if gate_failures_of(path):
+        return "its gate failed"
+    if _answer_count(path) == 0:
+        return "it judged no answer"
+    return None
+
+
+def _skipped_note(skipped: list[tuple[Path, str]]) -> list[str]:
+    if not skipped:
+        return []
+    shown = ", ".join(f"{p.stem} ({why})" for p, why in skipped[:5])
+    more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+    return [f"note: the latest saved run skipped {len(skipped)} newer run(s) that cannot be a "
+            f"baseline: {shown}{more}"]
+
+
+def _failed_gate_warning(path: Path) -> list[str]:
+    failures = gate_failures_of(path)
+    if not failures:
+        return []
+    return [f"WARNING: comparing with saved run {path.stem}, which FAILED its gate "
+            f"({'; '.join(failures)[:300]}): a regression measured against a failed run can "
+            "hide a worse result"]
+
+
 def _refuse_incomplete(path: Path) -> Path:
     reason = incomplete_reason(path)
     if reason is not None:
@@ -320,8 +369,23 @@ def _refuse_incomplete(path: Path) -> Path:
 
 def find_run(storage: str | Path, ref: str | None = None, *,
              rootdir: str | Path | None = None) -> Path:
-    """Resolve a run reference to a saved run file. Incomplete runs (``SavedRun.complete``
-    false) are never returned: the latest skips them, an explicit reference to one refuses.
+    """``resolve_run`` without its notes."""
+    return resolve_run(storage, ref, rootdir=rootdir)[0]
+
+
+def resolve_run(storage: str | Path, ref: str | None = None, *,
+                rootdir: str | Path | None = None) -> tuple[Path, list[str]]:
+    """Resolve a run reference to a saved run file, with notes for people.
+
+    Incomplete runs (``SavedRun.complete`` false) are never returned: the latest skips them,
+    an explicit reference to one refuses. The latest (no ``ref``, or a run name) also passes
+    over runs whose gate failed or that judged no answer, so that a regressed run saved by
+    ``--faithfulness-autosave`` or an ``if: always()`` step never becomes the baseline that
+    the next run is compared with; a note names the runs skipped. A counter, file stem or
+    path naming a failed run explicitly is returned, with a ``WARNING`` note.
+
+    Returns:
+        ``(path, notes)``: notes are terminal lines, ``WARNING`` first for loud ones.
 
     Args:
         storage: the storage folder.
@@ -336,33 +400,51 @@ def find_run(storage: str | Path, ref: str | None = None, *,
             names an incomplete run (the message says why it is incomplete).
     """
     runs = list_runs(storage)
+
+    def latest(paths: list[Path]) -> tuple[Path | None, list[tuple[Path, str]]]:
+        skipped = []
+        for path in reversed(paths):
+            why = _not_a_baseline(path)
+            if why is None:
+                return path, skipped
+            skipped.append((path, why))
+        return None, skipped
+
+    def explicit(path: Path) -> tuple[Path, list[str]]:
+        return _refuse_incomplete(path), _failed_gate_warning(path)
+
     if not ref:
-        complete = [p for p in reversed(runs) if incomplete_reason(p) is None]
-        if not complete:
-            what = f"complete saved run in {storage} ({len(runs)} incomplete run(s) " \
-                "skipped)" if runs else f"saved run in {storage}"
+        found, skipped = latest(runs)
+        if found is None:
+            what = f"complete saved run in {storage} whose gate passed ({len(runs)} skipped: " \
+                f"{', '.join(f'{p.stem} ({why})' for p, why in skipped[:5])})" if runs \
+                else f"saved run in {storage}"
             raise BaselineError(f"no {what}: save one first with --faithfulness-save NAME or "
-                                "--faithfulness-autosave")
-        return complete[0]
+                                "--faithfulness-autosave, or name one explicitly")
+        return found, _skipped_note(skipped)
     candidates = [Path(ref)] + ([Path(rootdir) / ref] if rootdir is not None else [])
     for candidate in candidates:
         if candidate.suffix == ".json" and candidate.is_file():
-            return _refuse_incomplete(candidate)
+            return explicit(candidate)
     if ref.isdigit():
         for path in runs:
             if int(_RUN_FILE.match(path.name).group(1)) == int(ref):
-                return _refuse_incomplete(path)
+                return explicit(path)
     for path in runs:
         if path.stem == ref or path.name == ref:
-            return _refuse_incomplete(path)
+            return explicit(path)
     try:
         slug = safe_name(ref)
     except ValueError:
         slug = None
     named = [p for p in runs if _RUN_FILE.match(p.name).group(2) == slug]
     if named:
+        found, skipped = latest(named)
+        if found is not None:
+            return found, _skipped_note(skipped)
+        # none under the name can be a baseline: the latest complete one, loudly
         complete = [p for p in reversed(named) if incomplete_reason(p) is None]
-        return complete[0] if complete else _refuse_incomplete(named[-1])
+        return explicit(complete[0] if complete else named[-1])
     saved = ", ".join(p.stem for p in runs[-10:]) or "none"
     raise BaselineError(f"no saved run matches {ref!r} in {storage} (saved: {saved})")
 
