@@ -537,8 +537,14 @@ def test_citation_markers_from_the_decomposer_never_reach_verification(chat_serv
 @pytest.mark.parametrize(("concurrency", "expected"), [(1, 1), (8, 5)])
 def test_verify_calls_run_concurrently_up_to_the_limit(chat_server, concurrency, expected):
     def verify(passages, claim):
+        # hold each reply until `expected` requests are in flight (or 10 s pass), so the
+        # figure does not depend on how loaded the machine is; then a short delay, so that a
+        # client sending more than its limit would be seen
+        deadline = time.monotonic() + 10
+        while chat_server.max_in_flight < expected and time.monotonic() < deadline:
+            time.sleep(0.01)
         reply = evidence_verifier(AUDIT_SUPPORT)(passages, claim)
-        return Reply.json(reply, delay=0.15)
+        return Reply.json(reply, delay=0.05)
 
     chat_server.handler = judge_model(claims_reply(AUDIT_CLAIMS), verify)
 
