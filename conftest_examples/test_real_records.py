@@ -7,7 +7,8 @@ every answer the judge flagged, whether the annotators flagged it too.
 
 ``min_score=0`` here, so these tests fail only when the judge errors: they show what the
 judge says (with no threshold at all, an assertion requires every claim to be supported).
-Make them a gate from the command line, as a CI job would:
+Unlike ``record_only=True``, ``min_score=0`` leaves room for the command line's bounds, so
+they become a gate from the command line, as a CI job would make them:
 
     pytest conftest_examples --faithfulness-max-unsupported 0   # every claim must be supported
     pytest conftest_examples --faithfulness-min-mean 0.8        # session gate on the mean
