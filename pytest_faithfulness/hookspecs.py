@@ -63,5 +63,7 @@ def pytest_faithfulness_gate(summary: Any, results: Any, config: Any) -> Any:
     Returns:
         ``None`` or an empty list when the condition holds; a reason string, or a list of
         reason strings, when it does not (each one fails the session and is reported as
-        ``GATE FAILED: <reason>``).
+        ``GATE FAILED: <reason>``). Anything else (a bool, a number, a dict, an empty or
+        ``None`` item) fails the gate with a reason naming the value, and so does a hook that
+        raises: never a silent pass, and every report is still written.
     """
