@@ -409,7 +409,8 @@ def _silent_misses(config: pytest.Config, state: FaithfulnessSession) -> None:
     """Fail the gate for answers that missed their own thresholds in tests that did not fail
     and are not xfail (an ``AssertionError`` caught, or ``evaluate_many``): a missed bound
     never passes silently; ``record_only=True`` records without a bound."""
-    silent, _ = config.stash[RUN_KEY].by_outcome(state.answers_failing_own_thresholds())
+    silent, expected = config.stash[RUN_KEY].by_outcome(state.answers_failing_own_thresholds())
+    state.silent_misses, state.expected_misses = silent, expected  # for every report's verdict
     if not silent:
         return
     names = [r.test_id or "?" for r in silent]
@@ -509,10 +510,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         if state.report_path is not None:
             reporter.write_line(terminal.terminal_text(f"JSON report: {state.report_path}"))
         _write_ci_lines(reporter, state)
-    silent, expected = config.stash[RUN_KEY].by_outcome(failing)
     outcome = verdict.run_verdict(failures, incomplete=incomplete, failing=failing,
-                                  unscored=unscored, exit_failed=exit_failed, silent=silent,
-                                  expected=expected)
+                                  unscored=unscored, exit_failed=exit_failed,
+                                  silent=state.silent_misses, expected=state.expected_misses)
     lines = terminal.verdict_lines(failures, outcome)
     for line in lines[:-1]:
         reporter.write_line(line, red=True, bold=True)

@@ -52,6 +52,10 @@ class FaithfulnessSession:
         #: why this run did not judge every answer (interrupted, crashed, stopped early);
         #: ``None`` for a complete run. An incomplete run never passes and is never a baseline.
         self.incomplete_reason: str | None = None
+        #: of the answers that missed their own thresholds: those whose tests did not fail
+        #: and are not xfail, and those of xfail tests (set by the pytest side at the end)
+        self.silent_misses: list[AnswerResult] = []
+        self.expected_misses: list[AnswerResult] = []
         #: pytest's exit status once the session has finished (the gate's failure included).
         self.exitstatus: int | None = None
 
@@ -107,7 +111,8 @@ class FaithfulnessSession:
         thresholds applied, the unscored answers and those failing their own thresholds."""
         return {"incomplete": self.incomplete_reason, "thresholds": self.thresholds_applied(),
                 "unscored": self.unscored_answers(),
-                "failing": self.answers_failing_own_thresholds()}
+                "failing": self.answers_failing_own_thresholds(),
+                "silent": self.silent_misses, "expected": self.expected_misses}
 
     def record(self, result: AnswerResult, judge: Any = None) -> None:
         """Keep one answer result (and remember the judge for its counters)."""

@@ -183,8 +183,8 @@ def test_reports_of_a_complete_run_say_what_failed():
     results[0].claims[0].verdict = Verdict("unsupported", rationale="no passage")
     summary = SessionSummary.of(results)
     md = markdown_summary(results, summary, ["j"], [])
-    assert md.startswith("## Faithfulness: ❌ 1 answer failed its own thresholds "
-                         "(session gate passed)\n")
+    assert md.startswith("## Faithfulness: ❌ session gate passed; 1 answer failed its own "
+                         "thresholds")
     assert "| *judge:* no passage |" in md
     page = render_html(results, summary, ["j"], [])
     assert 'class="gate failed" id="gate" data-status="failed"' in page

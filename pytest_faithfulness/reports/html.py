@@ -384,7 +384,8 @@ def _comparison_html(comparison: Any) -> str:
 def render_html(results: list[AnswerResult], summary: SessionSummary, judges: list[str],
                 failures: list[str], comparison: Any = None, *,
                 title: str = "Faithfulness report", incomplete: str | None = None,
-                thresholds: Any = None, unscored: Any = None, failing: Any = None) -> str:
+                thresholds: Any = None, unscored: Any = None, failing: Any = None,
+                silent: Any = (), expected: Any = ()) -> str:
     """The whole report as one HTML document (a ``str``; write it with ``write_html``).
 
     Args:
@@ -400,13 +401,16 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
             ``None``: not stated).
         unscored / failing: the unscored answers and those that failed their own
             thresholds (default: found in ``results``).
+        silent / expected: of ``failing``, those whose tests did not fail and those of
+            ``xfail`` tests (``reports.verdict.run_verdict`` words the verdict by them).
 
     Every text of the run is sanitised and escaped (``_e``); long words wrap (CSS
     ``overflow-wrap:anywhere``), so no text can widen the page.
     """
     unscored = unscored_answers(results) if unscored is None else list(unscored)
     failing = failing_answers(results) if failing is None else list(failing)
-    outcome = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored)
+    outcome = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored,
+                           silent=silent, expected=expected)
     scores = [r.score for r in results if r.score is not None]
     n_fail = sum(1 for r in results if (not r.passed) or r.not_supported > 0)
     n_con = sum(1 for r in results if r.contradicted > 0)

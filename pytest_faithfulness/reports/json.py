@@ -21,7 +21,9 @@ def json_report(results: list[AnswerResult], summary: SessionSummary, judges: li
                 failures: list[str], gate: dict[str, Any], *, incomplete: str | None = None,
                 thresholds: Sequence[tuple[str, str]] | None = None,
                 unscored: Sequence[AnswerResult] | None = None,
-                failing: Sequence[AnswerResult] | None = None) -> dict[str, Any]:
+                failing: Sequence[AnswerResult] | None = None,
+                silent: Sequence[AnswerResult] = (),
+                expected: Sequence[AnswerResult] = ()) -> dict[str, Any]:
     """Everything, every claim and verdict, as a JSON-ready dict.
 
     ``gate`` holds the session thresholds (``GateConfig.model_dump``) and gains: ``status``
@@ -30,13 +32,15 @@ def json_report(results: list[AnswerResult], summary: SessionSummary, judges: li
     ``failures``, ``thresholds`` (``[[name, value], ...]`` as applied), ``verdict`` (the
     run's verdict in words) and the test ids of the ``unscored`` answers and of those
     ``failing`` their own thresholds. ``thresholds``, ``unscored`` and ``failing`` default to
-    what ``gate`` and ``results`` say.
+    what ``gate`` and ``results`` say; ``silent`` and ``expected`` (of ``failing``, those whose
+    tests did not fail, and those of ``xfail`` tests) word the verdict.
     """
     unscored = _unscored(results) if unscored is None else list(unscored)
     failing = failing_answers(results) if failing is None else list(failing)
     if thresholds is None:
         thresholds = thresholds_of_gate(gate)
-    verdict = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored)
+    verdict = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored,
+                           silent=silent, expected=expected)
     index = {id(r): i for i, r in enumerate(results, start=1)}
     answers = []
     for r in results:

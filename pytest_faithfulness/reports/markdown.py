@@ -42,7 +42,9 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
                      max_rows: int = 200, incomplete: str | None = None,
                      thresholds: Sequence[tuple[str, str]] | None = None,
                      unscored: Sequence[AnswerResult] | None = None,
-                     failing: Sequence[AnswerResult] | None = None) -> str:
+                     failing: Sequence[AnswerResult] | None = None,
+                     silent: Sequence[AnswerResult] = (),
+                     expected: Sequence[AnswerResult] = ()) -> str:
     """The run as GitHub-flavoured Markdown (for ``--faithfulness-markdown`` and
     ``$GITHUB_STEP_SUMMARY``): the outcome, the judges, the headline figures with tokens and
     cost, the session thresholds, the gate's reasons, the comparison with a saved run (a
@@ -57,15 +59,18 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
         thresholds: the session thresholds applied (empty: none; ``None``: not stated).
         unscored / failing: the unscored answers and those that failed their own
             thresholds (default: found in ``results``).
+        silent / expected: of ``failing``, those whose tests did not fail and those of
+            ``xfail`` tests (``reports.verdict.run_verdict`` words the verdict by them).
     """
     unscored = unscored_answers(results) if unscored is None else list(unscored)
     failing = failing_answers(results) if failing is None else list(failing)
-    outcome = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored)
+    outcome = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored,
+                           silent=silent, expected=expected)
     heading = _HEADING[outcome.gate]
-    if outcome.gate == "passed" and failing:
-        n = len(failing)
-        heading = (f"❌ {n} answer{'s' if n != 1 else ''} failed "
-                   f"{'its' if n == 1 else 'their'} own thresholds (session gate passed)")
+    if outcome.gate == "passed" and outcome.status == "failed":
+        heading = f"❌ {outcome.text}"
+    elif outcome.gate == "passed" and failing:
+        heading = f"✅ {outcome.text}"
     lines = [f"## Faithfulness: {heading}", ""]
     if incomplete is not None:
         lines += [f"> ⚠️ **Incomplete:** {md_escape(incomplete, 1000)}: the gate did not see "
