@@ -261,3 +261,33 @@ def test_empty_reply_without_a_filter_is_still_an_empty_reply(chat_server):
     assert result.status == "error"
     assert "empty reply" in result.claims[0].note
     assert [parse_request(r)[0] for r in chat_server.requests] == ["decompose", "verify", "verify"]
+
+
+CONFLICTING = {
+    "label and status": {"label": "supported", "status": "contradicted"},
+    "label and verdict": {"label": "Supported", "verdict": "unsupported"},
+    "verdict and status": {"verdict": "supported", "status": "contradicted"},
+}
+
+
+@pytest.mark.parametrize("labels", list(CONFLICTING.values()), ids=list(CONFLICTING))
+def test_a_reply_naming_two_labels_is_never_read_as_the_friendlier_one(chat_server, labels):
+    """Which label the model meant cannot be told: the parse retry, then an error."""
+    reply = {**labels, "passage_ids": ["1"], "quote": "The Orbit blender has a 1.5-litre jar."}
+    chat_server.handler = judge_model(claims_reply([FALSE_CLAIM]),
+                                      lambda p, c: Reply(json.dumps(reply)))
+
+    result = pytest_faithfulness.evaluate(FALSE_CLAIM, ORBIT_PASSAGES,
+                                          make_judge(chat_server, parse_retries=1))
+
+    assert result.status == "error" and not result.passed
+    assert "conflicting labels" in result.claims[0].note
+
+
+def test_one_label_under_another_key_is_still_read(chat_server):
+    reply = {"status": "contradicted", "passage_ids": ["1"],
+             "quote": "The Orbit blender has a 1.5-litre jar."}
+    chat_server.handler = judge_model(claims_reply([FALSE_CLAIM]),
+                                      lambda p, c: Reply(json.dumps(reply)))
+    result = pytest_faithfulness.evaluate(FALSE_CLAIM, ORBIT_PASSAGES, make_judge(chat_server))
+    assert [c.label for c in result.claims] == ["contradicted"]

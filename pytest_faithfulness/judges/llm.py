@@ -114,17 +114,30 @@ def parse_json_reply(text: str | None) -> Any:
 _WHOLE_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)\s*```", re.DOTALL)
 
 
+_LABEL_KEYS = ("label", "verdict", "status")
+
+
 def _unwrap_verdict(value: Any) -> Any:
-    """A verdict list or ``{"verdicts": [...]}`` holding exactly one verdict -> that verdict."""
+    """A verdict list or ``{"verdicts": [...]}`` holding exactly one verdict -> that verdict;
+    ``verdict`` or ``status`` stands for ``label`` when that is missing.
+
+    Raises:
+        ValueError: the reply names two different labels (``"label": "supported"`` beside
+            ``"status": "contradicted"``): which one the model meant cannot be told, so the
+            reply is not read (the parse retry, then an error; never the friendlier label).
+    """
     if isinstance(value, dict) and isinstance(value.get("verdicts"), list):
         value = value["verdicts"]
     if isinstance(value, list) and len(value) == 1:
         value = value[0]
-    if isinstance(value, dict) and "label" not in value:
-        for alias in ("verdict", "status"):
-            if alias in value:
-                value = {**value, "label": value[alias]}
-                break
+    if isinstance(value, dict):
+        given = {key: value[key] for key in _LABEL_KEYS if isinstance(value.get(key), str)}
+        labels = {v.strip().lower() for v in given.values()}
+        if len(labels) > 1:
+            raise ValueError("the reply names conflicting labels: " + ", ".join(
+                f"{k}={v!r}" for k, v in given.items()))
+        if "label" not in value and given:
+            value = {**value, "label": next(iter(given.values()))}
     return value
 
 
