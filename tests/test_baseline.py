@@ -91,9 +91,12 @@ def test_compare_reports_claims_that_regressed_or_recovered_and_answers_added_or
         "  mean faithfulness * 0.875 * 0.625 * -0.250  (worse)",
         "  share of answers with a claim not supported * 0.250 * 0.500 * +0.250  (worse)",
         "  contradicted claims * 0 * 1 * +1  (worse)",
-        "claims that became unsupported or contradicted: 1; recovered: 1",
+        # the added answer's unsupported claim counts: a new or renamed test hides nothing
+        "claims that became unsupported or contradicted: 2; recovered: 1",
         "  test_answers.py::test_answer[[]battery]: faithfulness 0.500 -> 1.000",
         f"    + now supported (was unsupported): {CHARGE}",
+        "  test_answers.py::test_answer[[]bell]: faithfulness n/a -> 0.000 [[]absent -> scored]",
+        "    - now UNSUPPORTED (was absent): The bell is loud.",
         "  test_answers.py::test_answer[[]kestrel]: faithfulness 1.000 -> 0.500",
         f"    - now CONTRADICTED (was absent): {SPEED_32}",
         "  added: test_answers.py::test_answer[[]bell]",
@@ -151,7 +154,7 @@ def test_compare_fail_within_bounds_passes(suite):
     suite.runpytest("--faithfulness-save", "main")
     to_v2(suite)
     result = suite.runpytest("--faithfulness-compare=main", "--faithfulness-compare-fail",
-                             "mean:0.3,unsupported_rate:0.3,worsened:1")
+                             "mean:0.3,unsupported_rate:0.3,worsened:2")  # bell + kestrel
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*faithfulness: session gate passed*"])
 
@@ -248,3 +251,44 @@ def test_compare_answers_matches_claims_by_normalised_text():
         ("B is two.", "unsupported", "supported"), ("D is four.", "unsupported", "absent")]
     assert [(c.text, c.before, c.after) for c in change.relabelled] == [
         ("C is three.", "unsupported", "contradicted")]
+
+
+@pytest.mark.parametrize("renamed", ["test_answer_v2", "test_sale", "TestAnswers.test_answer"])
+def test_a_renamed_test_hides_no_claim_from_the_worsened_bound(pytester, renamed):
+    """Renaming a test while its answer turns wrong is no way around ``worsened:0``."""
+    conftest = """
+import pytest
+from pytest_faithfulness import Decomposition, Verdict
+
+class Judge:
+    def decompose(self, answer):
+        return Decomposition(claims=[answer])
+    def verify(self, claim, passages):
+        if claim == passages[0].text:
+            return Verdict("supported", passage_ids=[passages[0].id], quote=claim)
+        return Verdict("unsupported")
+
+@pytest.fixture(scope="session")
+def faithfulness_judge():
+    return Judge()
+"""
+    pytester.makeconftest(conftest)
+    passages = ["The Kestrel e-bike weighs 23 kg."]
+    pytester.makepyfile(test_x=f"""
+def test_answer(assert_faithful):
+    assert_faithful("The Kestrel e-bike weighs 23 kg.", {passages!r}, record_only=True)
+""")
+    pytester.runpytest("--faithfulness-save", "main").assert_outcomes(passed=1)
+    body = f"""    assert_faithful("The Kestrel e-bike weighs 30 kg.", {passages!r}, record_only=True)
+"""
+    if "." in renamed:
+        cls, name = renamed.split(".")
+        source = f"class {cls}:\n    def {name}(self, assert_faithful):\n    " + body
+    else:
+        source = f"def {renamed}(assert_faithful):\n" + body
+    pytester.makepyfile(test_x=source)
+    result = pytester.runpytest("--faithfulness-compare=main", "--faithfulness-compare-fail",
+                                "worsened:0")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*regression against main: 1 claims that became unsupported or "
+                                 "contradicted > 0 allowed (worsened:0)*"])

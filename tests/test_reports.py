@@ -75,7 +75,7 @@ def test_markdown_summary_file_and_github_step_summary(suite, monkeypatch):
            "&gt; 0.02 allowed (mean:0.02)" in md
     assert "### Compared with main (saved " in md
     assert "| mean faithfulness | 0.875 | 0.625 | **-0.250** 🔻 |" in md
-    assert "Claims that became unsupported or contradicted: **1**; recovered: **1**." in md
+    assert "Claims that became unsupported or contradicted: **2**; recovered: **1**." in md
     assert f"| 1.000 → 0.500 | contradicted (was absent): {SPEED_32} |  |" in md
     assert f"| 0.500 → 1.000 |  | supported (was unsupported): {CHARGE} |" in md
     assert "Added: test\\_answers.py::test\\_answer\\[bell\\]" in md

@@ -134,7 +134,8 @@ class Comparison(_Loose):
 
     @property
     def worsened(self) -> int:
-        """Claims that became unsupported or contradicted, over every matched answer."""
+        """Claims that became unsupported or contradicted, over every answer of this run (a
+        claim of an added answer counts when it is not supported)."""
         return sum(len(a.worsened) for a in self.answers)
 
     @property
@@ -243,6 +244,12 @@ def compare_runs(baseline: SavedRun, current: SavedRun, *,
         matches = old.get(answer.test_id)
         if not matches:
             comparison.added.append(answer.test_id)
+            # a new (or renamed) test's claims that are not supported are worse than the
+            # baseline too: renaming a test never hides them from the ``worsened`` bound
+            change = compare_answers(SavedAnswer(test_id=answer.test_id, status="absent"),
+                                     answer)
+            if change.worsened:
+                comparison.answers.append(change)
             continue
         change = compare_answers(matches.pop(0), answer)
         moved = change.before_status != change.after_status or (
