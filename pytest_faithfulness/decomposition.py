@@ -620,6 +620,11 @@ def _interrogative(text: str) -> bool:
         return True
     if _TAG_QUESTION.search(text) or _DID_YOU_KNOW.match(q):
         return True
+    last = re.split(r"[,;:\u2013\u2014]\s*", q)[-1].split()  # "X is Y, what is yours?"
+    if len(last) > 1 and last[0].lower() != q.split()[0].lower() and (
+            last[0].lower() in _WH_WORDS - {"which", "who", "whom", "whose"}
+            or (last[0].lower() in _AUX and last[1].lower() in _SUBJECT_PRONOUNS)):
+        return True
     if first in _SUBJECT_PRONOUNS and len(words) > 1:
         return False
     return _subject_of(q) is None

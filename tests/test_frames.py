@@ -188,7 +188,10 @@ def test_the_claim_carries_the_reply(answer, claim):
     assert decomposition.claims == [claim]
 
 
-@pytest.mark.parametrize("text", ["Anything else?", "Need help with the refund?",
-                                  "What is your order number?", "Sound good?"])
+@pytest.mark.parametrize("text", [
+    "Anything else?", "Need help with the refund?", "What is your order number?", "Sound good?",
+    "It is fascinating how stores differ, what is your favourite shop?",
+    "That sounds lovely, do you shop there often?",
+])
 def test_interrogatives_and_elliptical_questions_stay_questions(text):
     assert non_assertive_reason(text) == "question"
