@@ -17,8 +17,12 @@ aside with reasons. Rules, in order:
    test (``decomposition.non_assertive_reason``), have no content words at all ("Yes"), or lie
    in Markdown structure (rule 4). A sentence that fails is not set aside: it must be covered
    by claims like any other sentence (rule 5), and when it is not, it becomes a claim with a
-   note saying the decomposer had set it aside. A yes/no question followed by a bare "Yes."
-   or "No." is not set aside: the pair asserts the question's proposition (or its negation).
+   note saying the decomposer had set it aside. A yes/no question followed by an affirmative
+   or negative reply ("Yes.", "Absolutely!", "They can.", "No.") is not set aside: the pair
+   asserts the question's proposition (or its negation), and the question's sentence is
+   covered only by claims that match that statement, negation included
+   (``decomposition.answered_question``). A sentence of declarative word order with a question
+   mark ("Sale items can be refunded?") is a claim, not a question.
 3. **Sources of claims.** A claim's spans are the decomposer's ``claim_spans`` when given and
    inside the answer; otherwise a claim that is text of the answer word for word (normalised
    as in rule 2) gets that text's span, and any other claim is aligned to the answer sentence
@@ -220,12 +224,13 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
         if _inside(start, end, structure):
             continue
         part = _bare_sentence(_remainder(answer, start, end, dropped_spans + markup), ids)
+        statement = _answered(answer, (start, end), units)
+        if statement:  # "Can X be Y? No." is covered by "X cannot be Y.", not by the question
+            part = statement
         features = _features(part)
         if not features.content or coverage.covered(features, unit):
             continue
-        reason = non_assertive_reason(part)
-        if reason == "question" and _answered(answer, (start, end), units):
-            reason = None
+        reason = None if statement else non_assertive_reason(part)
         if reason is not None:  # the local test sets it aside itself, on the record
             dropped.append(DroppedText(text=answer[start:end], spans=[(start, end)],
                                        reason=f"{reason} (set aside by the pipeline)"))
@@ -444,12 +449,14 @@ def _given(reason: str) -> str:
     return "" if reason == _GENERIC else f" ({reason})"
 
 
-def _answered(answer: str, part: Span, units: list[Span]) -> bool:
-    """True when the yes/no question at ``part`` is answered by a bare "Yes."/"No." right
-    after it ("Can X be Y? Yes." asserts "X can be Y.")."""
+def _answered(answer: str, part: Span, units: list[Span]) -> str | None:
+    """The statement the yes/no question at ``part`` and the reply right after it make
+    together ("Can X be Y? No." -> "X cannot be Y.", see ``decomposition.answered_question``),
+    else ``None``."""
     following = next((u for u in units if u[0] >= part[1]), None)
-    return following is not None and answered_question(
-        answer[part[0]:part[1]], answer[following[0]:following[1]]) is not None
+    if following is None:
+        return None
+    return answered_question(answer[part[0]:part[1]], answer[following[0]:following[1]])
 
 
 def _remainder(answer: str, start: int, end: int, dropped: list[Span]) -> str:

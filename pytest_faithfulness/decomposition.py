@@ -30,8 +30,13 @@ rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
    assertions and become declarative claims: "Did you know (that) P?" -> "P."; a negative
    yes/no question "Isn't the X waterproof to 10 m?" -> "The X is waterproof to 10 m." (kept
    as written when its subject cannot be found; not when its subject is you/I/we); a tag
-   question "P, doesn't it?" -> "P."; a yes/no question answered by a bare "Yes."/"No."
-   -> its proposition (or its negation): "Can X be Y? Yes." -> "X can be Y.".
+   question "P, doesn't it?" -> "P."; a yes/no question answered by an affirmative or
+   negative ("Yes.", "Absolutely!", "Of course.", "They can.", "No.", "Not at all.")
+   -> its proposition (or its negation): "Can X be Y? Yes." -> "X can be Y.", "P? No." ->
+   "It is not the case that P."; the bare reply is set aside (``"reply to the question before
+   it"``). Only an interrogative is a question (it opens with an auxiliary, a modal or a
+   wh-word, is a tag question, or is elliptical: "Anything else?"); declarative word order
+   with a "?" ("Sale items can be refunded?") is a claim, its "?" made a full stop.
    A frame is set aside only when nothing factual remains once it is removed
    (``_carries_fact``): a number (digits not inside a name, or a number word) makes the whole
    unit a claim; a clause of its own after ", and/yet/so/because/which ..." (not opening with
@@ -84,7 +89,7 @@ from .text import (
     sentence_spans,
 )
 
-RULES_VERSION = "rules-2026.11-3"
+RULES_VERSION = "rules-2026.11-4"
 
 _AUX = {
     "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "can",
@@ -291,7 +296,8 @@ def non_assertive_reason(text: str) -> str | None:
     rhetorical questions that carry a proposition ("Did you know the X weighs 3 kg?") and
     "I couldn't find X, but Y is Z". Reasons: ``"question"``, ``"greeting or pleasantry"``,
     ``"restates the question"``, ``"lead-in"``, ``"refusal"``, ``"offer of help"``,
-    ``"no words"``. English only (text in other languages asserts unless it has no words).
+    ``"reply to a question"`` (a bare "Yes."/"Not at all."/"They aren't."; what it asserts is
+    read with the question before it), ``"no words"``. English only (text in other languages asserts unless it has no words).
 
     Raises:
         TypeError: ``text`` is not a string.
@@ -306,6 +312,9 @@ def non_assertive_reason(text: str) -> str | None:
             continue
         if i + 1 < len(sentences) and answered_question(sentence.text, sentences[i + 1].text):
             return None
+        if is_bare_reply(sentence.text):  # "No.", "Not at all.", "They aren't."
+            reasons.append("reply to a question")
+            continue
         pieces = _analyse(sentence)
         if any(kind == "claim" for kind, *_ in pieces):
             return None
@@ -482,6 +491,8 @@ def _analyse(m: _Mapped) -> list[tuple[str, str | None, _Mapped, str | None]]:
     lead = [("drop", "opener", o, None) for o in openers if o.text]
 
     if m.text.rstrip("\"'\u201d)").endswith("?"):
+        if not _interrogative(m.text) and _clause_reason(_unquestioned(m.text)) is None:
+            return lead + [("claim", None, m, _unquestioned(m.text))]
         claim = _rhetorical(m) or _question_claim(m)
         if claim is None:
             return [("drop", "question", whole, None)]
@@ -524,6 +535,11 @@ def _analyse(m: _Mapped) -> list[tuple[str, str | None, _Mapped, str | None]]:
     return pieces
 
 
+def _unquestioned(text: str) -> str:
+    """A declarative sentence with its question mark made a full stop."""
+    return re.sub(r"\s*\?+([\"'\u201d)]*)\s*$", r".\1", text.strip())
+
+
 def _rhetorical(m: _Mapped):
     """A claim piece for a question that asserts its proposition, else ``None``."""
     text = m.text
@@ -547,8 +563,75 @@ def _rhetorical(m: _Mapped):
 _POLAR_AUX = "|".join(sorted((a for a in _AUX if a[0].isalpha()), key=len, reverse=True))
 _POLAR = re.compile(rf"^({_POLAR_AUX})\s+(\S.*?)\s*\?$", re.IGNORECASE)
 _WHY = re.compile(r"^(?:why|how come)\s+(\S+)\s+(\S.*?)\s*\?$", re.IGNORECASE)
-_YES_NO = re.compile(r"^(?:(yes|yeah|yep|yup|correct|indeed)|(no|nope))\b(?:\W*$|\s*[,.!:;\u2013\u2014-])",
+#: A reply to a yes/no question: an affirmative or negative word or phrase ("Yes",
+#: "Absolutely", "Of course not"), alone or opening its sentence ("Yes, ..."), or a bare
+#: pronoun + auxiliary ("They are.", "It isn't.").
+_AFFIRMATIVE = (r"yes|yeah|yep|yup|yes indeed|correct|indeed|absolutely|definitely|certainly|"
+                r"sure|of course|that'?s right|right|exactly|true|affirmative")
+_NEGATIVE = (r"no|nope|nah|not at all|not really|never|incorrect|false|"
+             r"(?:absolutely|definitely|certainly|of course|sadly|unfortunately) not")
+_YES_NO = re.compile(rf"^(?:({_NEGATIVE})|({_AFFIRMATIVE}))(?:\W*$|\s*[,.!:;\u2013\u2014-])",
                      re.IGNORECASE)
+_SHORT_REPLY = re.compile(
+    rf"^(?:(?:{_AFFIRMATIVE}|{_NEGATIVE})\s*[,!.]?\s*)?(?:it|they|he|she|we|you|i|that|there)"
+    rf"\s+(?:({_POLAR_AUX})(?:\s+(not))?)\s*[.!]*$", re.IGNORECASE)
+_WH_WORDS = frozenset("what when where which who whom whose why how".split())
+#: First words of elliptical questions ("Anything else?", "Need help?", "Sound good?").
+_ELLIPTICAL = frozenset("any anything anyone anybody need needs want wants sound sounds "
+                        "questions ok okay or so and but right".split())
+
+
+def _reply_polarity(reply: str) -> bool | None:
+    """``True`` for an affirmative reply to a yes/no question, ``False`` for a negative one,
+    ``None`` for anything else."""
+    reply = reply.strip().replace("\u2019", "'")
+    short = _SHORT_REPLY.match(reply)
+    if short:
+        aux = short.group(1).lower()
+        lead = re.match(_NEGATIVE, reply, re.IGNORECASE)
+        return not (short.group(2) or aux in _NEG_AUX or aux in {"cannot"}
+                    or (lead and lead.end() < len(reply) and not reply[lead.end()].isalpha()))
+    answer = _YES_NO.match(reply)
+    if not answer:
+        return None
+    return answer.group(2) is not None
+
+
+def is_bare_reply(reply: str) -> bool:
+    """True when ``reply`` is only an answer to a yes/no question ("Yes.", "Of course!",
+    "They can."), with nothing else in it."""
+    reply = reply.strip().replace("\u2019", "'")
+    return bool(_SHORT_REPLY.match(reply) or re.fullmatch(
+        rf"(?:{_AFFIRMATIVE}|{_NEGATIVE})\W*", reply, re.IGNORECASE))
+
+
+def _interrogative(text: str) -> bool:
+    """True when ``text`` (a sentence ending in "?") is an interrogative: it opens with an
+    auxiliary or modal verb or a wh-word, is a tag question, or is elliptical ("Anything
+    else?", "Need help?", a phrase with no verb). Declarative word order with a question mark
+    ("Sale items can be refunded?") is not: it asserts."""
+    q = text.strip().rstrip("\"'\u201d)").rstrip().rstrip("?").strip()
+    q = _LEAD_CONJ.sub("", q).strip()
+    words = q.replace("\u2019", "'").split()
+    if not words:
+        return True
+    first = words[0].lower().strip(",")
+    if first in _AUX or first in _NEG_AUX or first in _WH_WORDS or first in _ELLIPTICAL:
+        return True
+    if _TAG_QUESTION.search(text) or _DID_YOU_KNOW.match(q):
+        return True
+    last = re.split(r"[,;:\u2013\u2014]\s*", q)[-1].split()  # "X is Y, what is yours?"
+    if len(last) > 1 and last[0].lower() != q.split()[0].lower() and (
+            last[0].lower() in _WH_WORDS - {"which", "who", "whom", "whose"}
+            or (last[0].lower() in _AUX and last[1].lower() in _SUBJECT_PRONOUNS)):
+        return True
+    if first in _SUBJECT_PRONOUNS and len(words) > 1:
+        return False
+    return _subject_of(q) is None
+
+
+_MODAL_AUX = frozenset("can could will would may might must should shall do does did".split())
+_BASE_VERBS = frozenset(_VERB_BASES) | _IMPERATIVES | {"be", "have", "get", "pay", "buy"}
 
 
 def _declarative(aux: str, rest: str, negate: bool = False) -> str | None:
@@ -559,7 +642,10 @@ def _declarative(aux: str, rest: str, negate: bool = False) -> str | None:
     split = None
     if words and words[0].lower() in _SUBJECT_PRONOUNS:
         split = 1
-    else:
+    elif aux in _MODAL_AUX:  # "Can items bought on sale be refunded": the base verb
+        split = next((i for i in range(1, len(words))
+                      if words[i].lower() in _BASE_VERBS), None)
+    if split is None and not (words and words[0].lower() in _SUBJECT_PRONOUNS):
         for i in range(1, len(words)):
             w = words[i].lower()
             if _is_verb(w) or w in _IMPERATIVES or (
@@ -594,13 +680,45 @@ def _question_claim(m: _Mapped):
 
 
 def answered_question(question: str, reply: str) -> str | None:
-    """The statement a yes/no question and the "Yes."/"No." after it make together
-    ("Can sale items be refunded? Yes." -> "Sale items can be refunded."), else ``None``."""
-    polar = _POLAR.match(question.rstrip("\"'\u201d)").rstrip())
-    answer = _YES_NO.match(reply.strip())
-    if not polar or not answer or polar.group(2).split()[0].lower() in {"you", "i", "we"}:
+    """The statement a yes/no question and the reply after it make together, else ``None``.
+
+    The reply is an affirmative or negative ("Yes.", "Absolutely!", "Of course not.", "They
+    can.", "It isn't.", see ``_reply_polarity``). The question is an inverted yes/no question
+    ("Can sale items be refunded? Yes." -> "Sale items can be refunded."; a negative one,
+    "Isn't X Y? Yes." -> "X is Y."; "Will I get a refund? Yes." -> "You will get a refund.")
+    or declarative word order with a question mark ("Refunds take 14 days? No." -> "It is not
+    the case that refunds take 14 days.").
+    """
+    polarity = _reply_polarity(reply)
+    if polarity is None:
         return None
-    return _declarative(polar.group(1), polar.group(2), negate=bool(answer.group(2)))
+    q = question.strip().rstrip("\"'\u201d)").rstrip()
+    if not q.endswith("?"):
+        return None
+    polar = _POLAR.match(q.replace("\u2019", "'"))
+    if polar:
+        aux, rest = polar.group(1).lower(), _second_person(polar.group(2))
+        if aux in _NEG_AUX:
+            aux = _NEG_AUX[aux]
+        return _declarative(aux, rest, negate=not polarity)
+    if _interrogative(q):
+        return None
+    body = q.rstrip("?").strip()
+    if polarity:
+        return _finish_sentence(body)
+    return f"It is not the case that {body[:1].lower() + body[1:]}."
+
+
+def _second_person(text: str) -> str:
+    """The asker's words in the answerer's voice: I/me/my -> you/you/your."""
+    swap = {"i": "you", "me": "you", "my": "your", "mine": "yours", "i'm": "you're"}
+    return re.sub(r"\b(?:i'm|i|me|my|mine)\b", lambda m: swap[m.group(0).lower()], text,
+                  flags=re.IGNORECASE)
+
+
+def _finish_sentence(text: str) -> str:
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 def _conjunct_cuts(text: str) -> list[tuple[int, int]]:
@@ -925,6 +1043,7 @@ class RuleDecomposer:
     def _text(self, text: _Mapped, kind: str, topic: str | None, state: dict):
         out = []
         sentences = [_without_citations(x) for x in _sentences(text)]
+        replied: set[int] = set()
         for i, sentence in enumerate(sentences):
             if not _WORD.search(sentence.text):
                 continue
@@ -932,6 +1051,11 @@ class RuleDecomposer:
                         if i + 1 < len(sentences) else None)
             if answered:  # "Can X be Y? Yes." asserts "X can be Y."
                 out.extend(self._claims(sentence, answered, kind, topic, state))
+                if is_bare_reply(sentences[i + 1].text):
+                    replied.add(i + 1)
+                continue
+            if i in replied:  # "Yes." / "They can.": its meaning is in the claim before it
+                out.append(("reply to the question before it", "", sentence.first()))
                 continue
             for piece_kind, reason, m, override in _analyse(sentence):
                 if piece_kind == "drop":

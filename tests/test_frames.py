@@ -54,6 +54,26 @@ WRONG_IN_A_FRAME = {
         "Can sale items be refunded? Yes.",
         "Are sale items refundable? Yes!",
         "Do gift cards expire? No.",
+        "Can items bought on sale be refunded? Absolutely.",
+        "Can items bought on sale be refunded? Definitely!",
+        "Can items bought on sale be refunded? Certainly.",
+        "Can items bought on sale be refunded? Sure.",
+        "Can items bought on sale be refunded? Of course.",
+        "Can items bought on sale be refunded? Indeed.",
+        "Can items bought on sale be refunded? Correct.",
+        "Can items bought on sale be refunded? Yep.",
+        "Are sale items refundable? They are.",
+        "Is a sale item refundable? It is.",
+        "Can sale items be refunded? They can.",
+        "Will I get a refund on sale items? Yes.",
+        "Isn't a sale item refundable in cash? Yes.",
+        "Do gift cards expire? Of course not!",
+        "Do gift cards expire after one year? They don't.",
+    ],
+    "declarative question": [
+        "Items bought on sale can be refunded in cash?",
+        "Gift cards never expire?",
+        "Sale items are refundable within 30 days?",
     ],
     "markup": [
         "I hope this helps you get your 90-day sale refund.",
@@ -125,3 +145,53 @@ def test_html_markup_is_set_aside_as_markup(offline, answer, markup):
             assert answer[s:e] in d.text
     result = evaluate(answer, POLICY, offline)
     assert result.score == 1
+
+
+SAYS_P = ["Refunds are issued within 14 days of a return being received.",
+          "Gift cards expire after one year.", "Sale items cannot be refunded."]
+SAYS_P_LLM = [{"id": str(i), "text": text} for i, text in enumerate(SAYS_P, 1)]
+#: A statement in declarative word order with "?" and a "No." after it asserts its negation.
+DENIED = [
+    "Refunds are issued within 14 days of a return being received? No.",
+    "Gift cards expire after one year? Nope.",
+    "Sale items cannot be refunded? Not at all.",
+]
+
+
+@pytest.mark.parametrize("answer", DENIED)
+def test_a_denied_statement_is_not_supported_by_the_statement(offline, answer):
+    result = evaluate(answer, SAYS_P, offline)
+    assert result.status == "scored"
+    assert result.score == 0, [(c.text, c.verdict.label) for c in result.claims]
+    assert [d.reason for d in result.dropped] == ["reply to the question before it"]
+
+
+@pytest.mark.parametrize("answer", DENIED)
+def test_a_denied_statement_an_llm_files_under_dropped_is_not_supported(chat_server, answer):
+    chat_server.handler = judge_model(claims_reply([], [answer]), supports_verbatim)
+    result = evaluate(answer, SAYS_P_LLM, make_judge(chat_server))
+    assert result.status == "scored", [(d.text, d.reason) for d in result.dropped]
+    assert result.score == 0, [(c.text, c.verdict.label) for c in result.claims]
+
+
+@pytest.mark.parametrize("answer, claim", [
+    ("Can items bought on sale be refunded? Absolutely.", "Items bought on sale can be refunded."),
+    ("Do gift cards expire? Of course not!", "Gift cards do not expire."),
+    ("Isn't a sale item refundable? Yes.", "A sale item is refundable."),
+    ("Will I get a refund on sale items? Yes.", "You will get a refund on sale items."),
+    ("Gift cards expire after one year? No.",
+     "It is not the case that gift cards expire after one year."),
+    ("Items bought on sale can be refunded in cash?", "Items bought on sale can be refunded in cash."),
+])
+def test_the_claim_carries_the_reply(answer, claim):
+    decomposition = RuleDecomposer().decompose(answer)
+    assert decomposition.claims == [claim]
+
+
+@pytest.mark.parametrize("text", [
+    "Anything else?", "Need help with the refund?", "What is your order number?", "Sound good?",
+    "It is fascinating how stores differ, what is your favourite shop?",
+    "That sounds lovely, do you shop there often?",
+])
+def test_interrogatives_and_elliptical_questions_stay_questions(text):
+    assert non_assertive_reason(text) == "question"
