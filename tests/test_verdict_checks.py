@@ -88,7 +88,7 @@ EVIDENCE = {
 @pytest.mark.parametrize(("claim", "passages", "quote"), list(EVIDENCE.values()),
                          ids=list(EVIDENCE))
 def test_a_quote_that_evidences_the_claim_is_accepted(claim, passages, quote):
-    _, claim_result = judged(claim, passages, quote)
+    result, claim_result = judged(claim, passages, quote)
     assert claim_result.label == "supported", claim_result.note
     assert result.score == 1.0
 
