@@ -267,6 +267,7 @@ _UNIT_IMPLIES = {"rpm": "speed", "kmh": "speed", "mph": "speed", "kg": "weight",
                  "w": "power", "wh": "capacity", "kwh": "capacity", "lumen": "brightness"}
 
 
+@lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         word = word[:-3] + "y"
@@ -397,7 +398,9 @@ def _surface(text: str) -> str:
     """The text ``_features`` tokenises: NFKC, one apostrophe, no thousands commas, no ``_=``,
     magnitudes folded into their number (``$50 million`` -> ``$50000000``, ``50k`` ->
     ``50000``) and a currency sign written as a unit after its number (``$5`` -> ``5 usd``)."""
-    norm = unicodedata.normalize("NFKC", _FORMAT_CHARS.sub("", text)).replace("\u2019", "'")
+    if not text.isascii():
+        text = _FORMAT_CHARS.sub("", text)
+    norm = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
     norm = _MONTH_AFTER.sub(lambda m: f"{m.group(1)} {_month(m.group(2))}", norm)
     norm = _MONTH_BEFORE.sub(lambda m: f"{m.group(2)} {_month(m.group(1))}", norm)
     norm = _MAGNITUDE.sub(_scaled, _THOUSANDS_COMMA.sub("", norm))
@@ -476,16 +479,11 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     number_nouns = set()
     measured = {n for n, u in number_units if u in _UNITS}
     for m in _NUMBER_NOUN.finditer(norm):
-        if _NAME_BEFORE.search(norm, 0, m.start()):
+        if _NAME_BEFORE.search(norm, max(0, m.start() - 40), m.start()):
             continue  # a model number or the like: "Nimbus 4 covers"
-        word = m.group(2).lower()
-        for pattern, repl in _PHRASES:
-            word = pattern.sub(repl, word)
-        word = (_TOKEN.findall(word) or [""])[0]
         num = _number(_NUMBER_WORDS.get(m.group(1).lower(), m.group(1)))
-        if word and num not in measured and not word[0].isdigit() and _is_content(word) \
-                and word not in _NUMBER_WORDS:
-            number_nouns.add((num, _stem(word)))
+        if num not in measured and (word := _counted_word(m.group(2).lower())):
+            number_nouns.add((num, word))
     return _Features(frozenset(content), words, frozenset(numbers), frozenset(number_units),
                      frozenset(number_units | number_labels),
                      frozenset(mandatory & content | (mandatory & numbers)), negated,
@@ -499,6 +497,19 @@ _NUMBER_NOUN = re.compile(
     rf"(?<![\w.])(\d+(?:\.\d+)?|{'|'.join(sorted(_NUMBER_WORDS, key=len, reverse=True))})"
     r"(?:\s+|-)((?:(?![\d_])\w)+)", re.IGNORECASE)
 _NAME_BEFORE = re.compile(r"\b[A-Z][\w-]*\s*\Z")
+
+
+@lru_cache(maxsize=8192)
+def _counted_word(word: str) -> str | None:
+    """The stemmed content word ``_features`` reads ``word`` as (after ``_PHRASES``: "hrs" is
+    "hour"), or ``None`` when it is a stop word, a negation or a number word."""
+    for pattern, repl in _PHRASES:
+        word = pattern.sub(repl, word)
+    tokens = _TOKEN.findall(word)
+    if not tokens or tokens[0] in _NUMBER_WORDS or tokens[0][0].isdigit() \
+            or not _is_content(tokens[0]):
+        return None
+    return _stem(tokens[0])
 
 
 @lru_cache(maxsize=4096)
