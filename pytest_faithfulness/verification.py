@@ -8,24 +8,31 @@ Two things live here:
   (a whole passage or title is exempt from this length rule only) and share
   ``MIN_QUOTE_SHARED_WORDS`` with the claim, always. A ``supported`` quote must also state
   every name and number of the claim, hold at least ``QUOTE_CLAIM_COVERAGE`` of the claim's
-  content words, and negate no shared word the claim does not (negation is scoped to the
-  comma-separated part of a clause). Otherwise the verdict becomes ``unsupported``, with the
-  judge's own verdict and the reason kept beside it.
+  content words (all but one of a claim of three or fewer), negate no shared word the claim
+  does not (negation is scoped to the comma-separated part of a clause), and not stop before
+  the rest of its sentence in the passage negates a word the claim asserts ("Items bought on
+  sale can be" | "exchanged but not refunded"). Otherwise the verdict becomes
+  ``unsupported``, with the judge's own verdict and the reason kept beside it.
 * ``HeuristicVerifier``: the offline judge's verifier. It is a cheap first filter, not natural
   language inference. A one- or two-sentence window of a passage (or its title) supports a
   claim when it holds all of the claim's content words (a claim of ``n`` content words may
   miss ``(n - 2) // MISSING_WORD_PER`` that are neither names nor numbers, or one filler
   word), every name and number, each word with the claim's negation (per clause part), each
   quantity with its unit ("50 million", "$5" and "50k" are numbers with units: magnitudes fold
-  into the number, currency signs are units), each bound ("within 14", "more than 14") as the
-  claim states it, and no number the claim ties to a name that the window ties to another
-  number of that unit ("Pro costs $20, Basic $5" does not support "Basic costs $20").
-  A window about the same thing (``TOPIC_COVERAGE``) with a different number in the same unit,
+  into the number, currency signs are units, "am"/"pm" and a month name before or after a
+  day number are units too, and "per" binds a rate's unit: "$20 per month"), each count with
+  the word right after it ("20 users": the window says 20 just before or after "users"; a
+  number after a name, "Nimbus 4", is not a count), each bound ("within 14", "more than
+  14") as the claim states it, and no number the claim ties to a name that the window ties
+  to another number of that unit ("Pro costs $20, Basic $5" does not support "Basic costs $20").
+  Invisible format characters (Unicode category Cf: soft hyphen, zero-width space, word
+  joiner) are dropped on both sides before tokenising. A window about the same thing
+  (``TOPIC_COVERAGE``) with a different number in the same unit or with the same counted word,
   or, at ``CONTRADICTION_COVERAGE``, a claim word negated on one side only, decides
   ``contradicted`` (also when it covers more of the claim than the best supporting window);
   anything else is ``unsupported``. Not handled without a parser: who did what to whom
   ("Bob founded Acme" against "Alice founded Acme; Bob joined"), model names with digits
-  ("K2"), and a claim of five or more words adding one adjective.
+  ("K2"), and a claim of five or more words adding one adjective (not right after a number).
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from functools import lru_cache
 from .records import Passage, Verdict
 from .text import CJK_CLASS, normalize_ws, passage_sentence_spans, quote_in_passage
 
-HEURISTIC_VERSION = "heuristic-2026.12-3"  # all claim words, negation per clause part, bound numbers
+HEURISTIC_VERSION = "heuristic-2026.12-4"  # am/pm, months, rates, counted nouns; Cf dropped
 
 #: Minimum share of the claim's content words that one evidence window must contain for
 #: ``supported``: all of them...
@@ -64,7 +71,7 @@ MIN_QUOTE_CONTENT_WORDS = 2
 MIN_QUOTE_SHARED_WORDS = 1
 #: A quote that carries ``supported`` holds at least this share of the claim's content words,
 #: and every name and number of the claim.
-QUOTE_CLAIM_COVERAGE = 0.5
+QUOTE_CLAIM_COVERAGE = 0.75
 
 
 def check_verdict(verdict: Verdict, passages: list[Passage],
@@ -143,14 +150,35 @@ def _quote_problem(quote: str, cited: list[Passage], label: str,
     if missing := sorted(cf.mandatory - qf.content):
         return (f"supported verdict's quote {_clip(quote)!r} does not state the claim's "
                 f"{', '.join(missing)}")
-    if len(shared) < QUOTE_CLAIM_COVERAGE * len(cf.content):
+    n = len(cf.content)
+    if len(shared) < (QUOTE_CLAIM_COVERAGE * n if n > 3 else n - 1):
         return (f"supported verdict's quote {_clip(quote)!r} covers {len(shared)} of the "
-                f"claim's {len(cf.content)} content words; needs at least "
-                f"{QUOTE_CLAIM_COVERAGE:.0%}")
+                f"claim's {n} content words; needs at least {QUOTE_CLAIM_COVERAGE:.0%} "
+                "(all but one of three or fewer)")
     if flipped := sorted(w for w, neg in cf.polar if w in qf.content and (w, neg) not in qf.polar):
         return (f"supported verdict's quote {_clip(quote)!r} is negated where the claim is not "
                 f"(or the reverse): {', '.join(flipped)}")
+    for source in sources:
+        rest = _features(_rest_of_sentence(quote, source), sentence_start_exempt=False)
+        if negated := sorted(w for w, neg in cf.polar if not neg and (w, True) in rest.polar):
+            return (f"supported verdict's quote {_clip(quote)!r} stops before the passage "
+                    f"negates {', '.join(negated)}")
     return None
+
+
+_SENTENCE_END = re.compile(r"[.!?\u3002\n](?!\d)")
+
+
+def _rest_of_sentence(quote: str, source: str) -> str:
+    """What follows ``quote``'s first occurrence in ``source`` up to the end of that sentence
+    (both whitespace-normalised); empty when the quote ends its sentence."""
+    text, q = normalize_ws(source), normalize_ws(quote).rstrip()
+    start = text.find(q)
+    if start < 0 or _SENTENCE_END.search(q[-1:] or "."):
+        return ""
+    rest = text[start + len(q):]
+    end = _SENTENCE_END.search(rest)
+    return rest[:end.start()] if end else rest
 
 
 def _bare(text: str) -> str:
@@ -208,6 +236,7 @@ _PHRASES = (
     (re.compile(r"\blit(?:re|er)s?\b"), " l "),
     (re.compile(r"\bdecibels?\b"), " db "),
     (re.compile(r"\bwatts?\b"), " w "),
+    (re.compile(r"(?<=\d)\s*([ap])\.?\s?m\b\.?"), r" \1m "),  # "9 a.m." -> "9 am"
     (re.compile(r"\bhrs?\b"), " hour "),
     (re.compile(r"\bmins?\b(?!imum)"), " minute "),
     (re.compile(r"\bsecs?\b"), " second "),
@@ -226,7 +255,11 @@ _UNITS = frozenset({"percent", "rpm", "kmh", "mph", "kg", "g", "mm", "cm", "km",
                     "month", "year", "gb", "mb", "tb", "ghz", "mhz", "hz", "lumen", "inch",
                     "foot", "feet", "lb", "pound", "dollar", "euro", "usd", "eur", "point",
                     "time", "people", "person", "page", "mile", "seat", "port", "level", "usd",
-                    "gbp", "jpy"})
+                    "gbp", "jpy", "am", "pm", "january", "february", "march", "april", "may",
+                    "june", "july", "august", "september", "october", "november", "december"})
+
+#: Words between a number and the unit of a rate: "$20 per month", "3 days a week".
+_RATE = frozenset({"per", "a", "an", "each", "every"})
 
 #: A quantity's unit names the quantity ("3200 rpm" is a speed), so a passage that gives only
 #: the unit still speaks to a claim that names the quantity.
@@ -234,6 +267,7 @@ _UNIT_IMPLIES = {"rpm": "speed", "kmh": "speed", "mph": "speed", "kg": "weight",
                  "w": "power", "wh": "capacity", "kwh": "capacity", "lumen": "brightness"}
 
 
+@lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         word = word[:-3] + "y"
@@ -263,6 +297,7 @@ class _Features:
     clauses: tuple[frozenset[str], ...]  # content words of each clause
     bounds: frozenset[tuple[str, str]]  # (number, "<=" or ">=") from "within 14", "more than 14"
     parts: tuple[frozenset[str], ...]  # content words of each comma-separated part of a clause
+    number_nouns: frozenset[tuple[str, str]]  # (count, the content word right after it)
 
 
 #: Where a clause ends, for negation scope and for what must be said together: sentence and
@@ -334,11 +369,40 @@ def _scaled(match: re.Match[str]) -> str:
     return value + ("." + rest if rest else "")
 
 
+#: Unicode format characters (category Cf: soft hyphen, zero-width space and joiners, word
+#: joiner, bidi marks, BOM, tags). They are invisible and split no word, so the verifier drops
+#: them before it tokenises ("re\u200bfunded" is "refunded").
+_FORMAT_CHARS = re.compile(
+    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f]")
+#: Month names and their abbreviations, capitalised as dates write them.
+_MONTH = (r"(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+          r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b\.?")
+_DAY = r"(\d{1,2}|\d{4})(?:st|nd|rd|th)?\b"
+#: A month before or after a day number (or a year) is that number's unit: "May 3" and
+#: "3rd of May" both read "3 may", so "May 3" is not "March 3".
+_MONTH_BEFORE = re.compile(rf"\b{_MONTH}\s*{_DAY}(?![.:]\d)")
+_MONTH_AFTER = re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH}")
+_MONTHS = {name[:3]: name for name in ("january", "february", "march", "april", "may", "june",
+                                       "july", "august", "september", "october", "november",
+                                       "december")}
+
+
+def _month(name: str) -> str:
+    return _MONTHS[name[:3].lower()]
+
+
 def _surface(text: str) -> str:
     """The text ``_features`` tokenises: NFKC, one apostrophe, no thousands commas, no ``_=``,
     magnitudes folded into their number (``$50 million`` -> ``$50000000``, ``50k`` ->
     ``50000``) and a currency sign written as a unit after its number (``$5`` -> ``5 usd``)."""
+    if not text.isascii():
+        text = _FORMAT_CHARS.sub("", text)
     norm = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+    norm = _MONTH_AFTER.sub(lambda m: f"{m.group(1)} {_month(m.group(2))}", norm)
+    norm = _MONTH_BEFORE.sub(lambda m: f"{m.group(2)} {_month(m.group(1))}", norm)
     norm = _MAGNITUDE.sub(_scaled, _THOUSANDS_COMMA.sub("", norm))
     norm = _CURRENCY.sub(lambda m: f"{m.group(2)} {_CURRENCY_UNIT[m.group(1)]}", norm)
     return _TOKEN_BREAKERS.sub(" ", norm)
@@ -365,6 +429,8 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
             for j in (i + 1, i + 2):  # "3 days", "3 business days"
                 if j < len(tokens):
                     number_units.add((num, _stem(tokens[j])))
+                    if tokens[j] in _RATE and j + 1 < len(tokens):  # "$20 per month"
+                        number_units.add((num, _stem(tokens[j + 1])))
             if i > 0:  # "max_rpm=3200"
                 number_labels.add((num, _stem(tokens[i - 1])))
             continue
@@ -410,11 +476,40 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
         for i, tok in enumerate(ctoks):
             if tok[0].isdigit() and (b := _bound(ctoks, i)):
                 bounds.add((_number(tok), b))
+    number_nouns = set()
+    measured = {n for n, u in number_units if u in _UNITS}
+    for m in _NUMBER_NOUN.finditer(norm):
+        if _NAME_BEFORE.search(norm, max(0, m.start() - 40), m.start()):
+            continue  # a model number or the like: "Nimbus 4 covers"
+        num = _number(_NUMBER_WORDS.get(m.group(1).lower(), m.group(1)))
+        if num not in measured and (word := _counted_word(m.group(2).lower())):
+            number_nouns.add((num, word))
     return _Features(frozenset(content), words, frozenset(numbers), frozenset(number_units),
                      frozenset(number_units | number_labels),
                      frozenset(mandatory & content | (mandatory & numbers)), negated,
                      frozenset(polar), tuple(clauses), frozenset(bounds),
-                     tuple(parts))
+                     tuple(parts), frozenset(number_nouns))
+
+
+#: A number and the word right after it (a space or hyphen between, no punctuation):
+#: "20 users", "2-year", "two seats".
+_NUMBER_NOUN = re.compile(
+    rf"(?<![\w.])(\d+(?:\.\d+)?|{'|'.join(sorted(_NUMBER_WORDS, key=len, reverse=True))})"
+    r"(?:\s+|-)((?:(?![\d_])\w)+)", re.IGNORECASE)
+_NAME_BEFORE = re.compile(r"\b[A-Z][\w-]*\s*\Z")
+
+
+@lru_cache(maxsize=8192)
+def _counted_word(word: str) -> str | None:
+    """The stemmed content word ``_features`` reads ``word`` as (after ``_PHRASES``: "hrs" is
+    "hour"), or ``None`` when it is a stop word, a negation or a number word."""
+    for pattern, repl in _PHRASES:
+        word = pattern.sub(repl, word)
+    tokens = _TOKEN.findall(word)
+    if not tokens or tokens[0] in _NUMBER_WORDS or tokens[0][0].isdigit() \
+            or not _is_content(tokens[0]):
+        return None
+    return _stem(tokens[0])
 
 
 @lru_cache(maxsize=4096)
@@ -589,6 +684,8 @@ def _support_problem(cf: _Features, wf: _Features) -> str | None:
         return "a quantity is not stated with its unit"
     if cf.bounds - wf.bounds:
         return "a bound (within, more than) is not stated"
+    if unsaid := sorted(cf.number_nouns - wf.number_labels):
+        return "not stated with its number: " + ", ".join(f"{n} {w}" for n, w in unsaid)
     names = cf.mandatory - cf.numbers
     for part in cf.parts:
         for number in part & cf.numbers:
@@ -602,6 +699,11 @@ def _support_problem(cf: _Features, wf: _Features) -> str | None:
 
 
 def _contradiction(cf: _Features, wf: _Features, coverage: float) -> str | None:
+    for number, word in sorted(cf.number_nouns - wf.number_labels):
+        other = sorted(n for n, w in wf.number_nouns if w == word and n != number)
+        if other:
+            return (f"number mismatch: the claim says {number} {word}, the passage says "
+                    f"{', '.join(other)} {word}")
     for number, unit in sorted(_unmatched_quantities(cf, wf)):
         other = sorted(n for n, u in _quantities(wf) if u == unit and n != number)
         if other:

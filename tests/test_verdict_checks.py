@@ -149,8 +149,12 @@ WRONG = {
                       "Refunds are issued within 14 days by express courier."),
     "lifetime-warranty": ("The kettle comes with a 1-year limited warranty.",
                           "The kettle comes with a lifetime warranty."),
-    "added-colour": pytest.param(
-        "The lamp has three brightness levels.", "The lamp has three red brightness levels.",
+    # an adjective added right after a number: the number is stated with the word after it
+    "added-colour": ("The lamp has three brightness levels.",
+                     "The lamp has three red brightness levels."),
+    "added-adjective-elsewhere": pytest.param(
+        "The Model K7 kettle has a brushed steel body.",
+        "The Model K7 kettle has a brushed red steel body.",
         marks=pytest.mark.xfail(strict=True, reason="known limit: a claim of 5 or more content "
                                 "words may add one word that is neither a name nor a number "
                                 "(verification.MISSING_WORD_PER)")),
@@ -198,3 +202,43 @@ def test_the_offline_judge_still_supports_what_the_passage_says(passage, claim):
     result = evaluate(claim, [passage], OfflineJudge())
     assert [c.label for c in result.claims] == ["supported"], [
         c.verdict.rationale for c in result.claims]
+
+
+# --------------------------------------------------------------------------------------------
+# D. A supported quote covers three quarters of the claim and does not stop before a negation.
+
+SALE = [{"id": "p1", "text": "Regular items can be refunded within 30 days. Items bought on sale "
+                             "can be exchanged but not refunded."}]
+PETS = [{"id": "p1", "text": "Pets are allowed on the terrace but not inside."}]
+COVER = [{"id": "p1", "text": "The warranty covers the battery but not the screen."}]
+
+PARTIAL_QUOTES = {
+    "no-subject": (SALE, "Items bought on sale can be refunded within 30 days.",
+                   "can be refunded within 30 days", "covers"),
+    "other-subject": (SALE, "Items bought on sale can be refunded within 30 days.",
+                      "Regular items can be refunded within 30 days.", "covers"),
+    "cut-before-negation": (SALE, "Items bought on sale can be refunded.",
+                            "Items bought on sale can be", "negates refund"),
+    "cut-before-negation-2": (PETS, "Pets are allowed inside.", "Pets are allowed",
+                              "negates insid"),
+    "cut-before-negation-3": (COVER, "The warranty covers the screen.", "The warranty covers the",
+                              "negates screen"),
+}
+
+
+@pytest.mark.parametrize(("passages", "claim", "quote", "why"), list(PARTIAL_QUOTES.values()),
+                         ids=list(PARTIAL_QUOTES))
+def test_a_quote_of_part_of_the_claim_does_not_carry_support(passages, claim, quote, why):
+    result, claim_result = judged(claim, passages, quote)
+    assert claim_result.label == "unsupported" and why in claim_result.note, claim_result.note
+    assert result.score == 0.0
+
+
+@pytest.mark.parametrize(("passages", "claim", "quote"), [
+    (SALE, "Items bought on sale can be exchanged.", "Items bought on sale can be exchanged"),
+    (PETS, "Pets are allowed on the terrace.", "Pets are allowed on the terrace"),
+    (COVER, "The warranty covers the battery.", "The warranty covers the battery"),
+])
+def test_a_quote_whose_sentence_negates_another_word_still_carries_support(passages, claim, quote):
+    _, claim_result = judged(claim, passages, quote)
+    assert claim_result.label == "supported", claim_result.note
