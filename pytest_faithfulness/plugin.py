@@ -478,7 +478,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     state = _existing_session(config)
     if _is_worker(config) or state is None:
         return result
-    from .reports import terminal, verdict
+    from .reports import terminal
 
     incomplete = state.incomplete_reason
     if incomplete is None and exitstatus == pytest.ExitCode.INTERRUPTED:
@@ -493,26 +493,15 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         reporter.section("faithfulness calibration")
         for line in state.calibration_lines():
             reporter.write_line(terminal.terminal_text(line))
-    failing: list[Any] = []
-    unscored: list[Any] = []
     if state.results or not state.calibration:  # a run that judged nothing says so too
-        failing = state.answers_failing_own_thresholds()
-        unscored = state.unscored_answers()
-        thresholds = state.thresholds_applied()
         reporter.section("faithfulness")
-        for line in terminal.summary_lines(state.summary(), state.judges(), failures,
-                                           thresholds=thresholds, unscored=unscored,
-                                           verdict=False):
-            reporter.write_line(line)
         verbose = (config.getoption("verbose", 0) or 0) > 0
-        for line in terminal.failing_answer_lines(state.results, verbose=verbose):
+        for line in state.terminal_lines(verbose=verbose):
             reporter.write_line(line)
         if state.report_path is not None:
             reporter.write_line(terminal.terminal_text(f"JSON report: {state.report_path}"))
         _write_ci_lines(reporter, state)
-    outcome = verdict.run_verdict(failures, incomplete=incomplete, failing=failing,
-                                  unscored=unscored, exit_failed=exit_failed,
-                                  silent=state.silent_misses, expected=state.expected_misses)
+    outcome = state.run_verdict(exit_failed=exit_failed, incomplete=incomplete)
     lines = terminal.verdict_lines(failures, outcome)
     for line in lines[:-1]:
         reporter.write_line(line, red=True, bold=True)

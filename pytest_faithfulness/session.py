@@ -24,6 +24,7 @@ from .judges.protocol import judge_description
 from .records import AnswerResult, SessionSummary
 from .reports.json import json_report, write_json
 from .reports.terminal import summary_lines
+from .reports.verdict import failing_answers, unscored_answers
 
 #: The gate's reason when a run with a session threshold judged nothing.
 NOTHING_JUDGED = "no answer was judged, so the session thresholds cannot be met"
@@ -77,11 +78,11 @@ class FaithfulnessSession:
 
     def answers_failing_own_thresholds(self) -> list[AnswerResult]:
         """The answers that missed their own thresholds (or errored), in recording order."""
-        return [r for r in self.results if not r.passed]
+        return failing_answers(self.results)
 
     def unscored_answers(self) -> list[AnswerResult]:
         """The answers with no claim to score (status ``unscored``), in recording order."""
-        return [r for r in self.results if r.status == "unscored"]
+        return unscored_answers(self.results)
 
     def thresholds_applied(self) -> list[tuple[str, str]]:
         """The session thresholds that applied, as ``(name, value)`` for people (``"none"``
@@ -163,17 +164,33 @@ class FaithfulnessSession:
             return None
         return write_json(self.report_path, self.report())
 
-    def terminal_lines(self) -> list[str]:
-        """Headline figures, thresholds, unscored answers, every failing answer's per-claim
-        report, the gate's reasons and the run's verdict as the last line."""
-        from .reports.terminal import failing_answer_lines, verdict_lines
+    def terminal_lines(self, *, verbose: bool = False) -> list[str]:
+        """The terminal section's body: headline figures, thresholds, unscored answers and
+        every failing answer's per-claim report (with ``verbose``, the judge's rationale);
+        the gate's reasons and the verdict come from ``run_verdict`` after it."""
+        from .reports.terminal import failing_answer_lines
+
+        lines = summary_lines(self.summary(), self.judges(), self.failures, verdict=False,
+                              thresholds=self.thresholds_applied(),
+                              unscored=self.unscored_answers())
+        return lines + failing_answer_lines(self.results, verbose=verbose)
+
+    def run_verdict(self, *, exit_failed: bool | None = None,
+                    incomplete: str | None = None) -> Any:
+        """The run's ``reports.verdict.RunVerdict`` (what every report's last line says).
+
+        Args:
+            exit_failed: whether pytest's exit status says the run failed, when known.
+            incomplete: why the run is incomplete, overriding ``incomplete_reason`` (the
+                terminal knows of an interrupt before the session is told).
+        """
         from .reports.verdict import run_verdict
 
         inputs = self._report_inputs()
-        lines = summary_lines(self.summary(), self.judges(), self.failures, verdict=False,
-                              **inputs)
-        lines += failing_answer_lines(self.results)
-        return lines + verdict_lines(self.failures, run_verdict(self.failures, **inputs))
+        inputs.pop("thresholds")
+        if incomplete is not None:
+            inputs["incomplete"] = incomplete
+        return run_verdict(self.failures, exit_failed=exit_failed, **inputs)
 
     # xdist ----------------------------------------------------------------------------------
     def to_payload(self) -> str:

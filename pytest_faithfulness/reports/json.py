@@ -9,8 +9,13 @@ from typing import Any
 
 from ..records import AnswerResult, SessionSummary
 from .files import write_json
-from .verdict import answer_name, failing_answers, run_verdict, thresholds_of_gate
-from .verdict import unscored_answers as _unscored
+from .verdict import (
+    answer_name,
+    failing_answers,
+    run_verdict,
+    thresholds_of_gate,
+    unscored_answers,
+)
 
 REPORT_SCHEMA = "pytest-faithfulness-report-1"
 
@@ -35,7 +40,7 @@ def json_report(results: list[AnswerResult], summary: SessionSummary, judges: li
     what ``gate`` and ``results`` say; ``silent`` and ``expected`` (of ``failing``, those whose
     tests did not fail, and those of ``xfail`` tests) word the verdict.
     """
-    unscored = _unscored(results) if unscored is None else list(unscored)
+    unscored = unscored_answers(results) if unscored is None else list(unscored)
     failing = failing_answers(results) if failing is None else list(failing)
     if thresholds is None:
         thresholds = thresholds_of_gate(gate)
