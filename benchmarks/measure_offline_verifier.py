@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 
 LOAD_SNIPPETS = {
-    "heuristic": "from pytest_faithfulness.verification import HeuristicVerifier as V; v = V()",
+    "heuristic": "from pytest_faithfulness.judges.heuristic import HeuristicVerifier as V; v = V()",
     "embedding": "from pytest_faithfulness.nli import EmbeddingVerifier as V; v = V()",
     "calibrated": ("from pytest_faithfulness.judges.calibrated import CalibratedVerifier as V; "
                    "v = V()"),
@@ -48,7 +48,7 @@ CANDIDATES = None  # --candidates: windows scored per claim by the embedding ver
 
 def make_verifier(kind: str):
     if kind == "heuristic":
-        from pytest_faithfulness.verification import HeuristicVerifier
+        from pytest_faithfulness.judges.heuristic import HeuristicVerifier
         return HeuristicVerifier()
     if kind == "calibrated":
         from pytest_faithfulness.judges.calibrated import CalibratedVerifier

@@ -4,7 +4,8 @@
   checks, ``judge_description``.
 * ``offline``: ``OfflineJudge`` (``"offline"``, the default): rule-based decomposer and
   the calibrated verifier (``calibrated``, features from ``features``), or the heuristic
-  rules alone (``"offline-heuristic"``); no network, no model download, deterministic.
+  rules alone (``heuristic``, judge ``"offline-heuristic"``); no network, no model
+  download, deterministic. The rules both use are in ``verification``.
 * ``llm``: ``LiteLLMJudge`` (any litellm model string, e.g. ``"openai/gpt-4o-mini"``).
 * ``prompts``: the LLM judge's versioned prompts. ``progress``: a judge wrapper that prints
   each verdict as it arrives (``-v``).

@@ -43,7 +43,6 @@ from ..verification import (
     _TOKEN,
     QUOTE_CLAIM_COVERAGE,
     TOPIC_COVERAGE,
-    HeuristicVerifier,
     _contradiction,
     _Features,
     _features,
@@ -53,6 +52,7 @@ from ..verification import (
     _unmatched_quantities,
     statement_problem,
 )
+from .heuristic import HeuristicVerifier
 
 #: The names of the features, in the order ``claim_features`` returns them.
 FEATURE_NAMES = (

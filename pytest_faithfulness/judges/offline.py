@@ -13,7 +13,7 @@ from typing import Any
 from ..accounting import record as record_usage
 from ..decomposition import RuleDecomposer
 from ..records import Decomposition, Passage, Verdict
-from ..verification import HeuristicVerifier
+from .heuristic import HeuristicVerifier
 
 
 class OfflineJudge:
