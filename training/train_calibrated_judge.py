@@ -249,6 +249,17 @@ def fit_and_save(args, claims, answers, idf, default, rows, answer_rows, t0):
             scores[src + " (answers)"] = bacc(gold, pred)
         return scores
 
+    # Calibration on the held-out split (claim rows, the class-balanced prior the model was
+    # fitted under): expected calibration error over ten equal-width bins, and Brier score.
+    hm = held & np.array([r["answer"] is None for r in rows])
+    wh = balanced_weights([r for r, m in zip(rows, hm) if m])
+    bins = np.minimum((p[hm] * 10).astype(int), 9)
+    ece = sum(abs(np.average(y[hm][bins == b], weights=wh[bins == b])
+                  - np.average(p[hm][bins == b], weights=wh[bins == b])) * wh[bins == b].sum()
+              for b in range(10) if (bins == b).any()) / wh.sum()
+    brier = float(np.average((p[hm] - y[hm]) ** 2, weights=wh))
+    print(f"held-out calibration (class-balanced): ECE {ece:.3f}, Brier {brier:.3f}")
+
     grid = np.round(np.arange(0.20, 0.81, 0.01), 2)
     best_t, best_s = 0.5, -1.0
     for t in grid:
@@ -297,7 +308,8 @@ def fit_and_save(args, claims, answers, idf, default, rows, answer_rows, t0):
                           "mean": [round(float(m), 6) for m in cmu],
                           "scale": [round(float(s), 6) for s in csd], "threshold": best_tc},
         "default_idf": default,
-        "held_out": {"support": held_scores, "contradiction": round(float(best_c), 3)},
+        "held_out": {"support": held_scores, "contradiction": round(float(best_c), 3),
+                     "ece": round(float(ece), 3), "brier": round(brier, 3)},
         "trained_on": {"claims": len(claims), "answers": len(answers), "nli_pairs": args.nli,
                        "seed": SEED},
     }
