@@ -268,7 +268,8 @@ def fit_and_save(args, claims, answers, idf, default, rows, answer_rows, t0):
                              [np.nanmean([v for k, v in s.items() if k.startswith("nli-")])]))
         if m > best_s:
             best_t, best_s = float(t), m
-    held_scores = {k: round(float(v), 3) for k, v in split_scores(best_t).items()}
+    held_scores = {k: round(float(v), 3) for k, v in split_scores(best_t).items()
+                   if not math.isnan(v)}  # WiCE train holds one class only
     pos = held & (y == 1)
     print(f"held-out supported rows: {pos.sum()}, quote check passes {ok[pos].mean():.3f}, "
           f"p >= t {(p[pos] >= best_t).mean():.3f}, both {((p[pos] >= best_t) & ok[pos]).mean():.3f}")
@@ -310,7 +311,8 @@ def fit_and_save(args, claims, answers, idf, default, rows, answer_rows, t0):
         "default_idf": default,
         "held_out": {"support": held_scores, "contradiction": round(float(best_c), 3),
                      "ece": round(float(ece), 3), "brier": round(brier, 3)},
-        "trained_on": {"claims": len(claims), "answers": len(answers), "nli_pairs": args.nli,
+        "trained_on": {"claims": len(claims) - args.nli, "answers": len(answers),
+                       "nli_pairs": args.nli,
                        "seed": SEED},
     }
     MODELS.mkdir(exist_ok=True)

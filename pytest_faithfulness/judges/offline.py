@@ -83,8 +83,8 @@ class OfflineJudge:
 
             return (f"offline calibrated judge {self._verifier.version} (word coverage, numbers, "
                     "negation and quantifiers, weighed by a model trained on public data): "
-                    f"balanced accuracy on the public dev data claims {acc['claims']:.2f}, "
-                    f"answers {acc['answers']:.2f}; a first filter, not NLI")
+                    f"balanced accuracy on the public dev data claims {acc['claims']:.3f}, "
+                    f"answers {acc['answers']:.3f}; a first filter, not NLI")
         if self.verifier == "nli":
             return ("offline embedding judge (MiniLM int8 + a small head trained on public NLI "
                     "data, with the number/name rules), experimental: a first filter, not a "
@@ -92,5 +92,5 @@ class OfflineJudge:
         from ..verification import DEV_BALANCED_ACCURACY as acc
 
         return (f"offline heuristic judge {self._verifier.version} (word coverage, numbers, "
-                f"negation): balanced accuracy on the public dev data claims {acc['claims']:.2f}, "
-                f"answers {acc['answers']:.2f}; a cheap first filter, not NLI")
+                f"negation): balanced accuracy on the public dev data claims {acc['claims']:.3f}, "
+                f"answers {acc['answers']:.3f}; a cheap first filter, not NLI")
