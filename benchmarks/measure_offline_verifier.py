@@ -12,6 +12,11 @@ and the model-based ``nli.EmbeddingVerifier`` it prints:
   source and overall; an answer is predicted hallucinated when at least one of its claims is
   not supported (``pytest_faithfulness.evaluate`` with the ``RuleDecomposer`` and the verifier);
   an answer with no claims is predicted faithful;
+* word overlap, the baseline: the share of the claim's (answer's) content words found in its
+  passages, with the best single threshold chosen on each file itself (flattering it);
+* the quote check's ceiling: how many claims (answers) have a best window that passes the
+  quote check as ``supported``, and the balanced accuracy a verifier would reach supporting
+  exactly the quotable positives;
 * milliseconds per claim (sequential ``verify`` calls over ``claims.jsonl``, this process;
   wall clock and CPU time of all threads, the latter less sensitive to other load) and
   load time (imports + construction, measured in a fresh subprocess).
@@ -107,6 +112,47 @@ def word_overlap(data_dir: Path) -> dict:
     return out
 
 
+def quote_ceiling(data_dir: Path) -> dict:
+    """How far any verifier can go whose ``supported`` verdicts quote one window of the
+    passages (the quote check, ``verification.check_verdict``, applies to every judge): the
+    share of claims (answers: all of their claims) whose best-aligned window
+    (``judges.features.align``) passes the check as a ``supported`` quote, per gold class,
+    and the balanced accuracy a verifier would reach that supported exactly those quotable
+    supported claims and nothing else (an upper bound for this window choice)."""
+    from pytest_faithfulness.decomposition import RuleDecomposer
+    from pytest_faithfulness.judges.calibrated import load_model
+    from pytest_faithfulness.judges.features import align
+    from pytest_faithfulness.records import Verdict, to_passages
+    from pytest_faithfulness.verification import check_verdict
+
+    model, idf = load_model()
+
+    def quotable(claim, passages):
+        al = align(claim, passages, idf, float(model["default_idf"]))
+        verdict = Verdict("supported", passage_ids=[al.passage_id or "-"], quote=al.quote)
+        return al.quote is not None and check_verdict(verdict, passages, claim)[1] is None
+
+    decomposer = RuleDecomposer()
+    out = {}
+    for name, text_key, positive in (("claims", "claim", "supported"),
+                                      ("answers", "answer", "faithful")):
+        pos = neg = pos_ok = neg_ok = 0
+        for line in filter(None, (data_dir / f"{name}.jsonl").read_text(
+                encoding="utf-8").splitlines()):
+            rec = json.loads(line)
+            passages = to_passages(rec["passages"])
+            texts = ([rec[text_key]] if name == "claims"
+                     else decomposer.decompose(rec[text_key]).claims)
+            ok = all(quotable(t, passages) for t in texts)
+            if rec["human_label"] == positive:
+                pos, pos_ok = pos + 1, pos_ok + ok
+            else:
+                neg, neg_ok = neg + 1, neg_ok + ok
+        out[name] = {"positive_quotable": f"{pos_ok}/{pos}", "negative_quotable": f"{neg_ok}/{neg}",
+                     "ceiling_balanced_accuracy": round(0.5 * (pos_ok / pos + 1.0), 4)}
+    return out
+
+
 class _Judge:
     """RuleDecomposer + the verifier under test."""
 
@@ -191,9 +237,16 @@ def main(argv=None):
     kinds = [args.only] if args.only else ["calibrated", "heuristic", "embedding"]
     results = {kind: measure(kind, args.data_dir) for kind in kinds}
     overlap = word_overlap(args.data_dir)
+    ceiling = quote_ceiling(args.data_dir)
     if args.json:
-        print(json.dumps({"verifiers": results, "word_overlap": overlap}, indent=1))
+        print(json.dumps({"verifiers": results, "word_overlap": overlap,
+                          "quote_ceiling": ceiling}, indent=1))
         return
+    for name in ("claims", "answers"):
+        c = ceiling[name]
+        print(f"== quote check ceiling ({name}): best window passes as a supported quote for "
+              f"{c['positive_quotable']} positives, {c['negative_quotable']} negatives; "
+              f"balanced accuracy at most {c['ceiling_balanced_accuracy']:.3f}")
     for name in ("claims", "answers"):
         o = overlap[name]
         print(f"== word overlap ({name}, best single threshold {o['threshold']} chosen on the "

@@ -217,3 +217,20 @@ def test_confidence_in_json_report_and_verbose_output(pytester):
     text = json.dumps(data)
     assert '"confidence": 0.' in text
     assert "judge&rsquo;s confidence: 0." in (pytester.path / "r.html").read_text()
+
+
+def test_the_offline_judge_needs_no_extra_package(pytester):
+    """``pip install .`` is enough: numpy, onnxruntime and tokenizers (the ``[offline]``
+    extra) are blocked in a fresh process, and the default judge still judges."""
+    pytester.makeconftest('''
+        import sys
+        for name in ("numpy", "onnxruntime", "tokenizers"):
+            sys.modules[name] = None  # any import of them raises ImportError
+    ''')
+    pytester.makepyfile('''
+        def test_it(assert_faithful):
+            assert_faithful("Exports run daily.", ["Exports run daily."])
+    ''')
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["judge: offline calibrated judge*"])
