@@ -211,7 +211,9 @@ def test_confidence_in_json_report_and_verbose_output(pytester):
     result = pytester.runpytest("-v", "--faithfulness-report", "r.json",
                                 "--faithfulness-html", "r.html")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["*offline calibrated judge calibrated-*balanced accuracy*",
+    result.stdout.fnmatch_lines(["*[[]CONTRADICTED[]] The Basic plan costs $4.99 per month. (p1) "
+                                 "confidence 0.*",
+                                 "*offline calibrated judge calibrated-*balanced accuracy*",
                                  "*judge's confidence: 0.*"])
     data = json.loads((pytester.path / "r.json").read_text())
     text = json.dumps(data)
