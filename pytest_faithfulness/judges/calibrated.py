@@ -1,7 +1,7 @@
 """The calibrated offline verifier: logistic regression over claim-versus-window features.
 
-For one claim, ``judges.features.align`` picks the best-aligned window of the passages (one
-sentence or two neighbouring ones, or a title) and describes the pair with a few features
+For one claim, ``judges.features.align`` picks the best-aligned window of the passages (a
+sentence, up to ``features.MAX_WINDOW_SENTENCES`` neighbouring ones, or a title) and describes the pair with a few features
 (coverage weighted by rarity, numbers and units, negation and quantifiers scoped to the
 window, names, word order, the heuristic verifier's verdict). Two logistic regressions,
 trained by ``training/train_calibrated_judge.py`` on public training data only
@@ -17,16 +17,17 @@ the weights and the word rarities ship in ``pytest_faithfulness/models/calibrate
 The verdict:
 
 * ``supported`` when ``P(supported)`` reaches the threshold chosen on the training data's
-  held-out split, no hard rule vetoes it (a claim word negated on one side only, a number
-  or quantity the window states otherwise, ``all`` against ``only``, a restricting word the
-  window does not state, two of the claim's words trading places in the window: who did
-  what to whom, a quantity, bound or count the window does not state with the claim's unit,
-  a word of a short claim the window lacks), and the
-  window passes ``verification.check_verdict`` as the quote;
-* else ``contradicted`` when the window shows a number, unit or polarity mismatch
-  ("14 hours" against "14 days") or an ``all``
-  against ``only``, or ``P(contradicted | not supported)`` reaches its threshold, and the
-  window passes the quote check;
+  held-out split, no hard rule vetoes it, and the window passes
+  ``verification.check_verdict`` as the quote. The hard rules: a claim word negated on one
+  side only; a number the window states otherwise; ``all`` against ``only``; a restricting
+  word (``only``) the window does not state; two of the claim's words trading places in the
+  window (who did what to whom); a quantity, bound or count the window does not state with
+  the claim's unit or name (``verification.statement_problem``); a word of a short claim
+  (``features.SHORT_CLAIM_WORDS``) the window lacks ("paid in cash");
+* else ``contradicted`` when the window (about the same thing: ``CUE_COVERAGE``) shows a
+  number, unit or polarity mismatch ("14 hours" against "14 days") or ``all`` against
+  ``only``, or ``P(contradicted | not supported)`` reaches its threshold, and the window
+  passes the quote check;
 * else ``unsupported``.
 
 ``Verdict.confidence`` is the model's probability that the verdict is right on the question

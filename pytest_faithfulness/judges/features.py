@@ -1,8 +1,8 @@
 """Claim-versus-window features for the calibrated offline judge (pure Python, no numpy).
 
-``claim_features(claim, passages, idf)`` finds the best-aligned evidence window of the
-passages (one sentence, or two neighbouring sentences, of one passage; or a passage's title)
-and describes how the claim stands against it, as a fixed vector of numbers
+``align(claim, passages, idf, default_idf)`` finds the best-aligned evidence window of the
+passages (a sentence, or up to ``MAX_WINDOW_SENTENCES`` neighbouring sentences, of one
+passage; or a passage's title) and describes how the claim stands against it, as a fixed vector of numbers
 (``FEATURE_NAMES``, same order). Each feature catches one real thing:
 
 * content-word coverage, plain and weighted by inverse document frequency (``idf``: rare
@@ -54,7 +54,7 @@ from ..verification import (
 )
 from .heuristic import HeuristicVerifier
 
-#: The names of the features, in the order ``claim_features`` returns them.
+#: The names of the features, in the order of ``Alignment.features``.
 FEATURE_NAMES = (
     "wcov_window", "cov_window", "wcov_all", "missing_max_idf", "n_missing_log",
     "names_missing_window", "names_missing_all", "has_numbers", "numbers_in_window",
@@ -146,7 +146,8 @@ def _weight(words, idf: dict[str, float], default: float) -> float:
 
 
 def _windows_of(passage: Passage):
-    """(text, is_pair) windows of a passage: its title, then sentences and neighbour pairs."""
+    """The title and sentences of a passage as ``(text, False, sentence index or None)``, and
+    the sentence spans."""
     out = []
     if passage.title is not None and passage.title.strip():
         out.append((passage.title.strip(), False, None))
