@@ -128,8 +128,17 @@ class FaithfulnessSession:
         return list(dict.fromkeys(names))
 
     def summary(self) -> SessionSummary:
-        """The session metrics over every result so far."""
-        return SessionSummary.of(self.results)
+        """The session metrics over every result so far, with the figures' 95% bootstrap
+        intervals and smallest detectable drops (``runs.statistics``; computed once per set
+        of results)."""
+        from .runs.statistics import with_statistics
+
+        key = (len(self.results), id(self.results[-1]) if self.results else None)
+        cached = getattr(self, "_summary_cache", None)
+        if cached is None or cached[0] != key:
+            cached = (key, with_statistics(SessionSummary.of(self.results), self.results))
+            self._summary_cache = cached
+        return cached[1].model_copy(deep=True)
 
     def evaluate_gate(self, threshold_flags: Sequence[str] | None = None) -> list[str]:
         """Apply the gate; stores and returns the reasons it fails (empty: passes).

@@ -278,6 +278,12 @@ def _answer_html(index: int, r: AnswerResult) -> str:
                         spans[pid].append((where[0], where[1], label, f"claim {n}: {label}"))
             if claim.note:
                 item.append(f'<div class="note">note: {_e(claim.note)}</div>')
+            from .uncertainty import claim_votes_text
+
+            votes = claim_votes_text(claim)
+            if votes:
+                unstable = " unstable" if claim.unstable else ""
+                item.append(f'<div class="note votes{unstable}">{_e(votes)}</div>')
             judged = claim.judge_verdict
             if judged is not None:
                 item.append(f'<div class="note">judge said {_e(judged.label)}</div>')
@@ -449,6 +455,9 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
     used = usage_text(summary)
     if used:
         out.append(f'<p class="meta" id="usage">{_e(used)}</p>')
+    from .uncertainty import uncertainty_lines
+
+    out += [f'<p class="meta uncertainty">{_e(line)}</p>' for line in uncertainty_lines(summary)]
     out.append(_gate_html(results, list(failures), outcome, incomplete, thresholds, unscored,
                           failing))
     out.append("</header>")
