@@ -442,7 +442,8 @@ def _ci_gates(config: pytest.Config, state: FaithfulnessSession) -> Any:
         state.ci_notes.extend(settings.compare_note.splitlines())
     if settings.baseline is not None:
         state.compare_with(settings.baseline, settings.compare_bounds,
-                           baseline_path=settings.baseline_path, git=git)
+                           baseline_path=settings.baseline_path, git=git,
+                           alpha=settings.compare_alpha)
     from .gate import gate_hook_reasons
 
     try:

@@ -214,6 +214,18 @@ class Settings:
         "compare-fail", "fail the session on a regression against the compared run, e.g. "
         "mean:0.02 (mean faithfulness may drop at most 0.02) or unsupported_rate:0.05; "
         "repeatable or comma-separated", kind="args", default=(), metavar="EXPR")
+    compare_alpha: float | None = option(
+        "compare-alpha", "with it, a mean or unsupported_rate compare-fail bound fails only "
+        "when the change is beyond the bound and significant at this level (paired test); a "
+        "change beyond the bound that is not significant is a warning", number(1e-6, 0.5))
+    votes: int = option("votes", "verdicts per claim: a claim first judged not supported is "
+                        "judged again, up to this many verdicts, and the majority stands (ties: "
+                        "not supported); deterministic judges are asked once", integer(1),
+                        default=1)
+    panel: tuple[str, ...] = option(
+        "panel", "more judges (litellm model strings, comma-separated) that verify every claim "
+        "beside --faithfulness-judge; the majority verdict stands (ties: not supported)",
+        lambda raw: tuple(m.strip() for m in str(raw).split(",") if m.strip()), default=())
 
     # Derived at start-up (not options) -------------------------------------------------------
     storage_path: Path = Path(".faithfulness")  # ``storage`` resolved against the rootdir

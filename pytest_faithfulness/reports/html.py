@@ -362,8 +362,16 @@ def _comparison_html(comparison: Any) -> str:
                    f"<td class=n>{format_figure(row.after, row.key)}</td>"
                    f"<td class=n>{format_change(row.delta, row.key)}</td></tr>")
     out.append("</table>")
+    from .uncertainty import instability_lines, paired_lines
+
+    out += [f'<p class="meta paired">{_e(line)}</p>' for line in paired_lines(comparison)]
     out.append(f"<p>Claims that became unsupported or contradicted: <b>{comparison.worsened}</b>; "
                f"recovered: <b>{comparison.recovered}</b>.</p>")
+    unstable = instability_lines(comparison)
+    if unstable:
+        out.append('<div class="warning" id="instability">' + _e(unstable[0]) + "<ul>"
+                   + "".join(f"<li>{_e(line.strip())}</li>" for line in unstable[1:])
+                   + "</ul></div>")
     if comparison.answers:
         out.append("<table><tr><th>test</th><th>faithfulness</th><th>became unsupported or "
                    "contradicted</th><th>recovered</th></tr>")

@@ -189,8 +189,16 @@ def _markdown_comparison(comparison: Any, max_rows: int) -> list[str]:
             change = f"**{change}** 🔻"
         lines.append(f"| {row.label} | {format_figure(row.before, row.key)} | "
                      f"{format_figure(row.after, row.key)} | {change} |")
+    from .uncertainty import instability_lines, paired_lines
+
+    lines += [""] + [f"- {md_escape(line, None)}" for line in paired_lines(comparison)]
     lines += ["", f"Claims that became unsupported or contradicted: **{comparison.worsened}**; "
               f"recovered: **{comparison.recovered}**.", ""]
+    unstable = instability_lines(comparison)
+    if unstable:
+        lines += [f"**{md_escape(unstable[0], None)}**", ""]
+        lines += [f"- {md_escape(line.strip(), 500)}" for line in unstable[1:]]
+        lines.append("")
     if comparison.answers:
         lines += ["<details><summary>" + f"{len(comparison.answers)} answer(s) changed"
                   + "</summary>", "",

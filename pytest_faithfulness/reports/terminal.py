@@ -160,8 +160,12 @@ def comparison_lines(comparison: Any) -> list[str]:
         before, after = format_figure(row.before, row.key), format_figure(row.after, row.key)
         lines.append(f"  {row.label:<46} {before:>9} {after:>9} "
                      f"{format_change(row.delta, row.key):>8}{flag}")
+    from .uncertainty import instability_lines, paired_lines
+
+    lines += [f"  {line}" for line in paired_lines(comparison)]
     lines.append(f"claims that became unsupported or contradicted: {comparison.worsened}; "
                  f"recovered: {comparison.recovered}")
+    lines += instability_lines(comparison)
     for change in comparison.answers:
         score = (f"{format_figure(change.before_score, 'mean_faithfulness')} -> "
                  f"{format_figure(change.after_score, 'mean_faithfulness')}")

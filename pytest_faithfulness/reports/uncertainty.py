@@ -51,3 +51,41 @@ def claim_votes_text(claim: Any) -> str | None:
         return None
     listed = ", ".join(f"{v.label} ({v.judge})" for v in votes)
     return f"UNSTABLE: votes {listed}" if claim.unstable else f"votes: {listed}"
+
+
+def paired_lines(comparison: Any) -> list[str]:
+    """One line per figure with a paired test (mean faithfulness, the unsupported-answer
+    rate): the paired change, its 95% interval, the p-value and the test, the pairs, and the
+    smallest change they can detect."""
+    from .figures import format_change, format_figure
+
+    lines = []
+    for row in comparison.figures:
+        if row.pairs is None:
+            continue
+        if row.p_value is None:
+            lines.append(f"{row.label}: no answer scored in both runs, no paired test")
+            continue
+        low, high = row.ci
+        drop = ("" if row.detectable_drop is None else
+                f"; smallest detectable change {format_figure(row.detectable_drop, row.key)}")
+        lines.append(f"{row.label}: paired change {format_change(row.paired_delta, row.key)} "
+                     f"(95% interval [{low:+.3f}, {high:+.3f}]), p = {row.p_value:.3g} "
+                     f"({row.test}, {row.pairs} paired answers{drop})")
+    return lines
+
+
+def instability_lines(comparison: Any) -> list[str]:
+    """The answers whose verdicts changed on identical inputs (judge instability), each with
+    its changed claims; empty when there are none."""
+    changes = getattr(comparison, "instability", None) or []
+    if not changes:
+        return []
+    lines = [f"JUDGE INSTABILITY: {len(changes)} answer(s) got different verdicts on identical "
+             "inputs (same answer, passages, judge and prompt version); not counted as "
+             "regressions:"]
+    for ch in changes:
+        lines.append(f"  {ch.test_id}")
+        for c in ch.worsened + ch.relabelled + ch.recovered:
+            lines.append(f"    {c.before} -> {c.after}: {c.text}")
+    return lines
