@@ -295,6 +295,8 @@ class Settings:
                               .get_hookimpls())
         if not (has_judge_hook or worker):  # a make_judge hook may read the name its own way
             check_judge_name(self.judge)
+        for spec in self.panel if not worker else ():  # panel members are built by name
+            check_judge_name(spec)
         rootdir = Path(config.rootpath)
         storage = _under(rootdir, self.storage or ".faithfulness")
         cache = _under(rootdir, self.cache_dir or ".faithfulness_cache")

@@ -229,3 +229,53 @@ def test_verdicts_changed_on_identical_inputs_are_judge_instability(flip):
     lines = "\n".join(current.comparison_lines())
     assert "JUDGE INSTABILITY: 1 answer(s)" in lines
     assert "JUDGE INSTABILITY" in current.markdown() and 'id="instability"' in current.html()
+
+
+# -- through pytest: --faithfulness-compare-alpha, the JSON comparison, instability -----------
+
+
+def test_compare_alpha_turns_a_drop_on_few_pairs_into_a_loud_warning(suite):
+    from faithfulness_ci_suite import to_v2
+
+    suite.runpytest("--faithfulness-save", "base").assert_outcomes(passed=4)
+    to_v2(suite)
+    result = suite.runpytest("--faithfulness-compare", "--faithfulness-compare-fail", "mean:0.02",
+                             "--faithfulness-compare-alpha", "0.05",
+                             "--faithfulness-report", "r.json")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*NOT SIGNIFICANT: mean faithfulness dropped by 0.250*p = *"
+                                 "smallest change this suite can detect is 1.000*",
+                                 "*mean faithfulness: paired change*95% interval*paired "
+                                 "bootstrap, 3 paired*"])
+    figures = json.loads((suite.path / "r.json").read_text())["comparison"]["figures"]
+    mean = next(f for f in figures if f["key"] == "mean_faithfulness")
+    assert mean["pairs"] == 3 and mean["p_value"] > 0.05 and len(mean["ci"]) == 2
+    # without alpha the bound is absolute (today's behaviour), with the p-value beside it
+    result = suite.runpytest("--faithfulness-compare", "--faithfulness-compare-fail", "mean:0.02")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*GATE FAILED: regression against *mean faithfulness dropped "
+                                 "by 0.250*; p = *paired bootstrap*"])
+
+
+@pytest.mark.parametrize("bad", ["0", "1", "x"])
+def test_bad_compare_alpha_is_a_usage_error(pytester, bad):
+    pytester.makepyfile("def test_nothing(): pass")
+    result = pytester.runpytest("--faithfulness-compare-alpha", bad)
+    result.stderr.fnmatch_lines(["*--faithfulness-compare-alpha (ini faithfulness_compare_alpha)"
+                                 " must be*"])
+
+
+def test_a_verdict_flip_on_identical_inputs_is_listed_as_judge_instability(suite):
+    from faithfulness_ci_suite import VERDICTS_V1, W
+
+    suite.runpytest("--faithfulness-save", "base").assert_outcomes(passed=4)
+    flipped = {**VERDICTS_V1, W: ["unsupported", "p1", ""]}
+    (suite.path / "verdicts.json").write_text(json.dumps(flipped))
+    result = suite.runpytest("--faithfulness-compare", "--faithfulness-compare-fail",
+                             "worsened:0", "--faithfulness-report", "r.json")
+    result.stdout.fnmatch_lines(["*JUDGE INSTABILITY: 2 answer(s) got different verdicts on "
+                                 "identical inputs*"])
+    comparison = json.loads((suite.path / "r.json").read_text())["comparison"]
+    assert sorted(a["test_id"].split("[")[1] for a in comparison["instability"]) == [
+        "kestrel]", "stable]"]
+    assert comparison["answers"] == []

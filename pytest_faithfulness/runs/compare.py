@@ -318,8 +318,10 @@ def _paired_statistics(comparison: Comparison,
     and the unsupported-answer rate, over the pairs scored in both runs."""
     from .statistics import detectable_drop, mcnemar_exact, paired_bootstrap
 
-    scored = [(b, a) for b, a in pairs if b.status == "scored" and a.status == "scored"
-              and b.score is not None and a.score is not None]
+    scored = sorted(((b, a) for b, a in pairs if b.status == "scored" and a.status == "scored"
+                     and b.score is not None and a.score is not None),
+                    key=lambda pair: (pair[1].test_id, pair[1].answer, pair[0].answer))
+    # sorted: the bootstrap must not depend on the order answers were recorded in (xdist)
     before_scores = [b.score for b, _ in scored]
     before_flags = [_flag(b) for b, _ in scored]
     tests = {

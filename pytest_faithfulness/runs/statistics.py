@@ -243,10 +243,11 @@ def figure_statistics(values: Sequence[float]) -> FigureStatistics:
 def answer_figures(results: Sequence[object]) -> tuple[list[float], list[float]]:
     """The per-answer figures behind the headline ones, over the scored answers (as in
     ``records.SessionSummary``): faithfulness scores, and 0/1 flags (1: the answer has a
-    claim that is not supported)."""
+    claim that is not supported). Each list is sorted, so that the bootstrap does not depend
+    on the order the answers were recorded in (pytest-xdist workers finish in any order)."""
     scored = [r for r in results if getattr(r, "status", None) == "scored"]
-    return ([float(r.score) for r in scored],
-            [1.0 if r.not_supported > 0 else 0.0 for r in scored])
+    return (sorted(float(r.score) for r in scored),
+            sorted(1.0 if r.not_supported > 0 else 0.0 for r in scored))
 
 
 def with_statistics(summary, results: Sequence[object]):
