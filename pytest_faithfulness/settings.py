@@ -367,6 +367,8 @@ class Settings:
                    if getattr(self, name) is not None]
         if self.cache_mode != "rw":
             ignored.append(f"--faithfulness-cache-mode {self.cache_mode}")
+        if self.votes > 1 and not self.panel:  # deterministic: asked once (judges.votes)
+            ignored.append(f"--faithfulness-votes {self.votes}")
         return ignored
 
     def session_threshold_flags(self) -> list[str]:

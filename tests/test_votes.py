@@ -246,3 +246,43 @@ def test_bad_votes_option_is_a_usage_error(pytester):
     result = pytester.runpytest("--faithfulness-votes", "0")
     result.stderr.fnmatch_lines(["*--faithfulness-votes (ini faithfulness_votes) must be at "
                                  "least 1*"])
+
+
+def test_a_panel_from_the_command_line_keeps_each_judges_vote(pytester, chat_server):
+    def handle(request):
+        op, first, second = parse_request(request)
+        if op == "decompose":
+            return {"claims": [FLAKY, STEADY], "dropped": []}
+        if second == FLAKY and "generous" in request["model"]:
+            return SUPPORTED
+        return inconsistent(first, second, request)
+
+    chat_server.handler = handle
+    pytester.makepyfile(test_panel=f'''
+        def test_answer(assert_faithful):
+            assert_faithful({answer_of([FLAKY, STEADY])!r}, {PASSAGES!r}, record_only=True)
+    ''')
+    pytester.runpytest("--faithfulness-judge", "openai/strict", "--faithfulness-panel",
+                       "openai/generous, openai/generous2", "--faithfulness-api-base",
+                       chat_server.base_url, "--faithfulness-cache-dir", "cache",
+                       "--faithfulness-report", "r.json").assert_outcomes(passed=1)
+    claims = json.loads((pytester.path / "r.json").read_text())["answers"][0]["claims"]
+    assert [(v["judge"], v["label"]) for v in claims[0]["votes"]] == [
+        ("openai/strict", "unsupported"), ("openai/generous", "supported"),
+        ("openai/generous2", "supported")]
+    assert claims[0]["verdict"]["label"] == "supported" and claims[0]["unstable"]
+    assert {v["label"] for v in claims[1]["votes"]} == {"supported"}
+    assert not claims[1]["unstable"]
+
+
+@pytest.mark.parametrize("panel", ["offlin", "nosuchprovider/model", "gpt-nonexistent-9"])
+def test_an_unknown_panel_judge_is_a_usage_error(pytester, panel):
+    pytester.makepyfile("def test_nothing(): pass")
+    result = pytester.runpytest("--faithfulness-panel", panel)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_votes_with_the_offline_judge_warn_that_they_do_not_apply(pytester):
+    pytester.makepyfile("def test_nothing(): pass")
+    result = pytester.runpytest("--faithfulness-votes", "3")
+    result.stdout.fnmatch_lines(["*--faithfulness-votes 3 does not apply to the 'offline'*"])
