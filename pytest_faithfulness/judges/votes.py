@@ -134,6 +134,20 @@ def judge_name(judge: Any) -> str:
     return judge_description(judge)
 
 
+def _samples(judge: Any) -> bool:
+    """Whether a judge (through wrappers) samples its later votes at ``VOTE_TEMPERATURE``: a
+    judge with a ``temperature`` and a ``for_vote`` (``LiteLLMJudge``)."""
+    seen = judge
+    for _ in range(8):
+        own = vars(seen) if hasattr(seen, "__dict__") else {}
+        if "temperature" in own and callable(getattr(seen, "for_vote", None)):
+            return True
+        seen = own.get("judge")
+        if seen is None:
+            return False
+    return False
+
+
 def _vote(raw: Verdict, passages: list[Passage], claim: str, name: str) -> Vote:
     accepted, reason = check_verdict(raw, passages, claim)
     return Vote(label=accepted.label, judge=name,
@@ -189,10 +203,19 @@ class VotingJudge(_Forwarding):
 
     def describe(self) -> str:
         """The wrapped judge's description, with the votes."""
+        if getattr(self.judge, "deterministic", False):
+            return f"{judge_description(self.judge)}; deterministic: asked once per claim"
+        sampled = f", sampled at temperature {VOTE_TEMPERATURE:g}" if _samples(self.judge) \
+            else ""
         return (f"{judge_description(self.judge)}; up to {self.votes} votes per claim first "
-                "judged not supported (votes 2.. see the passages rotated"
-                + (f", sampled at temperature {VOTE_TEMPERATURE:g}" if callable(
-                    getattr(self.judge, "for_vote", None)) else "") + ")")
+                f"judged not supported (votes 2.. see the passages rotated{sampled})")
+
+    def fingerprint(self) -> dict[str, Any]:
+        """The wrapped judge's fingerprint with ``votes`` added (a run judged with votes is
+        not judged by the same procedure as one without)."""
+        inner = getattr(self.judge, "fingerprint", None)
+        found = inner() if callable(inner) else None
+        return {**(found if isinstance(found, dict) else {}), "votes": self.votes}
 
     async def averify(self, claim: str, passages: list[Passage]) -> Verdict:
         """The majority verdict over up to ``votes`` verdicts (module docstring); the votes
