@@ -220,7 +220,7 @@ def test_votes_in_every_report_and_the_same_under_xdist(pytester, chat_server, x
                                 "--faithfulness-api-base", chat_server.base_url,
                                 "--faithfulness-no-cache", "--faithfulness-votes", "3",
                                 "--faithfulness-report", "r.json", "--faithfulness-markdown",
-                                "r.md", "--faithfulness-html", "r.html")
+                                "r.md", "--faithfulness-html", "r.html", "--junitxml", "j.xml")
     data = json.loads((pytester.path / "r.json").read_text())
     claims = [c for a in sorted(data["answers"], key=lambda a: a["answer"]) for c in a["claims"]]
     flaky = [c for c in claims if c["text"] == FLAKY]
@@ -239,6 +239,9 @@ def test_votes_in_every_report_and_the_same_under_xdist(pytester, chat_server, x
                                  "*UNSTABLE: votes unsupported (openai/scripted), supported*"])
     assert "UNSTABLE: votes" in (pytester.path / "r.md").read_text()
     assert 'class="note votes unstable"' in (pytester.path / "r.html").read_text()
+    junit = (pytester.path / "j.xml").read_text()
+    assert junit.count('name="faithfulness_unstable" value="2"') == 1  # [FLAKY, RECOVERS]
+    assert junit.count('name="faithfulness_unstable" value="0"') == 2  # STEADY-only answers
 
 
 def test_bad_votes_option_is_a_usage_error(pytester):
