@@ -85,7 +85,7 @@ def _resampled_means(values: Sequence[float], resamples: int, seed: int) -> list
     rng = random.Random(seed)
     n = len(values)
     values = list(values)
-    return [math.fsum(rng.choices(values, k=n)) / n for _ in range(resamples)]
+    return [sum(rng.choices(values, k=n)) / n for _ in range(resamples)]
 
 
 def bootstrap_ci(values: Sequence[float], *, resamples: int = RESAMPLES, seed: int = SEED,
