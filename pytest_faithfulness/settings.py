@@ -477,7 +477,8 @@ def check_judge_name(spec: str | None) -> None:
     """Refuse, at start-up, a judge name that would only fail once tests run.
 
     * ``offline`` / ``offline-heuristic`` / ``offline-nli`` (any case): built in;
-      ``offline-nli`` needs the ``[offline]`` extra, checked with ``importlib.util.find_spec`` (nothing is imported).
+      ``offline-nli`` needs the ``[offline]`` extra, checked with
+      ``importlib.util.find_spec`` (nothing is imported).
     * a name without ``/`` must be a model in litellm's bundled price map
       (``model_prices_and_context_window_backup.json``, read from the installed package
       without importing litellm): ``gpt-4o-mini`` passes, ``nli`` or ``heuristic`` does not.
