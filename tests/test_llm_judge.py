@@ -668,9 +668,13 @@ def test_changed_passage_id_is_a_cache_miss(chat_server, tmp_path):
     finally:
         cached.close()
 
-    # five claims, and "[p-2071, p-2072]", no longer a marker of this answer's passages: text
-    assert ops(chat_server) == ["verify"] * 6
+    # "[p-2071, p-2072]" still cites p-2072 and an id shaped like the passages' that names no
+    # passage now (p-2071): each claim is verified against p-2072 first, and against both
+    # passages when p-2072 does not support it (claims 1, 4, 5): 2 + 3 * 2 calls, none cached
+    assert ops(chat_server) == ["verify"] * 8
     assert result.claims[0].label == "unsupported"  # the script cites p-2071, now absent
+    assert result.claims[0].unknown_citations == ["p-2071"]
+    assert result.claims[0].citation == "unsupported"
 
 
 def test_other_model_is_a_cache_miss(chat_server, tmp_path):
