@@ -52,7 +52,8 @@ def json_report(results: list[AnswerResult], summary: SessionSummary, judges: li
         data = r.model_dump(mode="json")
         data.update(score=r.score, supported=r.supported, contradicted=r.contradicted,
                     unsupported=r.unsupported, passed=r.passed,
-                    threshold_failures=r.threshold_failures)
+                    threshold_failures=r.threshold_failures,
+                    citation_precision=r.citation_precision, misattributed=r.misattributed)
         answers.append(data)
     return {"schema": REPORT_SCHEMA, "judges": judges, "summary": summary.model_dump(mode="json"),
             "gate": {**gate, "status": verdict.gate, "passed": verdict.gate == "passed",

@@ -12,8 +12,10 @@ def junit_properties(result: AnswerResult, index: int = 1) -> list[tuple[str, st
     Names: ``faithfulness_score`` (``0.600``, or ``n/a`` when unscored or errored),
     ``faithfulness_status``, ``faithfulness_claims``, ``faithfulness_supported``,
     ``faithfulness_contradicted``, ``faithfulness_unsupported``, ``faithfulness_passed``
-    (``true``/``false``) and ``faithfulness_judge``. The ``index``-th answer of one test
-    (``index > 1``) gets the suffix ``_<index>`` on every name. Values are sanitised
+    (``true``/``false``) and ``faithfulness_judge``; for an answer whose claims cite passages
+    also ``faithfulness_citation_precision`` and ``faithfulness_misattributed``, and for a
+    turn of a conversation ``faithfulness_conversation`` and ``faithfulness_turn``. The
+    ``index``-th answer of one test (``index > 1``) gets the suffix ``_<index>`` on every name. Values are sanitised
     (``text.printable``), so no control character or lone surrogate reaches the XML.
     """
     suffix = "" if index <= 1 else f"_{index}"
@@ -28,4 +30,11 @@ def junit_properties(result: AnswerResult, index: int = 1) -> list[tuple[str, st
         ("passed", "true" if result.passed else "false"),
         ("judge", printable(result.judge or "unknown")),
     ]
+    if result.cited:
+        precision = result.citation_precision
+        pairs += [("citation_precision", "n/a" if precision is None else f"{precision:.3f}"),
+                  ("misattributed", str(result.misattributed))]
+    if result.conversation is not None:
+        pairs += [("conversation", printable(result.conversation)),
+                  ("turn", str(result.turn))]
     return [(f"faithfulness_{name}{suffix}", value) for name, value in pairs]
