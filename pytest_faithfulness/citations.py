@@ -24,10 +24,11 @@ Rules (this package's, stated so they can be argued with):
    clause it follows: the text of its sentence since the previous marker of that sentence. A
    marker after a sentence's closing punctuation (``... indefinitely. [p-2071]``) cites the
    text since the previous marker of its paragraph or list item (a block of sentences cited
-   together). A claim takes the markers whose cited text shares the most content words with
-   the claim, among those whose cited text overlaps the claim's spans (an LLM's claim aligned
-   to a whole sentence with two markers takes the one whose clause it states; ties take
-   both). A claim no marker attaches to takes the references of the answer's lines that list
+   together). Of the markers whose cited text overlaps the claim's spans, a claim takes
+   those whose cited text it states: that holds at least half of the cited text's content
+   words in the claim, else the one that holds the largest share (an LLM's claim aligned to a
+   whole sentence with two markers takes the one whose clause it states; a claim that states
+   both clauses takes both). A claim no marker attaches to takes the references of the answer's lines that list
    sources, if any; else it is **uncited**.
 4. **Classes** (``citation_label``): ``"correct"`` (a cited passage supports the claim, and
    it cites no unknown passage), ``"misattributed"`` (supported, but not by a passage it
@@ -61,6 +62,8 @@ _WORD = re.compile(r"[^\W_]+")
 _STOP = frozenset("""a an the and or but of to in on at for by with from as is are was were be been
 it its this that these those there their they we you your our can may will would should not no
 yes so than then also any all each""".split())
+#: A claim states a marker's cited text when it holds this share of its content words.
+_STATES = 0.5
 _SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][\"'\u201d\u2019)\]*_]*[ \t]*$")
 
 
@@ -198,12 +201,15 @@ def _attached(answer: str, markers: list[Marker], spans: list[Span], text: str) 
     if not candidates:
         return []
     words = _content(text)
-    scored = [(len(words & _content(answer[m.cites[0]:m.cites[1]])), m) for m in candidates]
+    scored = []
+    for m in candidates:
+        cited = _content(answer[m.cites[0]:m.cites[1]])
+        scored.append((len(words & cited) / len(cited) if cited else 0.0, m))
     best = max(score for score, _ in scored)
     if best == 0:  # no word in common (a resolved pronoun): the marker after the claim's start
         first = min(s for s, _ in spans)
         return [m for m in candidates if m.cites[0] <= first < m.cites[1]][:1] or candidates[:1]
-    return [m for score, m in scored if score == best]
+    return [m for score, m in scored if score == best or score >= _STATES]
 
 
 def _content(text: str) -> set[str]:

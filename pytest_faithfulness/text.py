@@ -76,7 +76,8 @@ def _marker_kind(match: re.Match[str], passage_ids: frozenset[str],
     if _NUMBERS.fullmatch(body):
         return "number"
     ids = [part.strip().lstrip("^").strip() for part in re.split(r"[,;]", body)]
-    if passage_ids and all(ids) and all(_is_id(i, passage_ids, shapes) for i in ids):
+    if passage_ids and all(ids) and any(_is_id(i, passage_ids, shapes) for i in ids) and all(
+            _is_id(i, passage_ids, shapes) or _NUMBERS.fullmatch(i) for i in ids):
         return "id"
     return None
 
@@ -134,9 +135,9 @@ def citation_spans(text: str, passage_ids: Iterable[str] = ()) -> list[tuple[int
       after a currency or math symbol, ``#``, or a range dash after a digit (``$[500]``,
       ``$[^500]``, ``$【500】``, ``10-[20]``) a bracket is the value itself. ``[3] years`` is
       text, not a citation;
-    * or every comma-separated id inside it is one of ``passage_ids`` (``[p-2071, p-2072]``),
+    * or every comma-separated item inside it is one of ``passage_ids`` (``[p-2071, p-2072]``)
       or has the shape of one with other digits (``[p-9999]`` beside ``p-2071``: see
-      ``id_shapes``), wherever it stands. A number is judged by position only, never as an id.
+      ``id_shapes``), or is a number beside such an id (``[1, p-9]``), wherever it stands. A number is judged by position only, never as an id.
 
     A labelled parenthetical, ``(Source 2)``, ``(Sources 1, 3)``, ``(source: p-2071)``
     (labels: source, ref, reference, passage, doc, document), is a marker too when every item
