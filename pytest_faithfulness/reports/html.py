@@ -174,6 +174,18 @@ def find_quote(quote: str | None, text: str) -> tuple[int, int] | None:
     return (match.start(), match.end()) if match else None
 
 
+def _joined(answer: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A claim's spans inside the answer, in order, with neighbours joined when only markup
+    or spaces lie between them (``<b>Gift cards</b> never expire`` is one mark)."""
+    out: list[list[int]] = []
+    for start, end in sorted(s for s in spans if 0 <= s[0] < s[1] <= len(answer)):
+        if out and not re.search(r"\w", re.sub(r"<[^<>]*>", "", answer[out[-1][1]:start])):
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return [(a, b) for a, b in out]
+
+
 def _highlight(text: str, spans: list[tuple[int, int, str, str]], numbered: bool = False) -> str:
     """``text`` escaped, with each span wrapped in ``<mark>`` (overlaps merged; contradicted
     wins the colour over supported). ``numbered``: each mark is focusable and ends with the
@@ -274,9 +286,8 @@ def _answer_marks(r: AnswerResult) -> str:
             parts.append(f"citation: {claim.citation} ({', '.join(claim.cited_ids + claim.unknown_citations)})")
         if claim.note:
             parts.append(f"note: {claim.note}")
-        for start, end in claim.spans:
-            if 0 <= start < end <= len(r.answer):
-                spans.append((start, end, label, "\n".join(parts)))
+        for start, end in _joined(r.answer, claim.spans):
+            spans.append((start, end, label, "\n".join(parts)))
     return _highlight(r.answer, spans, numbered=True)
 
 

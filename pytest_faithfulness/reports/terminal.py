@@ -45,12 +45,13 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False,
     for warning in result.warnings:
         lines.append(f"  warning: {warning}")
     for i, claim in enumerate(result.claims, start=1):
-        if only_failing_claims and claim.supported:
+        if only_failing_claims and claim.supported and claim.citation != "misattributed":
             continue
         verdict = claim.verdict
         lines.append(f"  [{i}] {_MARK.get(claim.label, claim.label)}: {claim.text}")
-        if not claim.supported and claim.spans:
-            lines.append(f'      in the answer: "{sentence_text(result.answer, claim.spans)}"')
+        where = sentence_text(result.answer, claim.spans) if not claim.supported else ""
+        if where and " ".join(where.split()).rstrip(".") != " ".join(claim.text.split()).rstrip("."):
+            lines.append(f'      in the answer: "{where}"')
         cites = citation_text(claim)
         if cites and (not only_failing_claims or claim.citation != "correct"):
             lines.append(f"      {cites}")
