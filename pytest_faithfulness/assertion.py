@@ -189,7 +189,8 @@ class FaithfulnessAssertion:
         thresholds = self._thresholds(min_score, max_unsupported, require_claims, record_only)
         citation = _citation_bound(min_citation_precision, record_only)
         self._conversations += 1
-        name = self._test_id if self._conversations == 1 else             f"{self._test_id}#conversation{self._conversations}"
+        name = self._test_id if self._conversations == 1 else \
+            f"{self._test_id}#conversation{self._conversations}"
         results = evaluate_conversation(
             turns, self._judge, conversation=name,
             window=self._conversation_window if window is None else window,

@@ -20,16 +20,16 @@ Rules (this package's, stated so they can be argued with):
    ``N``. A reference that maps to no passage (``[7]`` with three passages, ``[p-9999]``) is an
    **unknown citation**: it is kept (``unknown``), it can never make a citation correct, and
    the claim's note says so.
-3. **Attachment.** A marker inside a sentence (before its closing punctuation) cites the
-   clause it follows: the text of its sentence since the previous marker of that sentence. A
-   marker after a sentence's closing punctuation (``... indefinitely. [p-2071]``) cites the
-   text since the previous marker of its paragraph or list item (a block of sentences cited
-   together). Of the markers whose cited text overlaps the claim's spans, a claim takes
-   those whose cited text it states: that holds at least half of the cited text's content
-   words in the claim, else the one that holds the largest share (an LLM's claim aligned to a
-   whole sentence with two markers takes the one whose clause it states; a claim that states
-   both clauses takes both). A claim no marker attaches to takes the references of the answer's lines that list
-   sources, if any; else it is **uncited**.
+3. **Attachment.** A marker inside a sentence (before its closing punctuation) cites the clause
+   it follows: the text of its sentence since the previous marker of that sentence. A marker
+   after a sentence's closing punctuation (``... indefinitely. [p-2071]``) cites the text since
+   the previous marker of its paragraph or list item (a block of sentences cited together). Of
+   the markers whose cited text overlaps the claim's spans, a claim takes those whose cited text
+   it states: that holds at least half of the cited text's content words in the claim, else the
+   one that holds the largest share (an LLM's claim aligned to a whole sentence with two markers
+   takes the one whose clause it states; a claim that states both clauses takes both). A claim
+   no marker attaches to takes the references of the answer's lines that list sources, if any;
+   else it is **uncited**.
 4. **Classes** (``citation_label``): ``"correct"`` (a cited passage supports the claim, and
    it cites no unknown passage), ``"misattributed"`` (supported, but not by a passage it
    cites, or it also cites a passage that is not there), ``"unsupported"`` (cited, not
@@ -135,7 +135,8 @@ def find_markers(answer: str, passages: Sequence[Passage]) -> list[Marker]:
     for start, end, refs in raw:
         found, unknown = _resolve(refs, passages, footnotes)
         block_start = max((b for b in blocks if b <= start), default=0)
-        if _SENTENCE_END.search(answer, max(0, start - 40), start) or _first_in_unit(answer, start, units):
+        after_sentence = bool(_SENTENCE_END.search(answer, max(0, start - 40), start))
+        if after_sentence or _first_in_unit(answer, start, units):
             begin = max(block_start, previous_end)
         else:
             unit_start = max((a for a, b in units if a <= start), default=0)
@@ -162,7 +163,7 @@ def cite_claims(answer: str, passages: Sequence[Passage], claim_spans: Sequence[
     Returns:
         one ``ClaimCitation`` per claim.
     """
-    markers = find_markers(answer, passages)
+    markers = find_markers(answer, passages) if _may_cite(answer) else []
     inline = [m for m in markers if m.cites is not None]
     listed = [m for m in markers if m.cites is None]
     out = []
@@ -210,6 +211,13 @@ def _attached(answer: str, markers: list[Marker], spans: list[Span], text: str) 
         first = min(s for s, _ in spans)
         return [m for m in candidates if m.cites[0] <= first < m.cites[1]][:1] or candidates[:1]
     return [m for score, m in scored if score == best or score >= _STATES]
+
+
+def _may_cite(answer: str) -> bool:
+    """A cheap pre-check: no bracket, no parenthesis and no line that lists sources, no
+    marker (saves segmenting an answer that cites nothing)."""
+    return any(ch in answer for ch in "[(\u3010") or bool(
+        re.search(r"(?im)^\W*(?:sources?|references?|citations?|cited passages?)\W*:", answer))
 
 
 def _content(text: str) -> set[str]:

@@ -137,7 +137,8 @@ def citation_spans(text: str, passage_ids: Iterable[str] = ()) -> list[tuple[int
       text, not a citation;
     * or every comma-separated item inside it is one of ``passage_ids`` (``[p-2071, p-2072]``)
       or has the shape of one with other digits (``[p-9999]`` beside ``p-2071``: see
-      ``id_shapes``), or is a number beside such an id (``[1, p-9]``), wherever it stands. A number is judged by position only, never as an id.
+      ``id_shapes``), or is a number beside such an id (``[1, p-9]``), wherever it stands.
+      A number is judged by position only, never as an id.
 
     A labelled parenthetical, ``(Source 2)``, ``(Sources 1, 3)``, ``(source: p-2071)``
     (labels: source, ref, reference, passage, doc, document), is a marker too when every item

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from scripted_model import claims_reply, judge_model, make_judge, parse_request, supports_verbatim
+from scripted_model import judge_model, make_judge, parse_request, supports_verbatim
 
 from pytest_faithfulness import OfflineJudge, evaluate_conversation
 from pytest_faithfulness.conversation import conversation_cases

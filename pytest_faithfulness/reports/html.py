@@ -283,7 +283,8 @@ def _answer_marks(r: AnswerResult) -> str:
             if source is not None and source.rationale:
                 parts.append(f"rationale: {source.rationale}")
         if claim.citation not in (None, "uncited"):
-            parts.append(f"citation: {claim.citation} ({', '.join(claim.cited_ids + claim.unknown_citations)})")
+            cited = ", ".join(claim.cited_ids + claim.unknown_citations)
+            parts.append(f"citation: {claim.citation} ({cited})")
         if claim.note:
             parts.append(f"note: {claim.note}")
         for start, end in _joined(r.answer, claim.spans):

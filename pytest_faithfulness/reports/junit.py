@@ -12,11 +12,12 @@ def junit_properties(result: AnswerResult, index: int = 1) -> list[tuple[str, st
     Names: ``faithfulness_score`` (``0.600``, or ``n/a`` when unscored or errored),
     ``faithfulness_status``, ``faithfulness_claims``, ``faithfulness_supported``,
     ``faithfulness_contradicted``, ``faithfulness_unsupported``, ``faithfulness_passed``
-    (``true``/``false``) and ``faithfulness_judge``; for an answer whose claims cite passages
-    also ``faithfulness_citation_precision`` and ``faithfulness_misattributed``, and for a
-    turn of a conversation ``faithfulness_conversation`` and ``faithfulness_turn``. The
-    ``index``-th answer of one test (``index > 1``) gets the suffix ``_<index>`` on every name. Values are sanitised
-    (``text.printable``), so no control character or lone surrogate reaches the XML.
+    (``true``/``false``) and ``faithfulness_judge``; for an answer whose claims cite
+    passages also ``faithfulness_citation_precision`` and ``faithfulness_misattributed``,
+    and for a turn of a conversation ``faithfulness_conversation`` and
+    ``faithfulness_turn``. The ``index``-th answer of one test (``index > 1``) gets the
+    suffix ``_<index>`` on every name. Values are sanitised (``text.printable``), so no
+    control character or lone surrogate reaches the XML.
     """
     suffix = "" if index <= 1 else f"_{index}"
     score = result.score

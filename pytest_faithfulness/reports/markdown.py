@@ -48,11 +48,13 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
                      expected: Sequence[AnswerResult] = ()) -> str:
     """The run as GitHub-flavoured Markdown (for ``--faithfulness-markdown`` and
     ``$GITHUB_STEP_SUMMARY``): the outcome, the judges, the headline figures with tokens and
-    cost, the citation and conversation figures (when any), the session thresholds, the gate's reasons, the comparison with a saved run (a
-    ``runs.compare.Comparison``, or ``None``), every claim that is not supported with the
-    sentence of the answer it came from, its citation, the judge's rationale and any note, every unscored answer by name, the text set aside with
-    its reason, and the verdict as the last line. Tables hold at most ``max_rows`` rows (the
-    rest are counted). All untrusted text is escaped and sanitised (``md_escape``).
+    cost, the citation and conversation figures (when any), the session thresholds, the
+    gate's reasons, the comparison with a saved run (a ``runs.compare.Comparison``, or
+    ``None``), every claim that is not supported with the sentence of the answer it came
+    from, its citation, the judge's rationale and any note, every unscored answer by name,
+    the text set aside with its reason, and the verdict as the last line. Tables hold at
+    most ``max_rows`` rows (the rest are counted). All untrusted text is escaped and
+    sanitised (``md_escape``).
 
     Args:
         incomplete: why the run is incomplete (``None``: complete); an incomplete run is

@@ -50,7 +50,7 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False,
         verdict = claim.verdict
         lines.append(f"  [{i}] {_MARK.get(claim.label, claim.label)}: {claim.text}")
         where = sentence_text(result.answer, claim.spans) if not claim.supported else ""
-        if where and " ".join(where.split()).rstrip(".") != " ".join(claim.text.split()).rstrip("."):
+        if where and _plain(where) != _plain(claim.text):
             lines.append(f'      in the answer: "{where}"')
         cites = citation_text(claim)
         if cites and (not only_failing_claims or claim.citation != "correct"):
@@ -74,6 +74,10 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False,
         for item in result.dropped:
             lines.append(f'  set aside, not scored ({item.reason}): "{item.text}"')
     return "\n".join(_clean(lines))
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split()).rstrip(".")
 
 
 def summary_lines(summary: SessionSummary, judges: list[str], failures: list[str], *,
