@@ -32,6 +32,10 @@ answers = st.lists(st.one_of(st.sampled_from(SENTENCES), st.text(max_size=15)),
 _WORDS = re.compile(r"[^\W_]+")
 
 
+def words(text: str, marks: bool) -> set[str]:
+    return {w.casefold() for w in _WORDS.findall(text if marks else re.sub(r"[`*_~]", "", text))}
+
+
 def json_answers(results):
     data = json_report(results, SessionSummary.of(results), ["offline"], [], {})
     return json.loads(json.dumps(data))["answers"]
@@ -43,7 +47,6 @@ def test_json_spans_are_inside_the_answer_and_hold_the_claims_source(answer):
     result = evaluate(answer, PASSAGES, OfflineJudge())
     (data,) = json_answers([result])
     assert data["answer"] == answer
-    taken: list[tuple[int, int]] = []
     for claim in data["claims"]:
         assert isinstance(claim["spans"], list)
         if not claim["spans"]:
@@ -55,11 +58,10 @@ def test_json_spans_are_inside_the_answer_and_hold_the_claims_source(answer):
             start, end = span
             assert 0 <= start < end <= len(answer)
             assert answer[start:end].strip()
-            assert all(end <= s or e <= start for s, e in taken), "claims share answer text"
-            taken.append((start, end))
             source += answer[start:end] + " "
-        claim_words = {w.casefold() for w in _WORDS.findall(claim["text"])}
-        assert claim_words & {w.casefold() for w in _WORDS.findall(source)}, (claim, source)
+        # a word of the claim is a word of its source, Markdown marks read as text or as nothing
+        assert any(words(claim["text"], marks) & words(source, marks) for marks in (True, False)
+                   ), (claim, source)
         assert claim["citation"] in ("correct", "misattributed", "unsupported", "uncited")
         assert set(claim["cited_ids"]) <= {"p1", "p2"}
 
