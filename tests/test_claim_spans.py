@@ -136,6 +136,7 @@ def test_answer_marks_are_escaped(hostile):
                        r'title="([^"]*)">(.*?)</mark>', page, flags=re.S)
     assert marks, page
     for title, body in marks:
+        body = re.sub(r'<sup>(?:<a href="#a1-c\d">\d</a>,?)+</sup>$', "", body)
         assert "<" not in title and ">" not in title
         assert "<script" not in body and "<img" not in body and '"' not in body
     assert "<script>alert" not in page and "<img src=x" not in page

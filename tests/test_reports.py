@@ -249,7 +249,7 @@ def test_html_report_of_the_shipped_examples_in_headless_chromium(pytester, tmp_
     # the audit-log answer's unsupported claims are marked in the answer, with their verdict
     assert re.search(r'<mark class="m-unsupported" tabindex="0" title="claim 4: unsupported: '
                      r'Exports run hourly\.[^"]*citation: unsupported \(p-2071, p-2072\)">'
-                     r'Exports run hourly and<sup>4</sup></mark>', dom)
+                     r'Exports run hourly and<sup><a href="#a\d+-c4">4</a></sup></mark>', dom)
     assert 'cites doc-12: MISATTRIBUTED' in dom and 'id="fig-citation-precision"' in dom
     shot = _screenshot_dir(tmp_path) / "report-examples.png"
     done = _chromium(tmp_path / "p2", f"--screenshot={shot}", "--window-size=1280,2400",
@@ -335,11 +335,13 @@ def test_failing_answer_is_marked_in_its_text_in_headless_chromium(pytester, tmp
     assert re.search(r'<mark class="m-contradicted" tabindex="0" title="claim 1: contradicted: '
                      r'Refunds are issued within 30 days of a return being received\.\n'
                      r'quote \(kb-1\): Refunds are issued within 14 days[^"]*">Refunds are issued '
-                     r'within 30 days of a return being received \[1\]\.<sup>1</sup></mark>', dom)
+                     r'within 30 days of a return being received \[1\]\.'
+                     r'<sup><a href="#a1-c1">1</a></sup></mark>', dom)
     assert re.search(r'<mark class="m-unsupported" tabindex="0" title="claim 2: unsupported: '
                      r'Gift cards never expire\.[^"]*citation: unsupported \(kb-2\)">Gift '
-                     r'cards never expire \[2\]\.<sup>2</sup></mark>', dom)
+                     r'cards never expire \[2\]\.<sup><a href="#a1-c2">2</a></sup></mark>', dom)
     assert dom.count('tabindex="0"') == 2  # the supported claim is not marked in the answer
+    assert 'id="a1-c1"' in dom and 'id="a1-c2"' in dom  # a click on a number shows its claim
     shot = _screenshot_dir(tmp_path) / "failing-answer.png"
     done = _chromium(tmp_path / "p2", f"--screenshot={shot}", "--window-size=1100,1250",
                      page.as_uri() + "#filter=failing")

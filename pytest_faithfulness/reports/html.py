@@ -186,10 +186,11 @@ def _joined(answer: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(a, b) for a, b in out]
 
 
-def _highlight(text: str, spans: list[tuple[int, int, str, str]], numbered: bool = False) -> str:
+def _highlight(text: str, spans: list[tuple[int, int, str, str]], numbered: str = "") -> str:
     """``text`` escaped, with each span wrapped in ``<mark>`` (overlaps merged; contradicted
-    wins the colour over supported). ``numbered``: each mark is focusable and ends with the
-    claim number(s) its title starts with (``claim 4: ...``) as a superscript."""
+    wins the colour over supported). ``numbered`` (an anchor prefix such as ``a1-c``): each
+    mark is focusable and ends with the claim number(s) its title names (``claim 4: ...``)
+    as superscript links to ``#<prefix><number>``."""
     merged: list[list[Any]] = []
     for start, end, label, title in sorted(spans):
         if merged and start < merged[-1][1]:
@@ -204,9 +205,10 @@ def _highlight(text: str, spans: list[tuple[int, int, str, str]], numbered: bool
     for start, end, label, title in merged:
         out.append(_e(text[pos:start]))
         if numbered:
-            numbers = ",".join(dict.fromkeys(re.findall(r"(?:^|; )claim (\d+):", title)))
+            numbers = dict.fromkeys(re.findall(r"(?:^|; )claim (\d+):", title))
+            links = ",".join(f'<a href="#{_e(numbered)}{n}">{n}</a>' for n in numbers)
             out.append(f'<mark class="m-{_e(label)}" tabindex="0" title="{_e(title)}">'
-                       f'{_e(text[start:end])}<sup>{_e(numbers)}</sup></mark>')
+                       f'{_e(text[start:end])}<sup>{links}</sup></mark>')
         else:
             out.append(f'<mark class="m-{_e(label)}" title="{_e(title)}">'
                        f'{_e(text[start:end])}</mark>')
@@ -265,11 +267,12 @@ def _claim_label(claim: Any) -> str:
     return claim.label or "none"
 
 
-def _answer_marks(r: AnswerResult) -> str:
+def _answer_marks(r: AnswerResult, index: int = 1) -> str:
     """The answer text, escaped, with the source text of each claim that is not supported
     marked: amber for unsupported, red for contradicted (a claim with no verdict amber too);
     the mark's ``title`` (shown on hover, or on focus with the keyboard) holds the claim's
-    number, verdict, quote, rationale and note. Supported claims are not marked."""
+    number, verdict, quote, rationale and note, and the claim number after it links to the
+    claim in the list below (a click shows the same). Supported claims are not marked."""
     spans: list[tuple[int, int, str, str]] = []
     for n, claim in enumerate(r.claims, start=1):
         if claim.supported:
@@ -289,7 +292,7 @@ def _answer_marks(r: AnswerResult) -> str:
             parts.append(f"note: {claim.note}")
         for start, end in _joined(r.answer, claim.spans):
             spans.append((start, end, label, "\n".join(parts)))
-    return _highlight(r.answer, spans, numbered=True)
+    return _highlight(r.answer, spans, numbered=f"a{index}-c")
 
 
 def _answer_html(index: int, r: AnswerResult) -> str:
@@ -312,7 +315,7 @@ def _answer_html(index: int, r: AnswerResult) -> str:
                    + "</ul>")
     for warning in r.warnings:
         out.append(f'<div class="note">warning: {_e(warning)}</div>')
-    out.append(f'<div class="answer-text">{_answer_marks(r)}</div>')
+    out.append(f'<div class="answer-text">{_answer_marks(r, index)}</div>')
     if r.not_supported:
         out.append('<div class="legend">marked in the answer: <mark class="m-unsupported">'
                    'unsupported</mark> <mark class="m-contradicted">contradicted</mark> '
@@ -325,7 +328,8 @@ def _answer_html(index: int, r: AnswerResult) -> str:
         for n, claim in enumerate(r.claims, start=1):
             label = _claim_label(claim)
             verdict = claim.verdict
-            item = [f'<li class="claim v-{_e(label)}" data-verdict="{_e(label)}">'
+            item = [f'<li class="claim v-{_e(label)}" id="a{index}-c{n}" '
+                    f'data-verdict="{_e(label)}">'
                     f'<span class="badge b-{_e(label)}">'
                     f'{_e(label if label != "none" else "no verdict")}</span> {_e(claim.text)}']
             if verdict is not None and verdict.passage_ids:
