@@ -319,7 +319,8 @@ def _answer_html(index: int, r: AnswerResult) -> str:
     if r.not_supported:
         out.append('<div class="legend">marked in the answer: <mark class="m-unsupported">'
                    'unsupported</mark> <mark class="m-contradicted">contradicted</mark> '
-                   '(hover or focus a mark for the verdict, quote and rationale)</div>')
+                   '(hover or focus a mark for the verdict, quote and rationale; click its number '
+                   'for the claim)</div>')
     anchors = {p.id: f"a{index}-p{j}" for j, p in enumerate(r.passages, start=1)}
     spans: dict[str, list[tuple[int, int, str, str]]] = {p.id: [] for p in r.passages}
     texts = {p.id: p.text for p in r.passages}
