@@ -202,6 +202,25 @@ class Decomposition(BaseModel):
         return self
 
 
+class Vote(BaseModel):
+    """One verdict of several asked for the same claim (``--faithfulness-votes``, a panel).
+
+    Args:
+        label: the vote's label after the evidence check (a ``supported`` vote whose quote is
+            not in the cited passage counts as ``unsupported``).
+        judge: which judge cast it (its short name, e.g. the model string).
+        judge_label: the judge's own label when the check changed it, else ``None``.
+        note: why the check changed it, else ``None``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    label: VerdictLabel
+    judge: str
+    judge_label: VerdictLabel | None = None
+    note: str | None = None
+
+
 class ClaimResult(BaseModel):
     """One claim with its verdict.
 
@@ -220,6 +239,10 @@ class ClaimResult(BaseModel):
         cited_ids: the ids of the passages the answer cites for the claim.
         unknown_citations: references the answer gives for the claim that name no passage
             (``"7"`` with three passages, ``"p-9999"``); such a citation is never correct.
+        votes: every verdict asked for the claim, in order, with the judge of each, when
+            several were asked (``--faithfulness-votes``, ``--faithfulness-panel``); empty
+            when the claim was judged once.
+        unstable: the votes disagree (not all the same label).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -232,6 +255,8 @@ class ClaimResult(BaseModel):
     citation: CitationLabel | None = None
     cited_ids: list[str] = Field(default_factory=list)
     unknown_citations: list[str] = Field(default_factory=list)
+    votes: list[Vote] = Field(default_factory=list)
+    unstable: bool = False
 
     @property
     def label(self) -> str | None:
@@ -379,6 +404,44 @@ class AnswerResult(BaseModel):
         return not self.threshold_failures
 
 
+class FigureIntervals(BaseModel):
+    """95% confidence intervals of the headline figures, each ``[low, high]`` (``None``
+    when no answer was scored).
+
+    Args:
+        mean: of ``mean_faithfulness``.
+        unsupported_rate: of ``unsupported_answer_rate``.
+        level: the confidence level (0.95).
+        method: how they were computed, in words.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    mean: tuple[float, float] | None = None
+    unsupported_rate: tuple[float, float] | None = None
+    level: float = 0.95
+    method: str = ""
+
+
+class DetectableDrops(BaseModel):
+    """The smallest drop in each figure that a paired comparison of two runs of ``n`` scored
+    answers tells from noise at two-sided ``alpha`` with ``power`` (fractions in [0, 1]).
+
+    Args:
+        mean: in ``mean_faithfulness``.
+        unsupported_rate: in ``unsupported_answer_rate`` (a rise, for that figure).
+        n: the scored answers it assumes. alpha / power: of the paired test.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    mean: float | None = None
+    unsupported_rate: float | None = None
+    n: int = 0
+    alpha: float = 0.05
+    power: float = 0.8
+
+
 class SessionSummary(BaseModel):
     """Session metrics over every recorded answer.
 
@@ -399,6 +462,14 @@ class SessionSummary(BaseModel):
         conversations: conversations recorded (each of their turns counts as an answer).
         conversation_unsupported_rate: share of conversations with a claim not supported in
             any turn (an errored turn counts); ``None`` when no conversation was recorded.
+        voted_claims: claims with more than one vote (``--faithfulness-votes``, a panel).
+        unstable_claims: claims whose votes disagree.
+        unanimous_share: of the claims with votes recorded, the share whose votes all agree;
+            ``None`` when no claim has votes.
+        ci: the 95% bootstrap intervals of ``mean_faithfulness`` and
+            ``unsupported_answer_rate`` (filled by the session, ``runs.statistics``).
+        detectable_drop: the smallest drop in each figure that a paired comparison of two
+            runs this size could tell from noise (filled by the session).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -422,6 +493,11 @@ class SessionSummary(BaseModel):
     citation_precision: float | None = None
     conversations: int = 0
     conversation_unsupported_rate: float | None = None
+    voted_claims: int = 0
+    unstable_claims: int = 0
+    unanimous_share: float | None = None
+    ci: FigureIntervals | None = None
+    detectable_drop: DetectableDrops | None = None
 
     @classmethod
     def of(cls, results: Iterable[AnswerResult]) -> SessionSummary:
@@ -430,6 +506,7 @@ class SessionSummary(BaseModel):
         usage = Usage.total(r.usage for r in results)
         scored = [r for r in results if r.status == "scored"]
         scores = [r.score for r in scored if r.score is not None]
+        with_votes = [c for r in results for c in r.claims if c.votes]
         return cls(
             answers=len(results),
             scored=len(scored),
@@ -448,6 +525,10 @@ class SessionSummary(BaseModel):
             usage=usage,
             **_citation_figures(results),
             **_conversation_figures(results),
+            voted_claims=sum(1 for c in with_votes if len(c.votes) > 1),
+            unstable_claims=sum(1 for r in results for c in r.claims if c.unstable),
+            unanimous_share=(sum(1 for c in with_votes if not c.unstable) / len(with_votes)
+                             if with_votes else None),
         )
 
 
