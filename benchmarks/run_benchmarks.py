@@ -75,9 +75,12 @@ def handler_for(latency: float):
             answer = json.loads(user.split("\n", 1)[1])
             claims = [s.strip() + "." for s in answer.split(".") if s.strip()]
             return Reply.json({"claims": claims, "dropped": []}, delay=latency)
-        block, claim = user.split("\n", 1)[1].rsplit("\n\nCLAIM (JSON string):\n", 1)
-        claim = json.loads(claim)
-        for p in json.loads(block):
+        block, claim = user.split("\n", 1)[1].rsplit("\n\nCLAIM", 1)
+        claim = json.loads(claim.split("\n", 1)[1])
+        block = json.loads(block)
+        if isinstance(block, dict):  # id -> text (prompts 2026.12-1 on)
+            block = [{"id": k, "text": v} for k, v in block.items()]
+        for p in block:
             if claim.rstrip(".") in p["text"]:
                 return Reply.json({"rationale": "stated", "passage_ids": [p["id"]],
                                    "quote": claim.rstrip("."), "label": "supported"},
