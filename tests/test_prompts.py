@@ -155,10 +155,10 @@ def test_a_stated_exception_makes_the_claim_contradicted(chat_server, claim, pas
 # refuses anything else, whatever label comes with it.
 
 JOINED_QUOTES = [
-    "Audit log export is available on the Business and Enterprise plans ... delivered to a "
-    "customer-owned S3 bucket.",
-    "Audit log export is available on the Business and Enterprise plans and exports are "
-    "delivered to a customer-owned S3 bucket.",
+    ("Audit log export is available on the Business and Enterprise plans ... delivered to a "
+     "customer-owned S3 bucket."),
+    ("Audit log export is available on the Business and Enterprise plans and exports are "
+     "delivered to a customer-owned S3 bucket."),
     "Audit log exports go to an S3 bucket the customer owns on the Business plan.",
 ]
 

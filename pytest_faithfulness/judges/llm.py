@@ -30,7 +30,12 @@ from ..accounting import Budget
 from ..accounting import record as record_usage
 from ..records import Decomposition, Passage, Verdict, VerdictLabel
 from ..redaction import REDACTED, is_secret_name, redact
-from .prompts import PASSAGES_MESSAGE, decompose_messages, prompt_fingerprint, verify_messages
+from .prompts import (
+    PASSAGES_MESSAGE,
+    decompose_messages,
+    prompt_fingerprint,
+    verify_messages,
+)
 from .protocol import JudgeError
 
 
