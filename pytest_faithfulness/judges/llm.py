@@ -74,6 +74,18 @@ class DecomposeReply(BaseModel):
     claims: list[str]
     dropped: list[DroppedReply] = Field(default_factory=list)
 
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The schema with the dropped item's definition written in place (no ``$ref``: a
+        server's schema-to-grammar converter need not resolve references)."""
+        schema = super().model_json_schema(*args, **kwargs)
+        defs = schema.pop("$defs", {})
+        items = schema["properties"]["dropped"]["items"]
+        name = items.get("$ref", "").rsplit("/", 1)[-1]
+        if name in defs:
+            schema["properties"]["dropped"]["items"] = defs[name]
+        return schema
+
     @field_validator("dropped", mode="before")
     @classmethod
     def _plain_strings(cls, value: Any) -> Any:
