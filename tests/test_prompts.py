@@ -353,9 +353,11 @@ def test_an_instruction_planted_in_the_answer_cannot_hide_a_fact(chat_server, pl
     assert followed.score < 1.0
 
 
-def test_dropped_items_as_plain_strings_are_still_read(chat_server):
+@pytest.mark.parametrize("dropped", ["Sure!", {"text": "Sure!"}, {"text": "Sure!", "reason": ""}],
+                         ids=["plain-string", "no-reason", "empty-reason"])
+def test_dropped_items_without_a_reason_are_still_read(chat_server, dropped):
     chat_server.handler = judge_model(
-        claims_reply(["Exports run hourly."], dropped=["Sure!"]), lambda p, c: unsupported())
+        claims_reply(["Exports run hourly."], dropped=[dropped]), lambda p, c: unsupported())
     result = evaluate("Sure! Exports run hourly.", AUDIT_PASSAGES, make_judge(chat_server))
     assert [d.text for d in result.dropped] == ["Sure!"] and result.dropped[0].reason
     assert [c.text for c in result.claims] == ["Exports run hourly."]

@@ -48,18 +48,26 @@ def _no_description(schema: dict[str, Any]) -> None:
         prop.pop("default", None)
 
 
+def _dropped_schema(schema: dict[str, Any]) -> None:
+    """No docstring in the schema; ``text`` and ``reason`` both required."""
+    _no_description(schema)
+    schema["required"] = ["text", "reason"]
+
+
 class DroppedReply(BaseModel):
-    """One item the decomposer set aside: the answer's text, verbatim, and why (an empty
-    reason is read as none given)."""
+    """One item the decomposer set aside: the answer's text, verbatim, and why. The schema
+    asks for the reason; a missing or empty one is read as none given."""
 
-    model_config = ConfigDict(extra="ignore", json_schema_extra=_no_description)
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_dropped_schema)
     text: str
-    reason: str
+    reason: str = Field(default="", validate_default=True)
 
-    @field_validator("reason")
+    @field_validator("reason", mode="before")
     @classmethod
-    def _some_reason(cls, value: str) -> str:
-        return value.strip() or "set aside by the decomposer"
+    def _some_reason(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return "set aside by the decomposer"
+        return value
 
 
 class DecomposeReply(BaseModel):
