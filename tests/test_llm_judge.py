@@ -102,12 +102,11 @@ def test_audit_log_example_scores_three_of_five(chat_server):
     for request in verifies:
         _, passages_sent, claim_sent = parse_request(request)
         assert passages_sent == AUDIT_PASSAGES
-        user = request["messages"][1]["content"]
-        assert user.index("PASSAGES") < user.index("CLAIM") < user.index(json.dumps(claim_sent))
-        assert user.endswith(json.dumps(claim_sent, ensure_ascii=False))
+        system, block, claim_message = request["messages"]
+        assert block["content"].startswith("PASSAGES:") and "CLAIM" not in block["content"]
+        assert claim_message["content"].endswith(json.dumps(claim_sent, ensure_ascii=False))
         # everything up to the claim is the same for every claim: a provider's prefix cache hits
-        prefixes.add((request["messages"][0]["content"],
-                      user[:user.index("CLAIM (JSON string):")]))
+        prefixes.add((system["content"], block["content"]))
     assert len(prefixes) == 1
 
 
