@@ -142,7 +142,10 @@ def _bigrams(seq: tuple[str, ...]) -> set[tuple[str, str]]:
 
 
 def _weight(words, idf: dict[str, float], default: float) -> float:
-    return sum(idf.get(w, default) for w in words)
+    """The summed rarity of ``words``; ``math.fsum`` so that the result does not depend on the
+    set's iteration order (string hashing differs between processes), and ties between
+    windows break the same way in every run."""
+    return math.fsum(idf.get(w, default) for w in words)
 
 
 def _windows_of(passage: Passage):
