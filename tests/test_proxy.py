@@ -506,9 +506,9 @@ def over_limit_minutes(arrivals: list[float], limit: int, skew: float = 1.0) -> 
 
 @pytest.fixture(scope="module")
 def through_proxy(tmp_path_factory):
-    """A litellm proxy on 127.0.0.1 in front of four loopback servers, and runs of a sharded
-    suite: direct (the reference), through the proxy (no limit hit), through its rate-limited
-    alias, through its budgeted alias, and one with a wrong virtual key."""
+    """A litellm proxy on 127.0.0.1 in front of loopback servers, and runs of the suite: the
+    whole suite straight to its upstream (the reference), and as two shards of ``-n 2``
+    through the proxy: an alias with no limit, the rate-limited one, the budgeted one."""
     missing = missing_proxy_modules()
     if missing:
         pytest.skip("the litellm proxy is not installed (pip install 'litellm[proxy]', part of "
@@ -544,8 +544,9 @@ def through_proxy(tmp_path_factory):
         stdout=log, stderr=subprocess.STDOUT)
     runs: dict[str, Run] = {}
     try:
+        # the reference: the whole suite in one process, straight to the upstream
         runs["direct"] = Run(folder, "direct", "openai/scripted", servers["direct"].base_url,
-                             shards)
+                             ["."], xdist=False)
         base = f"http://127.0.0.1:{port}"
         _wait_until_ready(proxy, base, folder / "proxy.log", timeout=240)
         ready = time.time() - started
@@ -554,9 +555,6 @@ def through_proxy(tmp_path_factory):
         runs["limited"] = Run(folder, "limited", "litellm_proxy/judge-limited", base, shards,
                               **key)
         runs["budget"] = Run(folder, "budget", "litellm_proxy/judge-budget", base, shards, **key)
-        runs["wrong-key"] = Run(folder, "wrong-key", "litellm_proxy/judge", base, shards[:1],
-                                xdist=False,
-                                LITELLM_PROXY_API_KEY="sk-faithfulness-wrong-key-9876543210")
         for run in runs.values():
             run.wait(timeout=300)
         proxy.terminate()
@@ -603,7 +601,7 @@ def _wait_until_ready(proxy: subprocess.Popen, base: str, log: Path, timeout: fl
 def test_proxy_merged_result_equals_the_direct_result(through_proxy):
     runs, servers = through_proxy["runs"], through_proxy["servers"]
     direct, open_ = runs["direct"], runs["open"]
-    assert direct.codes == [0, 0], direct.text()[-3000:]
+    assert direct.codes == [0], direct.text()[-3000:]
     assert open_.codes == [0, 0], open_.text()[-3000:]
     reference = verdicts(direct.merged())
     assert len(reference) == 12
@@ -651,20 +649,10 @@ def test_proxy_budget_exceeded_fails_the_gate_naming_it(through_proxy):
 
 
 def test_proxy_virtual_key_never_reaches_a_report(through_proxy):
-    runs = through_proxy["runs"]
-    wrong = runs["wrong-key"]
-    assert wrong.codes == [1], wrong.text()[-3000:]
-    answers = wrong.merged()["answers"].values()
-    assert answers and all(a["status"] == "error" for a in answers)
-    # without a database the proxy refuses an unknown key with 400 "No connected db." (with
-    # one, 401): a client error, final, never a pass
-    assert all(re.search(r"JudgeError: decompose: (BadRequest|Authentication)Error", a["error"])
-               for a in answers), [a["error"] for a in answers]
-    for run in runs.values():
+    for run in through_proxy["runs"].values():
         shown = run.text() + "".join(r.read_text(encoding="utf-8") for r in run.reports
                                      if r.exists())
         assert MASTER_KEY not in shown, run.name
-        assert "sk-faithfulness-wrong-key-9876543210" not in shown, run.name
 
 
 def test_proxy_stays_on_loopback(through_proxy):
