@@ -19,12 +19,10 @@ import email.utils
 import importlib.util
 import json
 import os
-import re
 import resource
 import socket
 import subprocess
 import sys
-import textwrap
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -204,8 +202,8 @@ def test_spent_budget_on_a_claim_fails_the_gate_naming_it(chat_server):
 
 
 @pytest.mark.parametrize("message", [
-    "Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit "
-    "30000, Requested 52000.",
+    ("Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit "
+     "30000, Requested 52000."),
     "Request too large for model on tokens per min. Limit 1000, Requested 4000.",
 ])
 def test_request_larger_than_the_limit_is_not_waited_on(chat_server, message):
@@ -533,7 +531,7 @@ def through_proxy(tmp_path_factory):
     refused = folder / "refused.log"
     (folder / "proxy_main.py").write_text(PROXY_MAIN.format(tests=tests, refused=str(refused)),
                                           encoding="utf-8")
-    log = open(folder / "proxy.log", "wb")
+    log = open(folder / "proxy.log", "wb")  # noqa: SIM115 - open while the proxy lives
     started = time.time()
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu_before = children.ru_utime + children.ru_stime
@@ -557,26 +555,32 @@ def through_proxy(tmp_path_factory):
         runs["budget"] = Run(folder, "budget", "litellm_proxy/judge-budget", base, shards, **key)
         for run in runs.values():
             run.wait(timeout=300)
-        proxy.terminate()
-        proxy.wait(30)
+        seconds = time.time() - started
+        _stop(proxy)
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
-        yield {"cpu": children.ru_utime + children.ru_stime - cpu_before, "runs": runs, "servers": servers, "folder": folder, "refused": refused,
-               "ready": ready, "seconds": time.time() - started}
+        yield {"runs": runs, "servers": servers, "folder": folder, "refused": refused,
+               "ready": ready, "seconds": seconds,
+               "cpu": children.ru_utime + children.ru_stime - cpu_before}
     finally:
         for run in runs.values():
             for process in run.processes:
                 if process.poll() is None:
                     process.kill()
                     process.wait()
-        proxy.terminate()
-        try:
-            proxy.wait(20)
-        except subprocess.TimeoutExpired:
-            proxy.kill()
-            proxy.wait()
+        _stop(proxy)
         log.close()
         for server in servers.values():
             server.close()
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def _wait_until_ready(proxy: subprocess.Popen, base: str, log: Path, timeout: float) -> None:

@@ -155,16 +155,16 @@ class LiteLLMJudge:
             exponential backoff that honours ``Retry-After``.
         rate_limit_wait: the most seconds one call spends waiting out "limit reached"
             answers (HTTP 429 from the provider or a judge gateway such as the litellm proxy),
-            default 300 (five one-minute windows), counted from the first such answer. Each wait is the reply's own hint in full
-            (``retry-after-ms``, ``Retry-After`` in seconds or as a date, or
-            ``x-ratelimit-reset-requests`` / ``-tokens`` when that count is exhausted), or
-            else ``backoff_base`` doubling up to ``backoff_max``, with jitter. These waits
-            do not use up ``max_retries``; a limit still reached after them errors the call.
-            A 429 that waiting cannot cure is not waited on: a spent budget or quota (the
-            proxy's ``budget_exceeded``, its router's "crossed budget", OpenAI's
-            ``insufficient_quota``, ...) errors the call at once, its text holding
-            ``accounting.GATEWAY_BUDGET_SPENT`` so that the gate names the budget; so does
-            a single request larger than the provider's token limit.
+            counted from the first such answer; default 300 (five one-minute windows). Each
+            wait is the reply's own hint in full (``retry-after-ms``, ``Retry-After`` in
+            seconds or as a date, or ``x-ratelimit-reset-requests`` / ``-tokens`` when that
+            count is exhausted), or else ``backoff_base`` doubling up to ``backoff_max``, with
+            jitter. These waits do not use up ``max_retries``; a limit still reached after
+            them errors the call. A 429 that waiting cannot cure is not waited on: a spent
+            budget or quota (the proxy's ``budget_exceeded``, its router's "crossed budget",
+            OpenAI's ``insufficient_quota``, ...) errors the call at once, its text holding
+            ``accounting.GATEWAY_BUDGET_SPENT`` so that the gate names the budget; so does a
+            single request larger than the provider's token limit.
         parse_retries: extra attempts when a reply cannot be parsed or validated.
         context_budget_chars: most characters of passages per verify call; more passages are
             split into several calls (``None``: no limit; a provider's context-window error
@@ -685,7 +685,7 @@ def _headers(exc: BaseException) -> dict[str, str]:
                    getattr(exc, "litellm_response_headers", None)):
         try:
             items = list(source.items()) if source is not None else []
-        except Exception:
+        except (AttributeError, TypeError):
             items = []
         for name, value in items:
             if isinstance(name, str) and isinstance(value, str):
