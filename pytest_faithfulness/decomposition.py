@@ -20,6 +20,9 @@ rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
 3. Numeric citation markers in citation position (``[1]``, ``[1, 2]``, ``[^1]``, ``【1】``; see
    ``text.citation_spans``) are removed. A bracket of ids (``[p-2071]``) is left in the claim
    for the pipeline, which knows the passage ids; any other bracket (``[3-year]``) is text.
+   A labelled parenthetical (``(Source 2)``) is a marker too. A line that lists sources
+   (``Sources: p-2071, p-2072``) or defines a footnote (``[^1]: p-2071``) is set aside
+   (``"list of sources"``, ``text.is_source_line``).
 4. Only a unit that is non-assertive *as a whole* is set aside, with its reason (see
    ``non_assertive_reason``): a greeting or pleasantry, a question, a restatement of the
    question, a lead-in, a first-person refusal, an offer of help. An opener that precedes an
@@ -86,6 +89,7 @@ from .text import (
     MD_TABLE_SEP,
     citation_spans,
     has_cjk,
+    is_source_line,
     sentence_spans,
 )
 
@@ -868,6 +872,12 @@ def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
                 j += 1
             blocks.append(_table(answer, lines[i:j]))
             i = j
+            continue
+        if is_source_line(line):  # "Sources: p-1, p-2", "[^1]: p-1": references, not claims
+            flush()
+            blocks.append(_Block("heading", s, e, _clean_line(answer, s, e),
+                                 label="list of sources"))
+            i += 1
             continue
         is_heading = bool(MD_HEADING.match(line))
         plain = _clean_line(answer, s, e, _QUOTE_MARK, MD_HEADING)

@@ -176,6 +176,15 @@ class Settings:
     max_unscored_rate: float | None = option(
         "max-unscored-rate", "session gate: highest share of answers with no claim to score "
         "(default 0.5 when another session threshold is set, else none)", number(0, 1))
+    min_citation_precision: float | None = option(
+        "min-citation-precision", "session gate: lowest citation precision (claims a cited "
+        "passage supports / claims that cite a passage)", number(0, 1))
+    max_misattributed: int | None = option(
+        "max-misattributed", "session gate: most claims supported, but not by a passage they "
+        "cite", integer(0))
+    conversation_window: int | None = option(
+        "conversation-window", "assert_faithful_conversation: how many of the latest turns' "
+        "passages each turn is judged against (default: every turn so far)", integer(1))
     cache_dir: str | None = option("cache-dir", "verdict cache directory (default "
                                    ".faithfulness_cache under the rootdir)")
     no_cache: bool = option("no-cache", "do not read or write the verdict cache", kind="flag",
@@ -354,7 +363,9 @@ class Settings:
         from .gate import GateConfig
 
         return GateConfig(min_mean=self.min_mean, max_unsupported_rate=self.max_unsupported_rate,
-                          max_unscored_rate=self.max_unscored_rate)
+                          max_unscored_rate=self.max_unscored_rate,
+                          min_citation_precision=self.min_citation_precision,
+                          max_misattributed=self.max_misattributed)
 
     def ignored_with_offline_judge(self) -> list[str]:
         """The options set that the built-in offline judges do not read, as flags, e.g.
@@ -379,7 +390,8 @@ class Settings:
         if self.calibrate:
             names = ["min_agreement"]
         else:
-            names = ["min_mean", "max_unsupported_rate", "max_unscored_rate", "compare_fail"]
+            names = ["min_mean", "max_unsupported_rate", "max_unscored_rate", "compare_fail",
+                     "min_citation_precision", "max_misattributed"]
         return [f"--faithfulness-{n.replace('_', '-')}" for n in names
                 if getattr(self, n) not in (None, ())]
 
