@@ -56,6 +56,12 @@ class BudgetExceeded(RuntimeError):
     """The session's judge budget is spent: no new judge call is made."""
 
 
+#: Stands in the text of a judge error when the provider or a judge gateway (a litellm proxy)
+#: refused the call because a budget or quota of its own is spent (``judges.llm``); the gate
+#: names that budget among its reasons (``gate.gate_failures``).
+GATEWAY_BUDGET_SPENT = "budget or quota spent at the judge's provider or gateway"
+
+
 class Budget:
     """A spending limit in US dollars shared by every judge call of a run.
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .accounting import GATEWAY_BUDGET_SPENT
 from .records import AnswerResult, SessionSummary
 
 #: ``max_unscored_rate`` when it is not given but another session threshold is: a mean over
@@ -107,6 +108,12 @@ def gate_failures(summary: SessionSummary, results: list[AnswerResult],
     if unjudged:
         reasons.append(f"the judge budget was spent before {unjudged} answer(s) were judged: the "
                        "gate does not pass on partial data")
+    refused = sum(1 for r in results if r.status == "error" and any(
+        GATEWAY_BUDGET_SPENT in (text or "") for text in [r.error, *(c.note for c in r.claims)]))
+    if refused:
+        reasons.append(f"{refused} answer(s) not judged: the judge's provider or gateway refused "
+                       "calls because its budget or quota is spent; the gate does not pass on "
+                       "partial data")
     rate = unscored_rate(summary)
     if config.max_unscored_rate is not None and rate is not None \
             and rate > config.max_unscored_rate:

@@ -27,7 +27,8 @@ from loopback_guard import install as install_loopback_guard  # noqa: E402
 _PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
                "all_proxy")
 _PROVIDER_VARS = ("OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_ORGANIZATION",
-                  "OPENAI_PROJECT", "LITELLM_PROXY_API_BASE")
+                  "OPENAI_PROJECT", "LITELLM_PROXY_API_BASE", "LITELLM_PROXY_API_KEY",
+                  "USE_LITELLM_PROXY")
 
 
 class NetworkBlocked(ConnectionRefusedError):

@@ -19,6 +19,7 @@ import random
 import re
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
@@ -26,7 +27,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .. import _loop
-from ..accounting import Budget
+from ..accounting import GATEWAY_BUDGET_SPENT, Budget
 from ..accounting import record as record_usage
 from ..records import Decomposition, Passage, Verdict, VerdictLabel
 from ..redaction import REDACTED, is_secret_name, redact
@@ -232,8 +233,20 @@ class LiteLLMJudge:
         api_base: an OpenAI-compatible base URL (e.g. a local server); default: the one
             litellm reads for the provider (``OPENAI_BASE_URL``, ... or the provider's own).
         timeout: seconds per HTTP request.
-        max_retries: retries of a transient failure (429, 5xx, timeout, connection error),
-            with exponential backoff that honours ``Retry-After``.
+        max_retries: retries of a transient failure (5xx, timeout, connection error), with
+            exponential backoff that honours ``Retry-After``.
+        rate_limit_wait: the most seconds one call spends waiting out "limit reached"
+            answers (HTTP 429 from the provider or a judge gateway such as the litellm proxy),
+            counted from the first such answer; default 300 (five one-minute windows). Each
+            wait is the reply's own hint in full (``retry-after-ms``, ``Retry-After`` in
+            seconds or as a date, or ``x-ratelimit-reset-requests`` / ``-tokens`` when that
+            count is exhausted), or else ``backoff_base`` doubling up to ``backoff_max``, with
+            jitter. These waits do not use up ``max_retries``; a limit still reached after
+            them errors the call. A 429 that waiting cannot cure is not waited on: a spent
+            budget or quota (the proxy's ``budget_exceeded``, its router's "crossed budget",
+            OpenAI's ``insufficient_quota``, ...) errors the call at once, its text holding
+            ``accounting.GATEWAY_BUDGET_SPENT`` so that the gate names the budget; so does a
+            single request larger than the provider's token limit.
         parse_retries: extra attempts when a reply cannot be parsed or validated.
         context_budget_chars: most characters of passages per verify call; more passages are
             split into several calls (``None``: no limit; a provider's context-window error
@@ -264,6 +277,13 @@ class LiteLLMJudge:
     Every request adds its tokens (input, output, prompt-cache hits) and its cost from
     litellm's bundled price map to the current answer's ``Usage``.
 
+    Through a litellm proxy (the LiteLLM gateway, which holds rate limits, budgets and a
+    call cache for every machine of a sharded run): ``LiteLLMJudge("litellm_proxy/<alias>")``
+    with ``api_base`` (or ``LITELLM_PROXY_API_BASE``) the proxy's URL and the virtual key in
+    ``LITELLM_PROXY_API_KEY``, litellm's own convention; ``<alias>`` is a ``model_name`` of
+    the proxy's ``model_list``. The endpoint is part of the cache key; the key is not, and
+    never reaches a report.
+
     Raises ``JudgeError`` when a call fails for good; its text never holds a secret
     (``redaction.redact``).
     """
@@ -277,13 +297,18 @@ class LiteLLMJudge:
                  backoff_max: float = 20.0, budget: Budget | None = None,
                  schema_in_response_format: bool = False,
                  max_tokens: int | None = None, temperature: float = 0.0,
-                 cache_markers: bool | None = None) -> None:
+                 cache_markers: bool | None = None,
+                 rate_limit_wait: float = 300.0) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError("model must be a non-empty litellm model string")
         if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
                 or temperature != temperature or temperature < 0
                 or temperature == float("inf")):
             raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
+        if (isinstance(rate_limit_wait, bool) or not isinstance(rate_limit_wait, (int, float))
+                or not 0 <= rate_limit_wait < float("inf")):
+            raise ValueError(f"rate_limit_wait must be a finite number of seconds >= 0, "
+                             f"got {rate_limit_wait!r}")
         self.model = model.strip()
         self.api_base = api_base
         self.timeout = timeout
@@ -299,6 +324,7 @@ class LiteLLMJudge:
         if cache_markers is not None and not isinstance(cache_markers, bool):
             raise ValueError(f"cache_markers must be True, False or None, got {cache_markers!r}")
         self.cache_markers = cache_markers
+        self.rate_limit_wait = float(rate_limit_wait)
         self.calls = 0
         self.retries = 0
         self._plan: _RequestPlan | None = None
@@ -423,7 +449,10 @@ class LiteLLMJudge:
             kwargs["cache_control_injection_points"] = [
                 {"location": "message", "index": PASSAGES_MESSAGE}]
         last: Exception | None = None
-        for attempt in range(self.max_retries + 1):
+        failures = 0         # transient failures: at most max_retries + 1
+        limited = 0          # "limit reached" answers, waited out within rate_limit_wait
+        limited_since: float | None = None
+        while True:
             self.budget.check()
             self.calls += 1
             record_usage(calls=1)
@@ -442,18 +471,46 @@ class LiteLLMJudge:
                     raise JudgeError(redact(f"{op}: blocked by the provider's content filter: "
                                             f"{type(exc).__name__}: {_short(exc)}")) from exc
                 if _missing_credentials(exc):  # litellm reports these as server errors
-                    raise JudgeError(f"{op}: no API key for {self.model}: set the provider's "
-                                     "environment variable (e.g. OPENAI_API_KEY)") from exc
+                    raise JudgeError(f"{op}: no API key for {self.model}: set "
+                                     f"{_key_variable(self.model)}") from exc
+                spent = _spent_budget(exc)
+                if spent is not None:  # final: waiting does not bring a budget back
+                    raise JudgeError(redact(
+                        f"{op}: {GATEWAY_BUDGET_SPENT} ({spent}) at {self._where()}: "
+                        f"{type(exc).__name__}: {_short(exc)}")) from exc
+                if _rate_limited(exc, litellm):
+                    if _too_large(exc):
+                        raise JudgeError(redact(
+                            f"{op}: the request is larger than the rate limit allows, so "
+                            f"waiting cannot help: {type(exc).__name__}: {_short(exc)}")) from exc
+                    now = time.monotonic()
+                    limited_since = now if limited_since is None else limited_since
+                    waited = now - limited_since
+                    if waited >= self.rate_limit_wait:
+                        raise JudgeError(redact(
+                            f"{op}: rate limit still reached after waiting "
+                            f"{self.rate_limit_wait:g} s ({limited + 1} attempt(s) in "
+                            f"{waited:.1f} s): {type(exc).__name__}: {_short(exc)}")) from exc
+                    delay = min(self._rate_limit_delay(exc, limited),
+                                self.rate_limit_wait - waited)
+                    limited += 1
+                    self.retries += 1
+                    await asyncio.sleep(delay)
+                    continue
                 if not (isinstance(exc, transient) or _transient_status(exc)):
                     # not transient: a 4xx, auth, bad request, ...
                     raise JudgeError(redact(f"{op}: {type(exc).__name__}: {_short(exc)}")) from exc
                 last = exc
-                if attempt == self.max_retries:
+                if failures == self.max_retries:
                     break
                 self.retries += 1
-                await asyncio.sleep(self._delay(exc, attempt))
+                await asyncio.sleep(self._delay(exc, failures))
+                failures += 1
         raise JudgeError(redact(f"{op}: {type(last).__name__} after {self.max_retries + 1} "
                                 f"attempt(s): {_short(last)}")) from last
+
+    def _where(self) -> str:
+        return resolve_endpoint(self.model, self.api_base).display or "the provider's endpoint"
 
     def _account(self, litellm: Any, response: Any) -> None:
         usage = getattr(response, "usage", None)
@@ -476,16 +533,23 @@ class LiteLLMJudge:
                      cached_input_tokens=cached, cost_usd=cost, uncosted_calls=uncosted)
 
     def _delay(self, exc: Exception, attempt: int) -> float:
-        retry_after = None
-        response = getattr(exc, "response", None)
-        headers = getattr(response, "headers", None) or {}
-        try:
-            retry_after = float(headers.get("retry-after"))
-        except (TypeError, ValueError):
-            retry_after = None
+        """Seconds before retrying a transient failure: ``Retry-After`` (capped at
+        ``backoff_max``), else exponential backoff with jitter."""
+        retry_after = _wait_hint(_headers(exc))
         if retry_after is not None:
-            return min(max(retry_after, 0.0), self.backoff_max)
+            return min(retry_after, self.backoff_max)
         return min(self.backoff_base * (2 ** attempt) * (1 + random.random() / 4), self.backoff_max)
+
+    def _rate_limit_delay(self, exc: Exception, attempt: int) -> float:
+        """Seconds before asking again after a "limit reached" answer: the reply's hint in
+        full (plus up to 10% jitter, so that waiting workers do not return all at once), else
+        ``backoff_base`` doubling up to ``backoff_max`` with equal jitter; never less than
+        ``backoff_base``."""
+        hint = _wait_hint(_headers(exc))
+        if hint is not None:  # at least backoff_base: "retry after 0 s" must not spin
+            return max(hint * (1 + random.random() / 10), self.backoff_base)
+        step = min(self.backoff_base * (2 ** min(attempt, 30)), self.backoff_max)
+        return step * (0.5 + random.random() / 2)
 
 
 # request plan ----------------------------------------------------------------------------------
@@ -684,11 +748,148 @@ def _transient_status(exc: BaseException) -> bool:
     return status in (408, 409, 425, 429, 500, 502, 503, 504) or "connection error" in str(exc).lower()
 
 
+#: Error types and codes by which a provider or a litellm proxy says that a budget or quota of
+#: its own is spent: the proxy's ``budget_exceeded`` (HTTP 400, 429 or, from litellm 1.108,
+#: 422: ``litellm.budget_exceeded_status_code``), OpenAI's ``insufficient_quota`` and
+#: ``billing_hard_limit_reached`` (HTTP 429 / 400).
+_BUDGET_CODES = ("budget_exceeded", "insufficient_quota", "billing_hard_limit_reached")
+
+#: The same in words, where no such code is given: litellm's ``BudgetExceededError`` ("Budget
+#: has been exceeded!"), its proxy's key, user and team budgets ("ExceededTokenBudget: ...",
+#: "ExceededBudget: ..."), its router's deployment, provider and tag budgets ("No deployments
+#: available - crossed budget: Exceeded budget for ...", HTTP 429), OpenAI's "You exceeded
+#: your current quota", Anthropic's "Your credit balance is too low".
+_BUDGET_WORDS = re.compile(r"budget has been exceeded|crossed budget|exceeded budget"
+                           r"|exceeded\w*budget|exceeded your current quota"
+                           r"|credit balance is too low", re.IGNORECASE)
+
+
+def _error_body(exc: BaseException) -> dict[str, Any]:
+    """The provider's error object (``{"message", "type", "code", ...}``) when litellm kept
+    it (``exc.body``, as the OpenAI client does), else ``{}``."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body = body["error"]
+    return body if isinstance(body, dict) else {}
+
+
+def _spent_budget(exc: BaseException) -> str | None:
+    """What says that ``exc`` is a spent budget or quota (a code, or the words matched), or
+    ``None``. Such an error is final whatever its HTTP status (429 included)."""
+    body = _error_body(exc)
+    for value in (body.get("type"), body.get("code"), getattr(exc, "code", None)):
+        if isinstance(value, str) and value.strip().lower() in _BUDGET_CODES:
+            return value.strip().lower()
+    for text in (body.get("message"), str(exc)):
+        found = _BUDGET_WORDS.search(text) if isinstance(text, str) else None
+        if found:
+            return found.group(0)
+    return None
+
+
+def _rate_limited(exc: BaseException, litellm: Any) -> bool:
+    """A "limit reached" answer: HTTP 429, or litellm's ``RateLimitError``."""
+    rate_limit_error = getattr(litellm, "RateLimitError", None)
+    return getattr(exc, "status_code", None) == 429 or (
+        isinstance(rate_limit_error, type) and isinstance(exc, rate_limit_error))
+
+
+def _too_large(exc: BaseException) -> bool:
+    """A 429 for one request larger than the token limit (OpenAI: "Request too large for
+    ... on tokens per min"): it would be refused in every window."""
+    return "request too large" in str(exc).lower()
+
+
+def _headers(exc: BaseException) -> dict[str, str]:
+    """The error reply's HTTP headers, lower-cased: litellm keeps them in
+    ``litellm_response_headers`` (``exc.response`` holds none for some providers)."""
+    merged: dict[str, str] = {}
+    for source in (getattr(getattr(exc, "response", None), "headers", None),
+                   getattr(exc, "litellm_response_headers", None)):
+        try:
+            items = list(source.items()) if source is not None else []
+        except (AttributeError, TypeError):
+            items = []
+        for name, value in items:
+            if isinstance(name, str) and isinstance(value, str):
+                merged[name.lower()] = value
+    return merged
+
+
+_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?"
+                       r"(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?")
+
+
+def _seconds(value: str | None) -> float | None:
+    """``"1.5"`` -> 1.5; OpenAI's reset durations ``"6m0s"``, ``"1s"``, ``"20ms"``; ``None``
+    for anything else (negative values count as 0)."""
+    if value is None:
+        return None
+    text = value.strip().lower()
+    try:
+        return max(float(text), 0.0)
+    except ValueError:
+        pass
+    match = _DURATION.fullmatch(text)
+    if not text or match is None:
+        return None
+    hours, minutes, seconds, millis = (float(g) if g else 0.0 for g in match.groups())
+    return hours * 3600 + minutes * 60 + seconds + millis / 1000
+
+
+def _wait_hint(headers: dict[str, str]) -> float | None:
+    """Seconds a reply asks the client to wait, or ``None``: ``retry-after-ms``;
+    ``Retry-After`` in seconds or as an HTTP date (RFC 9110, 10.2.3); else the reset time of
+    an exhausted ``x-ratelimit-*`` count (OpenAI's ``x-ratelimit-reset-requests`` when
+    ``x-ratelimit-remaining-requests`` is 0, the same for tokens)."""
+    millis = _seconds(headers.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000
+    retry_after = headers.get("retry-after")
+    seconds = _seconds(retry_after)
+    if seconds is not None:
+        return seconds
+    if retry_after:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            when = parsedate_to_datetime(retry_after)
+        except (TypeError, ValueError):
+            when = None
+        if when is not None and when.tzinfo is not None:
+            import datetime
+
+            return max((when - datetime.datetime.now(datetime.timezone.utc)).total_seconds(),
+                       0.0)
+    resets = [_seconds(headers.get(f"x-ratelimit-reset-{what}"))
+              for what in ("requests", "tokens")
+              if (headers.get(f"x-ratelimit-remaining-{what}") or "").strip() == "0"]
+    resets = [r for r in resets if r is not None]
+    return max(resets) if resets else None
+
+
 def _content_policy_code(exc: BaseException) -> bool:
     """A provider error whose code says its content policy refused the request (litellm maps
     only some of these messages to ``ContentPolicyViolationError``)."""
     code = getattr(exc, "code", None)
     return isinstance(code, str) and code.lower() in ("content_policy_violation", "content_filter")
+
+
+#: The environment variable litellm reads a provider's API key from, where it is not
+#: ``<PROVIDER>_API_KEY``.
+_KEY_VARS = {"text-completion-openai": "OPENAI_API_KEY", "azure_text": "AZURE_API_KEY"}
+
+
+def _key_variable(model: str, environ: dict[str, str] | None = None) -> str:
+    """The environment variable that holds the API key for ``model``: the provider's
+    (``openai/...`` -> ``OPENAI_API_KEY``, ``litellm_proxy/...`` -> ``LITELLM_PROXY_API_KEY``,
+    the proxy's virtual key; also for any model with ``USE_LITELLM_PROXY=true``, which sends
+    every call through the proxy)."""
+    env = os.environ if environ is None else environ
+    provider = model.split("/", 1)[0].strip().lower() if "/" in model else "openai"
+    if (env.get("USE_LITELLM_PROXY") or "").strip().lower() == "true":
+        provider = "litellm_proxy"
+    return _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
 
 
 def _missing_credentials(exc: BaseException) -> bool:
