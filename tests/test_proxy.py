@@ -125,7 +125,7 @@ def test_rate_limit_still_reached_after_rate_limit_wait_errors_the_answer(chat_s
     started = time.monotonic()
     result = pytest_faithfulness.evaluate(KESTREL_ANSWER, KESTREL_PASSAGES, judge)
 
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # gave up after its 0.4 s, not the default 300 s
     assert result.status == "error" and result.score is None and not result.passed
     assert "rate limit still reached after waiting 0.4 s" in result.error
     assert len(verify_requests(chat_server)) >= 3  # asked again while the wait lasted
@@ -173,12 +173,12 @@ SPENT = {
 @pytest.mark.parametrize("name", sorted(SPENT))
 def test_spent_budget_is_final_and_fails_the_gate_naming_it(chat_server, name):
     chat_server.handler = lambda request: SPENT[name]
-    judge = make_judge(chat_server, max_retries=3, rate_limit_wait=30)
+    judge = make_judge(chat_server, max_retries=3, rate_limit_wait=300)
 
     started = time.monotonic()
     result = pytest_faithfulness.evaluate(ORBIT_ANSWER, ORBIT_PASSAGES, judge)
 
-    assert time.monotonic() - started < 5  # not waited on
+    assert time.monotonic() - started < 60  # not waited on (a wait would run to 300 s)
     assert len(chat_server.requests) == 1  # and not asked again
     assert result.status == "error" and result.score is None and not result.passed
     assert GATEWAY_BUDGET_SPENT in result.error
