@@ -364,6 +364,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         config.workeroutput[WORKER_OUTPUT_KEY] = state.to_payload()
         return
     git = _judge_session(config, state)
+    state.test_exitstatus = int(session.exitstatus)
     state.exitstatus = _exit_status(session.exitstatus, state)
     import os
 
@@ -373,7 +374,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             else "autosave"
     state.write_outputs(markdown=settings.markdown, html=settings.html,
                         step_summary=os.environ.get("GITHUB_STEP_SUMMARY") or None,
-                        storage=settings.storage_path, save_name=name, git=git)
+                        storage=settings.storage_path, save_name=name, git=git,
+                        pr_comment=settings.pr_comment)
     state.exitstatus = _exit_status(session.exitstatus, state)
     session.exitstatus = state.exitstatus
 
@@ -410,15 +412,7 @@ def _silent_misses(config: pytest.Config, state: FaithfulnessSession) -> None:
     and are not xfail (an ``AssertionError`` caught, or ``evaluate_many``): a missed bound
     never passes silently; ``record_only=True`` records without a bound."""
     silent, expected = config.stash[RUN_KEY].by_outcome(state.answers_failing_own_thresholds())
-    state.silent_misses, state.expected_misses = silent, expected  # for every report's verdict
-    if not silent:
-        return
-    names = [r.test_id or "?" for r in silent]
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    state.add_failures([
-        f"{len(silent)} answer(s) missed their own thresholds without failing their tests "
-        f"({shown}): the AssertionError was caught or the answers came from evaluate_many; "
-        "let the assertion fail, mark the test xfail, or record with record_only=True"])
+    state.fail_silent_misses(silent, expected)
 
 
 def _exit_status(current: int, state: FaithfulnessSession) -> int:
