@@ -182,78 +182,84 @@ def _shards(sharded: pytest.Pytester, *extra: str) -> list[str]:
     return [str(p) for p in list_runs(sharded.path / "shards")]
 
 
-@pytest.mark.parametrize("case", ["missing", "extra", "twice", "overlap"])
-def test_merge_refuses_a_missing_extra_or_overlapping_shard_with_a_usage_error(
-        sharded: pytest.Pytester, capsys: pytest.CaptureFixture, case: str) -> None:
-    shards = _shards(sharded)
-    if case == "overlap":
-        sharded.runpytest("test_a.py", "test_b.py", "--faithfulness-storage", "shards",
-                          "--faithfulness-save", "ab")
-        shards = [str(p) for p in list_runs(sharded.path / "shards")]
-    args = {"missing": shards[:2], "extra": shards + shards[:1], "twice": shards + shards[:1],
-            "overlap": shards}[case]
-    expect = ["--expect", "3"] if case in ("missing", "extra") else []
+def _refused(path: Path, args: list[str], capsys: pytest.CaptureFixture) -> str:
     with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(sharded.path)
-        assert cli_main(["merge", *args, *expect, "--faithfulness-report", "r.json"]) == 4
-    err = capsys.readouterr().err
-    if case in ("missing", "extra"):
-        assert f"expected 3 shard(s), got {len(args)}" in err
-    if case != "missing":
-        assert "appear in more than one shard" in err and "test_a.py::test_answer[c0]" in err
-    assert not (sharded.path / "r.json").exists()  # nothing written on a usage error
+        mp.chdir(path)
+        assert cli_main(["merge", *args, "--faithfulness-report", "r.json"]) == 4
+    assert not (path / "r.json").exists()  # nothing written on a usage error
+    return capsys.readouterr().err
 
 
-@pytest.mark.parametrize("what", ["judge", "prompt", "commit"])
-def test_merge_refuses_shards_of_different_judges_prompts_or_commits_unless_allowed(
-        sharded: pytest.Pytester, capsys: pytest.CaptureFixture, what: str) -> None:
+def _edited(shard: str, folder: Path, edit) -> str:
+    folder.mkdir(exist_ok=True)
+    data = json.loads(Path(shard).read_text())
+    edit(data)
+    target = folder / Path(shard).name
+    target.write_text(json.dumps(data))
+    return str(target)
+
+
+def test_merge_refuses_missing_extra_overlapping_incomplete_or_unreadable_shards(
+        sharded: pytest.Pytester, capsys: pytest.CaptureFixture) -> None:
     shards = _shards(sharded)
-    data = json.loads(Path(shards[2]).read_text())
-    if what == "judge":
+    path = sharded.path
+    capsys.readouterr()
+    for args in (shards[:2], shards + shards[:1]):  # a shard missing, one extra
+        assert f"expected 3 shard(s), got {len(args)}" in _refused(path, [*args, "--expect",
+                                                                           "3"], capsys)
+    err = _refused(path, shards + shards[:1], capsys)  # the same file twice
+    assert "appear in more than one shard" in err and "test_a.py::test_answer[c0]" in err
+    sharded.runpytest("test_a.py", "test_b.py", "--faithfulness-storage", "ab",
+                      "--faithfulness-save", "ab")
+    overlap = [str(p) for p in list_runs(path / "ab")] + shards[2:]
+    err = _refused(path, [*shards[:1], *overlap], capsys)  # shards that overlap
+    assert "7 test id(s) appear in more than one shard (test_a.py::test_answer[c0] in " \
+        "0001_shard1.json, 0001_ab.json" in err
+
+    def incomplete(data):
+        data.update(complete=False, incomplete_reason="the session was interrupted")
+
+    cases = [(incomplete, "is incomplete (the session was interrupted)"),
+             (lambda data: data.clear() or data.update(schema="x"),
+              "is not a saved faithfulness run"),
+             (lambda data: data.pop("results"), "has no full answer records")]
+    for n, (edit, expected) in enumerate(cases):
+        broken = _edited(shards[0], path / f"broken{n}", edit)
+        assert expected in _refused(path, [broken, *shards[1:]], capsys)
+    for flag, expected in ((["--faithfulness-min-mean", "1.5"], "--faithfulness-min-mean (ini "
+                            "faithfulness_min_mean) must be between 0 and 1"),
+                           (["--faithfulness-compare-fail", "mean"], "bad compare-fail "
+                            "expression 'mean'"),
+                           (["--faithfulness-compare", "nosuchrun"], "no saved run matches "
+                            "'nosuchrun'")):
+        assert expected in _refused(path, [*shards, *flag], capsys)
+
+
+def test_merge_refuses_shards_of_different_judges_prompts_or_commits_unless_allowed(
+        sharded: pytest.Pytester, capsys: pytest.CaptureFixture) -> None:
+    shards = _shards(sharded)
+
+    def judge(data):
         data["judges"] = [{"description": "openai/gpt-4o-mini",
                            "fingerprint": {"kind": "litellm", "model": "openai/gpt-4o-mini"}}]
-    elif what == "prompt":
+
+    def prompt(data):
         data["judges"][0]["fingerprint"]["prompts"] = "v999"
-    else:
+
+    def commit(data):
         data["git"]["commit"] = "f" * 40
-    Path(shards[2]).write_text(json.dumps(data))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(sharded.path)
-        assert cli_main(["merge", *shards]) == 4
-        err = capsys.readouterr().err
-        word = {"judge": "different judges", "prompt": "different prompt versions",
-                "commit": "different commits"}[what]
+
+    capsys.readouterr()
+    for edit, word in ((judge, "were judged by different judges"),
+                       (prompt, "were judged by different prompt versions"),
+                       (commit, "ran on different commits")):
+        other = _edited(shards[2], sharded.path / edit.__name__, edit)
+        err = _refused(sharded.path, [*shards[:2], other], capsys)
         assert word in err and "--allow-mixed" in err
-        assert cli_main(["merge", *shards, "--allow-mixed"]) == 1  # the shards' tests failed
-        assert f"WARNING: the shards {'ran on' if what == 'commit' else 'were judged by'}" \
-            in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("broken", ["incomplete", "not-a-run", "no-records", "bad-flag"])
-def test_merge_refuses_incomplete_or_unreadable_shards_and_bad_options(
-        sharded: pytest.Pytester, capsys: pytest.CaptureFixture, broken: str) -> None:
-    shards = _shards(sharded)
-    args = ["merge", *shards]
-    if broken == "incomplete":
-        data = json.loads(Path(shards[0]).read_text())
-        data.update(complete=False, incomplete_reason="the session was interrupted")
-        Path(shards[0]).write_text(json.dumps(data))
-        expected = "is incomplete (the session was interrupted)"
-    elif broken == "not-a-run":
-        Path(shards[0]).write_text('{"schema": "something else"}')
-        expected = "is not a saved faithfulness run"
-    elif broken == "no-records":  # saved by a version without full answer records
-        data = json.loads(Path(shards[0]).read_text())
-        data.pop("results")
-        Path(shards[0]).write_text(json.dumps(data))
-        expected = "has no full answer records"
-    else:
-        args += ["--faithfulness-min-mean", "1.5"]
-        expected = "--faithfulness-min-mean (ini faithfulness_min_mean) must be between 0 and 1"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(sharded.path)
-        assert cli_main(args) == 4
-    assert expected in capsys.readouterr().err
+        with pytest.MonkeyPatch.context() as mp:
+            mp.chdir(sharded.path)
+            assert cli_main(["merge", *shards[:2], other, "--allow-mixed"]) == 1  # tests failed
+        assert f"WARNING: the shards {word}" in capsys.readouterr().out
 
 
 def test_merge_runs_as_a_module_and_a_passing_gate_exits_0(pytester: pytest.Pytester) -> None:
