@@ -164,12 +164,20 @@ def faithfulness_judge(pytestconfig: pytest.Config):
         options["timeout"] = settings.timeout
     if settings.temperature is not None:
         options["temperature"] = settings.temperature
+    rate = None
+    if settings.max_rpm is not None or settings.max_tpm is not None:
+        from .ratelimit import LEDGER_DIR, RateLimiter
+
+        rate = RateLimiter(settings.max_rpm, settings.max_tpm,
+                           ledger=settings.cache_path / LEDGER_DIR)
+        options["rate"] = rate
     judge = pytestconfig.hook.pytest_faithfulness_make_judge(config=pytestconfig)
     if judge is None:
         judge = make_judge(settings.judge, **options)
     if settings.no_cache or not getattr(judge, "cacheable", False):
         yield judge
         budget.close()
+        _close_rate(rate)
         return
     from .cache import CachedJudge
 
@@ -177,6 +185,24 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     yield cached
     cached.close()
     budget.close()
+    _close_rate(rate)
+
+
+def _close_rate(rate: Any) -> None:
+    """Close the rate ledger's connections: this thread's and the judge loop's."""
+    if rate is None:
+        return
+    from . import _loop
+
+    rate.close()
+
+    async def close() -> None:
+        rate.close()
+
+    try:
+        _loop.run_sync(close())
+    except RuntimeError:  # called from the judge loop itself
+        pass
 
 
 @pytest.fixture
