@@ -86,7 +86,7 @@ def _figure(summary: SessionSummary, key: str) -> str:
 def _headline(summary: SessionSummary) -> list[str]:
     rate = summary.unsupported_answer_rate
     lines = [f"**mean faithfulness {_figure(summary, 'mean_faithfulness')}** · "
-             f"{summary.answers} answers ({summary.scored} scored, {summary.unscored} "
+             f"{summary.answers} answer{'' if summary.answers == 1 else 's'} ({summary.scored} scored, {summary.unscored} "
              f"unscored, {summary.errored} errored) · answers with a claim not supported: "
              + ("n/a" if rate is None else _figure(summary, "unsupported_answer_rate")),
              "",
@@ -120,12 +120,12 @@ def _claim_lines(claims: Sequence[Any]) -> list[str]:
 
 
 def _answer_item(name: str, before: float | None, after: float | None,
-                 claims: Sequence[Any]) -> list[str]:
+                 claims: Sequence[Any], *, compared: bool = True) -> list[str]:
     score = format_figure(after, "mean_faithfulness")
-    if before is not None or after is not None:
+    if compared:
         score = (f"{format_figure(before, 'mean_faithfulness')} → "
                  f"{format_figure(after, 'mean_faithfulness')}")
-    return [f"- `{md_escape(name, 300)}` ({score})", *_claim_lines(claims)]
+    return [f"- **{md_escape(name, 300)}** ({score})", *_claim_lines(claims)]
 
 
 class _Budget:
@@ -201,7 +201,8 @@ def pr_comment(results: list[AnswerResult], summary: SessionSummary, judges: lis
             out.add([f"### Answers that failed their own thresholds ({len(failing)})", ""])
             for r in failing:
                 bad = [c for c in r.claims if not c.supported]
-                block = _answer_item(r.test_id or "answer", None, r.score, bad)
+                block = _answer_item(r.test_id or "answer", None, r.score, bad,
+                                     compared=False)
                 if r.status == "error":
                     block.append(f"  - **error**: {md_escape(r.error, 400)}")
                 out.add(block, counted=True)
