@@ -406,7 +406,8 @@ class FaithfulnessSession:
                       storage: str | Path | None = None, save_name: str | None = None,
                       git: Any = None, pr_comment: str | Path | None = None) -> list[str]:
         """Write every configured output, each on its own: the JSON report (``report_path``),
-        the Markdown summary, the HTML report, the saved run (``save_name`` in ``storage``;
+        the Markdown summary, the HTML report, the pull-request comment (``pr_comment``,
+        ``reports.pr_comment``), the saved run (``save_name`` in ``storage``;
         never a run that judged no answer: a note says so), then the ``$GITHUB_STEP_SUMMARY``
         append. Each is written even when no answer was judged. One that fails (any exception) never stops
         the others: its reason becomes a gate failure (``could not write the HTML report

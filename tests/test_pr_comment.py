@@ -10,7 +10,7 @@ from faithfulness_ci_suite import to_v2
 
 from pytest_faithfulness.records import AnswerResult, ClaimResult, Passage, Verdict
 from pytest_faithfulness.reports.pr_comment import GITHUB_LIMIT, MARKER, run_page_url
-from pytest_faithfulness.runs.saved import load_run, list_runs
+from pytest_faithfulness.runs.saved import list_runs, load_run
 from pytest_faithfulness.session import FaithfulnessSession
 
 

@@ -86,8 +86,9 @@ def _figure(summary: SessionSummary, key: str) -> str:
 def _headline(summary: SessionSummary) -> list[str]:
     rate = summary.unsupported_answer_rate
     lines = [f"**mean faithfulness {_figure(summary, 'mean_faithfulness')}** · "
-             f"{summary.answers} answer{'' if summary.answers == 1 else 's'} ({summary.scored} scored, {summary.unscored} "
-             f"unscored, {summary.errored} errored) · answers with a claim not supported: "
+             f"{summary.answers} answer{'' if summary.answers == 1 else 's'} "
+             f"({summary.scored} scored, {summary.unscored} unscored, {summary.errored} "
+             f"errored) · answers with a claim not supported: "
              + ("n/a" if rate is None else _figure(summary, "unsupported_answer_rate")),
              "",
              f"claims: {summary.claims} ({summary.supported} supported, {summary.contradicted} "

@@ -112,8 +112,8 @@ def check_shards(shards: Sequence[Shard], *, allow_mixed: bool = False,
                         "extra, and a merge of part of the suite is not the suite's gate")
     for shard in shards:
         if not shard.run.complete:
-            problems.append(f"{shard.path} is incomplete ({shard.run.incomplete_reason or 'the run did not judge every answer'}): "
-                            "rerun the shard")
+            why = shard.run.incomplete_reason or "the run did not judge every answer"
+            problems.append(f"{shard.path} is incomplete ({why}): rerun the shard")
     mixed: list[str] = []
     judges = {s.path: sorted(j.identity() for j in s.run.judges) for s in shards}
     if len({tuple(v) for v in judges.values()}) > 1:
