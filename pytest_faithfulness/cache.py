@@ -312,6 +312,7 @@ class CachedJudge:
         self.invalid = 0
         self.unsaved = 0
         self._write_problem: str | None = None
+        self._vote_views: dict[int, CachedJudge] = {}
 
     def __repr__(self) -> str:  # never shows the signing key
         return f"CachedJudge({self.judge!r}, {str(self.directory)!r}, mode={self.mode!r}, " \
@@ -343,18 +344,46 @@ class CachedJudge:
         signed = ", signed entries" if self.signed else ""
         return f"{judge_description(self.judge)}; cache {self.directory}{signed}"
 
+    def for_vote(self, vote: int) -> CachedJudge:
+        """This cache for vote ``vote`` (2, 3, ...) of a claim (``judges.votes``): the wrapped
+        judge's vote variant (its ``for_vote``, when it has one) over the same cache
+        directory, keyed with the vote number in the fingerprint, so that every vote is its
+        own entry. Entries are checked and signed as any other; the view's refusals are
+        counted in this cache's ``integrity_lines``. One view per vote number."""
+        import copy
+
+        with self._lock:
+            view = self._vote_views.get(vote)
+            if view is None:
+                from .judges.votes import vote_variant
+
+                view = copy.copy(self)
+                view.judge = vote_variant(self.judge, vote)
+                inner = getattr(view.judge, "fingerprint", None)
+                view._fingerprint = {**(inner() if callable(inner) else self._fingerprint),
+                                     "vote": vote}
+                view._lock = threading.Lock()
+                view._vote_views = {}
+                view.hits = view.misses = view.rejected = view.invalid = view.unsaved = 0
+                self._vote_views[vote] = view
+        return view
+
+    def _count(self, name: str) -> int:
+        return getattr(self, name) + sum(v._count(name) for v in self._vote_views.values())
+
     def integrity_lines(self) -> list[str]:
         """Short lines for the session report: entries refused and verdicts not saved
-        (empty when there is nothing to report)."""
+        (empty when there is nothing to report), the vote views' included."""
         lines = []
-        if self.rejected:
-            lines.append(f"cache: {self.rejected} entr{'y' if self.rejected == 1 else 'ies'} "
+        rejected, invalid, unsaved = (self._count(n) for n in ("rejected", "invalid", "unsaved"))
+        if rejected:
+            lines.append(f"cache: {rejected} entr{'y' if rejected == 1 else 'ies'} "
                          f"refused: unsigned or signature mismatch ({CACHE_KEY_ENV} is set)")
-        if self.invalid:
-            lines.append(f"cache: {self.invalid} entr{'y' if self.invalid == 1 else 'ies'} "
+        if invalid:
+            lines.append(f"cache: {invalid} entr{'y' if invalid == 1 else 'ies'} "
                          "refused: not a valid record")
-        if self.unsaved:
-            lines.append(f"cache: {self.unsaved} new verdict(s) not saved: {self.read_only}")
+        if unsaved:
+            lines.append(f"cache: {unsaved} new verdict(s) not saved: {self.read_only}")
         return lines
 
     def close(self) -> None:

@@ -38,7 +38,8 @@ EXIT_USAGE = 4
 
 #: The ``Settings`` options ``merge`` reads (flag and ini key, as pytest's).
 MERGE_OPTIONS = ("min_mean", "max_unsupported_rate", "max_unscored_rate", "report", "markdown",
-                 "html", "pr_comment", "storage", "save", "autosave", "compare", "compare_fail")
+                 "html", "pr_comment", "storage", "save", "autosave", "compare", "compare_fail",
+                 "compare_alpha")
 
 
 class UsageError(Exception):
@@ -308,7 +309,8 @@ def _judge(session: Any, settings: Any, git: Any) -> None:
             session.ci_notes.extend(settings.compare_note.splitlines())
         if settings.baseline is not None:
             session.compare_with(settings.baseline, settings.compare_bounds,
-                                 baseline_path=settings.baseline_path, git=git)
+                                 baseline_path=settings.baseline_path, git=git,
+                                 alpha=settings.compare_alpha)
 
     step("compare with the saved run or run the gate hooks", compare)
 

@@ -31,6 +31,7 @@ from . import _loop
 from .accounting import usage_scope
 from .alignment import align
 from .judges.protocol import as_decomposition, as_verdict, call_judge
+from .judges.votes import collect_votes
 from .records import (
     AnswerResult,
     ClaimResult,
@@ -154,11 +155,20 @@ async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]],
         claim_result.verdict = Verdict("unsupported", rationale="no passages were given")
         return
 
+    window_votes: list[list[Any]] = []
+
     async def verify_one(window: list[Passage]) -> Verdict:
         async with semaphore:
-            return as_verdict(await call_judge(judge, "verify", claim_result.text, window))
+            with collect_votes() as votes:  # several verdicts per claim: judges.votes
+                verdict = as_verdict(await call_judge(judge, "verify", claim_result.text,
+                                                      window))
+            window_votes.append(votes)
+            return verdict
 
     raw = await asyncio.gather(*(verify_one(w) for w in windows))
+    if any(window_votes):
+        claim_result.votes = [v for votes in window_votes for v in votes]
+        claim_result.unstable = any(len({v.label for v in votes}) > 1 for votes in window_votes)
     checked = [(*check_verdict(verdict, window, claim_result.text), verdict)
                for verdict, window in zip(raw, windows)]
     best = _combine([accepted for accepted, _, _ in checked])

@@ -146,7 +146,8 @@ def _is_worker(config: pytest.Config) -> bool:
 
 @pytest.fixture(scope="session")
 def faithfulness_judge(pytestconfig: pytest.Config):
-    """The configured judge (``--faithfulness-judge``), wrapped in the verdict cache.
+    """The configured judge (``--faithfulness-judge``), wrapped in the verdict cache, with
+    ``--faithfulness-votes`` and ``--faithfulness-panel`` applied (``judges.votes``).
 
     Override this fixture in a conftest to plug in your own judge (see ``judges.Judge``).
     The offline judge is not cached: it is faster than the cache. The cache is opened once
@@ -174,16 +175,23 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     judge = pytestconfig.hook.pytest_faithfulness_make_judge(config=pytestconfig)
     if judge is None:
         judge = make_judge(settings.judge, **options)
-    if settings.no_cache or not getattr(judge, "cacheable", False):
-        yield judge
-        budget.close()
-        _close_rate(rate)
-        return
-    from .cache import CachedJudge
+    judges = [judge] + [make_judge(spec, **options) for spec in settings.panel]
+    caches = []
+    if not settings.no_cache:
+        from .cache import CachedJudge
 
-    cached = CachedJudge(judge, settings.cache_path, mode=settings.cache_mode)
-    yield cached
-    cached.close()
+        for i, member in enumerate(judges):
+            if getattr(member, "cacheable", False):
+                judges[i] = CachedJudge(member, settings.cache_path, mode=settings.cache_mode)
+                caches.append(judges[i])
+    if settings.votes > 1 or settings.panel:
+        from .judges.votes import with_votes
+
+        yield with_votes(judges[0], settings.votes, judges[1:])
+    else:
+        yield judges[0]
+    for cached in caches:
+        cached.close()
     budget.close()
     _close_rate(rate)
 
@@ -462,7 +470,8 @@ def _ci_gates(config: pytest.Config, state: FaithfulnessSession) -> Any:
         state.ci_notes.extend(settings.compare_note.splitlines())
     if settings.baseline is not None:
         state.compare_with(settings.baseline, settings.compare_bounds,
-                           baseline_path=settings.baseline_path, git=git)
+                           baseline_path=settings.baseline_path, git=git,
+                           alpha=settings.compare_alpha)
     from .gate import gate_hook_reasons
 
     try:

@@ -201,6 +201,25 @@ class Decomposition(BaseModel):
         return self
 
 
+class Vote(BaseModel):
+    """One verdict of several asked for the same claim (``--faithfulness-votes``, a panel).
+
+    Args:
+        label: the vote's label after the evidence check (a ``supported`` vote whose quote is
+            not in the cited passage counts as ``unsupported``).
+        judge: which judge cast it (its short name, e.g. the model string).
+        judge_label: the judge's own label when the check changed it, else ``None``.
+        note: why the check changed it, else ``None``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    label: VerdictLabel
+    judge: str
+    judge_label: VerdictLabel | None = None
+    note: str | None = None
+
+
 class ClaimResult(BaseModel):
     """One claim with its verdict.
 
@@ -212,6 +231,10 @@ class ClaimResult(BaseModel):
         note: why the judge's verdict was changed, or any other per-claim remark.
         spans: the answer spans (character offsets) the claim came from; ``answer[s:e]`` is
             its source text. Empty when its source could not be found (``note`` says so).
+        votes: every verdict asked for the claim, in order, with the judge of each, when
+            several were asked (``--faithfulness-votes``, ``--faithfulness-panel``); empty
+            when the claim was judged once.
+        unstable: the votes disagree (not all the same label).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -221,6 +244,8 @@ class ClaimResult(BaseModel):
     judge_verdict: Verdict | None = None
     note: str | None = None
     spans: list[Span] = Field(default_factory=list)
+    votes: list[Vote] = Field(default_factory=list)
+    unstable: bool = False
 
     @property
     def label(self) -> str | None:
@@ -332,6 +357,44 @@ class AnswerResult(BaseModel):
         return not self.threshold_failures
 
 
+class FigureIntervals(BaseModel):
+    """95% confidence intervals of the headline figures, each ``[low, high]`` (``None``
+    when no answer was scored).
+
+    Args:
+        mean: of ``mean_faithfulness``.
+        unsupported_rate: of ``unsupported_answer_rate``.
+        level: the confidence level (0.95).
+        method: how they were computed, in words.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    mean: tuple[float, float] | None = None
+    unsupported_rate: tuple[float, float] | None = None
+    level: float = 0.95
+    method: str = ""
+
+
+class DetectableDrops(BaseModel):
+    """The smallest drop in each figure that a paired comparison of two runs of ``n`` scored
+    answers tells from noise at two-sided ``alpha`` with ``power`` (fractions in [0, 1]).
+
+    Args:
+        mean: in ``mean_faithfulness``.
+        unsupported_rate: in ``unsupported_answer_rate`` (a rise, for that figure).
+        n: the scored answers it assumes. alpha / power: of the paired test.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    mean: float | None = None
+    unsupported_rate: float | None = None
+    n: int = 0
+    alpha: float = 0.05
+    power: float = 0.8
+
+
 class SessionSummary(BaseModel):
     """Session metrics over every recorded answer.
 
@@ -346,6 +409,14 @@ class SessionSummary(BaseModel):
         supported / contradicted / unsupported: claims by accepted verdict.
         judge_calls: judge calls that went out; cache_hits: calls served from the cache.
         usage: every answer's usage added up (tokens, cost in USD, calls, cache hits).
+        voted_claims: claims with more than one vote (``--faithfulness-votes``, a panel).
+        unstable_claims: claims whose votes disagree.
+        unanimous_share: of the claims with votes recorded, the share whose votes all agree;
+            ``None`` when no claim has votes.
+        ci: the 95% bootstrap intervals of ``mean_faithfulness`` and
+            ``unsupported_answer_rate`` (filled by the session, ``runs.statistics``).
+        detectable_drop: the smallest drop in each figure that a paired comparison of two
+            runs this size could tell from noise (filled by the session).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -363,6 +434,11 @@ class SessionSummary(BaseModel):
     judge_calls: int = 0
     cache_hits: int = 0
     usage: Usage = Field(default_factory=Usage)
+    voted_claims: int = 0
+    unstable_claims: int = 0
+    unanimous_share: float | None = None
+    ci: FigureIntervals | None = None
+    detectable_drop: DetectableDrops | None = None
 
     @classmethod
     def of(cls, results: Iterable[AnswerResult]) -> SessionSummary:
@@ -371,6 +447,7 @@ class SessionSummary(BaseModel):
         usage = Usage.total(r.usage for r in results)
         scored = [r for r in results if r.status == "scored"]
         scores = [r.score for r in scored if r.score is not None]
+        with_votes = [c for r in results for c in r.claims if c.votes]
         return cls(
             answers=len(results),
             scored=len(scored),
@@ -387,6 +464,10 @@ class SessionSummary(BaseModel):
             judge_calls=usage.calls,
             cache_hits=usage.cache_hits,
             usage=usage,
+            voted_claims=sum(1 for c in with_votes if len(c.votes) > 1),
+            unstable_claims=sum(1 for r in results for c in r.claims if c.unstable),
+            unanimous_share=(sum(1 for c in with_votes if not c.unstable) / len(with_votes)
+                             if with_votes else None),
         )
 
 

@@ -138,8 +138,17 @@ class FaithfulnessSession:
         return list(dict.fromkeys(names))
 
     def summary(self) -> SessionSummary:
-        """The session metrics over every result so far."""
-        return SessionSummary.of(self.results)
+        """The session metrics over every result so far, with the figures' 95% bootstrap
+        intervals and smallest detectable drops (``runs.statistics``; computed once per set
+        of results)."""
+        from .runs.statistics import with_statistics
+
+        key = (len(self.results), id(self.results[-1]) if self.results else None)
+        cached = getattr(self, "_summary_cache", None)
+        if cached is None or cached[0] != key:
+            cached = (key, with_statistics(SessionSummary.of(self.results), self.results))
+            self._summary_cache = cached
+        return cached[1].model_copy(deep=True)
 
     def evaluate_gate(self, threshold_flags: Sequence[str] | None = None) -> list[str]:
         """Apply the gate; stores and returns the reasons it fails (empty: passes).
@@ -166,6 +175,8 @@ class FaithfulnessSession:
         calibration = self.calibration_report()
         if calibration is not None:
             data["calibration"] = calibration.model_dump(mode="json")
+        if self.comparison is not None:
+            data["comparison"] = self.comparison.model_dump(mode="json")
         return data
 
     def write_report(self) -> Path | None:
@@ -288,15 +299,16 @@ class FaithfulnessSession:
         return path
 
     def compare_with(self, baseline: Any, bounds: Any = (), *, baseline_path: Any = None,
-                     git: Any = None) -> list[str]:
+                     git: Any = None, alpha: float | None = None) -> list[str]:
         """Compare this run with a saved one (``runs.saved.SavedRun``) and apply the compare-fail
-        ``bounds`` (``runs.compare.CompareFail``); keeps the comparison in ``self.comparison``,
-        adds the regressions to ``self.failures`` and returns them."""
+        ``bounds`` (``runs.compare.CompareFail``; with ``alpha``, a figure bound fails only on
+        a significant change, see ``runs.compare.check_regressions``); keeps the comparison in
+        ``self.comparison``, adds the regressions to ``self.failures`` and returns them."""
         from .runs.compare import check_regressions, compare_runs
 
         self.comparison = compare_runs(baseline, self.saved_run("current", git, full=False),
                                        baseline_path=baseline_path)
-        return self.add_failures(check_regressions(self.comparison, bounds))
+        return self.add_failures(check_regressions(self.comparison, bounds, alpha))
 
     def fail_silent_misses(self, silent: list[AnswerResult],
                            expected: list[AnswerResult]) -> list[str]:

@@ -224,6 +224,18 @@ class Settings:
     max_tpm: float | None = option(
         "max-tpm", "most LLM judge tokens (input + output) per minute, shared by every xdist "
         "worker of the run", number(1))
+    compare_alpha: float | None = option(
+        "compare-alpha", "with it, a mean or unsupported_rate compare-fail bound fails only "
+        "when the change is beyond the bound and significant at this level (paired test); a "
+        "change beyond the bound that is not significant is a warning", number(1e-6, 0.5))
+    votes: int = option("votes", "verdicts per claim: a claim first judged not supported is "
+                        "judged again, up to this many verdicts, and the majority stands (ties: "
+                        "not supported); deterministic judges are asked once", integer(1),
+                        default=1)
+    panel: tuple[str, ...] = option(
+        "panel", "more judges (litellm model strings, comma-separated) that verify every claim "
+        "beside --faithfulness-judge; the majority verdict stands (ties: not supported)",
+        lambda raw: tuple(m.strip() for m in str(raw).split(",") if m.strip()), default=())
 
     # Derived at start-up (not options) -------------------------------------------------------
     storage_path: Path = Path(".faithfulness")  # ``storage`` resolved against the rootdir
@@ -293,6 +305,8 @@ class Settings:
                               .get_hookimpls())
         if not (has_judge_hook or worker):  # a make_judge hook may read the name its own way
             check_judge_name(self.judge)
+        for spec in self.panel if not worker else ():  # panel members are built by name
+            check_judge_name(spec)
         rootdir = Path(config.rootpath)
         storage = _under(rootdir, self.storage or ".faithfulness")
         cache = _under(rootdir, self.cache_dir or ".faithfulness_cache")
@@ -363,6 +377,8 @@ class Settings:
                    if getattr(self, name) is not None]
         if self.cache_mode != "rw":
             ignored.append(f"--faithfulness-cache-mode {self.cache_mode}")
+        if self.votes > 1 and not self.panel:  # deterministic: asked once (judges.votes)
+            ignored.append(f"--faithfulness-votes {self.votes}")
         return ignored
 
     def session_threshold_flags(self) -> list[str]:

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 from faithfulness_ci_suite import to_v2
 
@@ -105,14 +103,17 @@ def test_the_run_page_url_comes_from_github_actions_variables():
 
 
 def test_confidence_intervals_are_shown_when_the_summary_has_them():
+    from pytest_faithfulness.records import FigureIntervals
     from pytest_faithfulness.reports.pr_comment import pr_comment
     from pytest_faithfulness.reports.verdict import run_verdict
 
     session = FaithfulnessSession()
     session.record(_answer(1, "supported", 10))
-    summary = session.summary()
-    fields = {k: getattr(summary, k) for k in type(summary).model_fields}
-    summary_with_ci = SimpleNamespace(**fields, ci={"mean_faithfulness": {"low": 0.71,
-                                                                          "high": 0.93}})
-    text = pr_comment(session.results, summary_with_ci, [], [], verdict=run_verdict([]))
+    summary = session.summary().model_copy(update={"ci": FigureIntervals(
+        mean=(0.71, 0.93), unsupported_rate=(0.0, 0.2))})
+    text = pr_comment(session.results, summary, [], [], verdict=run_verdict([]))
     assert "**mean faithfulness 1.000 (95% CI 0.710–0.930)**" in text
+    assert "not supported: 0.000 (95% CI 0.000–0.200)" in text
+    plain = pr_comment(session.results, summary.model_copy(update={"ci": None}), [], [],
+                       verdict=run_verdict([]))
+    assert "CI" not in plain

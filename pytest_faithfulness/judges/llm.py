@@ -258,6 +258,21 @@ class LiteLLMJudge:
                                       else "auto"),
                 "max_tokens": self.max_tokens, "litellm": _litellm_version()}
 
+    def for_vote(self, vote: int) -> LiteLLMJudge:
+        """This judge for vote ``vote`` (2, 3, ...) of a claim (``judges.votes``): the same
+        model, endpoint, prompts and budget, sampling at ``judges.votes.VOTE_TEMPERATURE``
+        (0.7) or this judge's temperature if higher, so that a second vote is a second
+        sample and not a repeat of the first."""
+        import copy
+
+        from .votes import VOTE_TEMPERATURE
+
+        variant = copy.copy(self)
+        variant.temperature = max(self.temperature, VOTE_TEMPERATURE)
+        variant._plan = None
+        variant._plan_lock = threading.Lock()
+        return variant
+
     def describe(self) -> str:
         """One line for report headers: model, endpoint, prompts, and the structured-output
         mode and temperature sent (once litellm has decided them; ``auto`` before that)."""

@@ -27,6 +27,8 @@ class OfflineJudge:
 
     name = "offline"
     cacheable = False
+    #: Same inputs, same verdict: asked once whatever ``--faithfulness-votes`` says.
+    deterministic = True
     runs_inline = True
     accounts_usage = True
     context_budget_chars: int | None = None

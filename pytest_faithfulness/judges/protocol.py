@@ -10,6 +10,10 @@ How users plug in their own judge::
         async def averify(self, claim: str, passages: list[Passage]) -> Verdict: ...
         def fingerprint(self) -> dict: ...   # what makes its verdicts differ; enables caching
         context_budget_chars: int | None     # passages per verify call, in characters
+        deterministic: bool                  # same inputs, same verdict: asked once
+                                             # whatever --faithfulness-votes says
+        def for_vote(self, vote: int) -> Judge: ...  # the judge for vote 2, 3, ... (e.g.
+                                             # sampling at a temperature); see judges.votes
 
 ``decompose`` receives the answer and nothing else. ``verify`` is called once per claim.
 A judge may raise on failure: the pipeline records the answer as ``error`` (never as a pass).

@@ -298,6 +298,12 @@ def _answer_html(index: int, r: AnswerResult) -> str:
                         spans[pid].append((where[0], where[1], label, f"claim {n}: {label}"))
             if claim.note:
                 item.append(f'<div class="note">note: {_e(claim.note)}</div>')
+            from .uncertainty import claim_votes_text
+
+            votes = claim_votes_text(claim)
+            if votes:
+                unstable = " unstable" if claim.unstable else ""
+                item.append(f'<div class="note votes{unstable}">{_e(votes)}</div>')
             judged = claim.judge_verdict
             if judged is not None:
                 item.append(f'<div class="note">judge said {_e(judged.label)}</div>')
@@ -376,8 +382,16 @@ def _comparison_html(comparison: Any) -> str:
                    f"<td class=n>{format_figure(row.after, row.key)}</td>"
                    f"<td class=n>{format_change(row.delta, row.key)}</td></tr>")
     out.append("</table>")
+    from .uncertainty import instability_lines, paired_lines
+
+    out += [f'<p class="meta paired">{_e(line)}</p>' for line in paired_lines(comparison)]
     out.append(f"<p>Claims that became unsupported or contradicted: <b>{comparison.worsened}</b>; "
                f"recovered: <b>{comparison.recovered}</b>.</p>")
+    unstable = instability_lines(comparison)
+    if unstable:
+        out.append('<div class="warning" id="instability">' + _e(unstable[0]) + "<ul>"
+                   + "".join(f"<li>{_e(line.strip())}</li>" for line in unstable[1:])
+                   + "</ul></div>")
     if comparison.answers:
         out.append("<table><tr><th>test</th><th>faithfulness</th><th>became unsupported or "
                    "contradicted</th><th>recovered</th></tr>")
@@ -469,6 +483,9 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
     used = usage_text(summary)
     if used:
         out.append(f'<p class="meta" id="usage">{_e(used)}</p>')
+    from .uncertainty import uncertainty_lines
+
+    out += [f'<p class="meta uncertainty">{_e(line)}</p>' for line in uncertainty_lines(summary)]
     out.append(_gate_html(results, list(failures), outcome, incomplete, thresholds, unscored,
                           failing))
     out.append("</header>")

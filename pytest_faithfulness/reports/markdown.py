@@ -87,6 +87,10 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
               + f" | {summary.claims} | {summary.supported} | {summary.contradicted} | "
               f"{summary.unsupported} |", ""]
     lines += [_usage_line(summary), ""]
+    from .uncertainty import uncertainty_lines
+
+    lines += [f"{md_escape(line, None)}  " for line in uncertainty_lines(summary)]
+    lines += [""] if uncertainty_lines(summary) else []
     stated = thresholds_text(thresholds)
     if stated:
         lines += [md_escape(stated, None), ""]
@@ -124,6 +128,11 @@ def _why(claim: Any) -> str:
             parts.append(f"*{md_escape(who)}:* {md_escape(source.rationale)}")
     if claim.note:
         parts.append(f"*note:* {md_escape(claim.note)}")
+    from .uncertainty import claim_votes_text
+
+    votes = claim_votes_text(claim)
+    if votes:
+        parts.append(f"**{md_escape(votes)}**" if claim.unstable else md_escape(votes))
     return "<br>".join(parts)
 
 
@@ -132,7 +141,7 @@ def _claims_table(results: list[AnswerResult], max_rows: int) -> list[str]:
     for r in results:
         if r.status == "error":
             rows.append((r, None))
-        rows += [(r, c) for c in r.claims if not c.supported]
+        rows += [(r, c) for c in r.claims if not c.supported or c.unstable]
     lines = [f"### Claims that are not supported ({sum(1 for _, c in rows if c)})", ""]
     if not rows:
         return lines + ["Every claim is supported.", ""]
@@ -180,8 +189,16 @@ def _markdown_comparison(comparison: Any, max_rows: int) -> list[str]:
             change = f"**{change}** 🔻"
         lines.append(f"| {row.label} | {format_figure(row.before, row.key)} | "
                      f"{format_figure(row.after, row.key)} | {change} |")
+    from .uncertainty import instability_lines, paired_lines
+
+    lines += [""] + [f"- {md_escape(line, None)}" for line in paired_lines(comparison)]
     lines += ["", f"Claims that became unsupported or contradicted: **{comparison.worsened}**; "
               f"recovered: **{comparison.recovered}**.", ""]
+    unstable = instability_lines(comparison)
+    if unstable:
+        lines += [f"**{md_escape(unstable[0], None)}**", ""]
+        lines += [f"- {md_escape(line.strip(), 500)}" for line in unstable[1:]]
+        lines.append("")
     if comparison.answers:
         lines += ["<details><summary>" + f"{len(comparison.answers)} answer(s) changed"
                   + "</summary>", "",

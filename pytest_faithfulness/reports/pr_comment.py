@@ -51,14 +51,21 @@ def run_page_url(environ: Mapping[str, str] | None = None) -> str | None:
     return f"{parts[0].rstrip('/')}/{parts[1]}/actions/runs/{parts[2]}"
 
 
+_CI_NAMES = {"mean_faithfulness": "mean", "unsupported_answer_rate": "unsupported_rate"}
+
+
 def _interval(ci: Any, key: str) -> tuple[float, float] | None:
-    """``(low, high)`` of figure ``key`` in a summary's ``ci`` (a mapping or model of
-    figure name to ``{"low", "high"}``, ``{"lower", "upper"}`` or ``[low, high]``)."""
+    """``(low, high)`` of figure ``key`` in a summary's ``ci`` (``records.FigureIntervals``,
+    or a mapping of figure name to ``{"low", "high"}``, ``{"lower", "upper"}`` or
+    ``[low, high]``)."""
     if ci is None:
         return None
     if hasattr(ci, "model_dump"):
         ci = ci.model_dump(mode="json")
-    entry = ci.get(key) if isinstance(ci, Mapping) else getattr(ci, key, None)
+    entry = None
+    for name in (key, _CI_NAMES.get(key)):  # records.FigureIntervals names them shorter
+        if name and entry is None:
+            entry = ci.get(name) if isinstance(ci, Mapping) else getattr(ci, name, None)
     if entry is None:
         return None
     if hasattr(entry, "model_dump"):

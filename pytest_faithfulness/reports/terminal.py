@@ -11,6 +11,7 @@ from ..records import AnswerResult, SessionSummary
 from .figures import fmt as _fmt
 from .figures import format_change, format_figure, short
 from .text import terminal_text
+from .uncertainty import claim_votes_text
 from .verdict import RunVerdict, answer_name, run_verdict, thresholds_text
 
 _MARK = {"supported": "ok", "contradicted": "CONTRADICTED", "unsupported": "UNSUPPORTED",
@@ -42,7 +43,7 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False,
     for warning in result.warnings:
         lines.append(f"  warning: {warning}")
     for i, claim in enumerate(result.claims, start=1):
-        if only_failing_claims and claim.supported:
+        if only_failing_claims and claim.supported and not claim.unstable:
             continue
         verdict = claim.verdict
         lines.append(f"  [{i}] {_MARK.get(claim.label, claim.label)}: {claim.text}")
@@ -51,6 +52,9 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False,
             lines.append(f"      passage {', '.join(verdict.passage_ids)}:{quote}")
         if claim.note:
             lines.append(f"      note: {claim.note}")
+        votes = claim_votes_text(claim)
+        if votes:
+            lines.append(f"      {votes}")
         judged = claim.judge_verdict
         if judged is not None:
             lines.append(f"      judge said {judged.label} "
@@ -100,6 +104,9 @@ def summary_lines(summary: SessionSummary, judges: list[str], failures: list[str
     usage = usage_text(summary)
     if usage:
         lines.append(usage)
+    from .uncertainty import uncertainty_lines
+
+    lines += uncertainty_lines(summary)
     stated = thresholds_text(thresholds)
     if stated:
         lines.append(stated)
@@ -133,7 +140,8 @@ def verdict_lines(failures: Sequence[str], verdict: RunVerdict) -> list[str]:
 
 def failing_answer_lines(results: Sequence[AnswerResult], *, verbose: bool = False) -> list[str]:
     """The per-claim report of every answer that failed or has a claim not supported."""
-    shown = [r for r in results if not r.passed or r.not_supported]
+    shown = [r for r in results
+             if not r.passed or r.not_supported or any(c.unstable for c in r.claims)]
     if not shown:
         return []
     lines = ["", "answers with claims that are not supported, or that failed:"]
@@ -152,8 +160,12 @@ def comparison_lines(comparison: Any) -> list[str]:
         before, after = format_figure(row.before, row.key), format_figure(row.after, row.key)
         lines.append(f"  {row.label:<46} {before:>9} {after:>9} "
                      f"{format_change(row.delta, row.key):>8}{flag}")
+    from .uncertainty import instability_lines, paired_lines
+
+    lines += [f"  {line}" for line in paired_lines(comparison)]
     lines.append(f"claims that became unsupported or contradicted: {comparison.worsened}; "
                  f"recovered: {comparison.recovered}")
+    lines += instability_lines(comparison)
     for change in comparison.answers:
         score = (f"{format_figure(change.before_score, 'mean_faithfulness')} -> "
                  f"{format_figure(change.after_score, 'mean_faithfulness')}")

@@ -81,6 +81,15 @@ class FigureRow(_Loose):
         label: its name for people.
         before / after: the baseline's and this run's value (``None``: not defined).
         better: ``"higher"`` or ``"lower"`` (or ``"neither"`` for plain counts).
+        pairs: for mean faithfulness and the unsupported-answer rate, the answers scored in
+            both runs and paired (same test id; ``None`` for the other figures).
+        paired_delta: the mean change over those pairs.
+        ci: the 95% paired-bootstrap interval of ``paired_delta``, ``[low, high]``.
+        p_value: the two-sided p-value of "no change" (``test`` says which:
+            ``paired bootstrap`` for the mean, ``exact McNemar`` for the rate; see
+            ``runs.statistics``).
+        detectable_drop: the smallest change that many pairs can tell from noise (alpha
+            0.05, power 0.8; ``runs.statistics.detectable_drop`` on the baseline's figures).
     """
 
     key: str
@@ -88,6 +97,12 @@ class FigureRow(_Loose):
     before: float | None = None
     after: float | None = None
     better: Literal["higher", "lower", "neither"] = "neither"
+    pairs: int | None = None
+    paired_delta: float | None = None
+    ci: tuple[float, float] | None = None
+    p_value: float | None = None
+    test: str | None = None
+    detectable_drop: float | None = None
 
     @property
     def delta(self) -> float | None:
@@ -118,6 +133,10 @@ class Comparison(_Loose):
         added / removed: test ids only in this run / only in the baseline.
         warnings: why the comparison may mislead (different judges or prompt versions).
         failures: regressions beyond the compare-fail bounds (gate failures).
+        instability: answers whose verdicts changed although their inputs did not (same
+            answer text, same passages, same judges with the same prompt version): the
+            judge's noise, listed apart from ``answers`` and not counted in ``worsened``.
+        alpha: the significance level of the compare-fail bounds (``None``: absolute bounds).
     """
 
     baseline_name: str
@@ -131,6 +150,8 @@ class Comparison(_Loose):
     removed: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     failures: list[str] = Field(default_factory=list)
+    instability: list[AnswerChange] = Field(default_factory=list)
+    alpha: float | None = None
 
     @property
     def worsened(self) -> int:
@@ -240,8 +261,13 @@ def compare_runs(baseline: SavedRun, current: SavedRun, *,
     old: dict[str, list[SavedAnswer]] = {}
     for answer in baseline.answers:
         old.setdefault(answer.test_id, []).append(answer)
+    same_judges = _same_judges(baseline, current)
+    pairs: list[tuple[SavedAnswer, SavedAnswer]] = []
     for answer in current.answers:
         matches = old.get(answer.test_id)
+        if matches:  # several answers under one test id: the same answer text first
+            same = next((i for i, m in enumerate(matches) if m.answer == answer.answer), 0)
+            matches.insert(0, matches.pop(same))
         if not matches:
             comparison.added.append(answer.test_id)
             # a new (or renamed) test's claims that are not supported are worse than the
@@ -251,14 +277,69 @@ def compare_runs(baseline: SavedRun, current: SavedRun, *,
             if change.worsened:
                 comparison.answers.append(change)
             continue
-        change = compare_answers(matches.pop(0), answer)
+        before = matches.pop(0)
+        pairs.append((before, answer))
+        change = compare_answers(before, answer)
         moved = change.before_status != change.after_status or (
             change.delta is not None and abs(change.delta) > _EPS)
         if moved or change.worsened or change.recovered or change.relabelled:
-            comparison.answers.append(change)
+            if same_judges and same_inputs(before, answer):
+                comparison.instability.append(change)
+            else:
+                comparison.answers.append(change)
     comparison.removed = [a.test_id for rest in old.values() for a in rest]
     comparison.warnings = _judge_warnings(baseline, current)
+    _paired_statistics(comparison, pairs)
     return comparison
+
+
+def same_inputs(before: SavedAnswer, after: SavedAnswer) -> bool:
+    """Whether two saved answers were judged on identical inputs: the same answer text and
+    the same passages (digest known in both runs) under one judge description."""
+    return (before.answer == after.answer and before.passages_digest is not None
+            and before.passages_digest == after.passages_digest and before.judge == after.judge)
+
+
+def _same_judges(baseline: SavedRun, current: SavedRun) -> bool:
+    """The two runs' judges are known and identical (fingerprints: model, prompt version,
+    parameters)."""
+    before = {j.identity() for j in baseline.judges}
+    after = {j.identity() for j in current.judges}
+    return bool(before) and before == after
+
+
+def _flag(answer: SavedAnswer) -> float:
+    return 1.0 if any(c.label != "supported" for c in answer.claims) else 0.0
+
+
+def _paired_statistics(comparison: Comparison,
+                       pairs: list[tuple[SavedAnswer, SavedAnswer]]) -> None:
+    """Fill the paired interval, p-value and smallest detectable drop of mean faithfulness
+    and the unsupported-answer rate, over the pairs scored in both runs."""
+    from .statistics import detectable_drop, mcnemar_exact, paired_bootstrap
+
+    scored = sorted(((b, a) for b, a in pairs if b.status == "scored" and a.status == "scored"
+                     and b.score is not None and a.score is not None),
+                    key=lambda pair: (pair[1].test_id, pair[1].answer, pair[0].answer))
+    # sorted: the bootstrap must not depend on the order answers were recorded in (xdist)
+    before_scores = [b.score for b, _ in scored]
+    before_flags = [_flag(b) for b, _ in scored]
+    tests = {
+        "mean_faithfulness": (paired_bootstrap(before_scores, [a.score for _, a in scored]),
+                              before_scores),
+        "unsupported_answer_rate": (mcnemar_exact([bool(f) for f in before_flags],
+                                                  [bool(_flag(a)) for _, a in scored]),
+                                    before_flags),
+    }
+    for key, (result, values) in tests.items():
+        row = comparison.figure(key)
+        if row is None:
+            continue
+        row.pairs = len(scored)
+        row.detectable_drop = detectable_drop(values) if values else None
+        if result is not None:
+            row.paired_delta, row.ci, row.p_value, row.test = (result.delta, result.ci,
+                                                               result.p_value, result.test)
 
 
 # --------------------------------------------------------------------------------------------
@@ -333,13 +414,23 @@ def parse_compare_fail(exprs: Iterable[str] | str | None) -> list[CompareFail]:
     return out
 
 
-def check_regressions(comparison: Comparison, bounds: Iterable[CompareFail]) -> list[str]:
+def check_regressions(comparison: Comparison, bounds: Iterable[CompareFail],
+                      alpha: float | None = None) -> list[str]:
     """Gate failures for the regressions of ``comparison`` beyond ``bounds``; also stored in
     ``comparison.failures``.
 
     A figure the baseline has but this run lacks (no answer scored now) is a failure; a
     figure the baseline lacks cannot regress.
+
+    With ``alpha`` (``--faithfulness-compare-alpha``), a ``mean`` or ``unsupported_rate``
+    bound fails only when the figure moved the wrong way by more than the bound **and** the
+    paired test is significant (``p_value <= alpha``); a move beyond the bound that is not
+    significant adds a loud ``NOT SIGNIFICANT`` warning to ``comparison.warnings`` naming the
+    smallest change the pairs can detect. With no pair scored in both runs there is no test:
+    the bound fails (fail closed). Without ``alpha`` the bounds are absolute and the message
+    gives the p-value. The count bounds are always absolute.
     """
+    comparison.alpha = alpha
     failures: list[str] = []
     where = f"against {comparison.baseline_name}"
     for bound in bounds:
@@ -360,7 +451,26 @@ def check_regressions(comparison: Comparison, bounds: Iterable[CompareFail]) -> 
         if worse > bound.allowed + _EPS:
             verb = "dropped" if kind == "higher" else "rose"
             before, after = format_figure(row.before, key), format_figure(row.after, key)
-            failures.append(f"regression {where}: {label} {verb} by {format_figure(worse, key)} "
-                            f"({before} -> {after}) > {bound.allowed:g} allowed ({bound.expr})")
+            text = (f"{label} {verb} by {format_figure(worse, key)} ({before} -> {after}) > "
+                    f"{bound.allowed:g} allowed ({bound.expr})")
+            p = row.p_value
+            if alpha is not None and p is not None and p > alpha:
+                drop = ("unknown" if row.detectable_drop is None
+                        else format_figure(row.detectable_drop, key))
+                comparison.warnings.append(
+                    f"NOT SIGNIFICANT: {text}, but p = {p:.3g} > alpha {alpha:g} "
+                    f"({row.test}, {row.pairs} paired answers), so the gate does not fail; "
+                    f"the smallest change this suite can detect is {drop} (alpha 0.05, "
+                    "power 0.8): with a bound below it, the gate cannot tell a real drop "
+                    "from noise; add answers or loosen the bound")
+                continue
+            if p is None:
+                tested = ("; no answer scored in both runs, so no significance test"
+                          if alpha is not None else "")
+            else:
+                tested = f"; p = {p:.3g}, {row.test}"
+                if alpha is not None:
+                    tested += f", significant at alpha {alpha:g}"
+            failures.append(f"regression {where}: {text}{tested}")
     comparison.failures = failures
     return failures

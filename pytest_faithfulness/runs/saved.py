@@ -70,6 +70,8 @@ class SavedAnswer(_Loose):
         judge: the judge's one-line description.
         answer: the answer text.
         error: the error, for ``status == "error"``.
+        passages_digest: ``passages_digest`` of the passages it was judged against
+            (``None`` in runs saved before it was recorded).
     """
 
     test_id: str
@@ -83,6 +85,7 @@ class SavedAnswer(_Loose):
     judge: str | None = None
     answer: str = ""
     error: str | None = None
+    passages_digest: str | None = None
 
     @classmethod
     def of(cls, result: AnswerResult, index: int = 1) -> SavedAnswer:
@@ -95,7 +98,17 @@ class SavedAnswer(_Loose):
                     for c in result.claims],
             supported=result.supported, contradicted=result.contradicted,
             unsupported=result.unsupported, passed=result.passed, judge=result.judge,
-            answer=result.answer, error=result.error)
+            answer=result.answer, error=result.error,
+            passages_digest=passages_digest(result.passages))
+
+
+def passages_digest(passages: Iterable[Any]) -> str:
+    """The hex SHA-256 of an answer's passages (each id, text and title, in order): two
+    answers judged against the same passages have the same digest."""
+    import hashlib
+
+    data = [[p.id, p.text, p.title] for p in passages]
+    return hashlib.sha256(json.dumps(data, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 class RunFigures(SessionSummary):
