@@ -87,7 +87,7 @@ def test_a_huge_run_is_cut_under_the_limit_with_a_note_and_a_pointer(tmp_path, s
     text = written.read_text(encoding="utf-8")
     assert len(text) <= GITHUB_LIMIT
     assert text.startswith(MARKER + "\n## Faithfulness: ❌ gate failed")
-    assert "**mean faithfulness 0.200**" in text
+    assert "**mean faithfulness 0.200 (95% CI 0.200–0.200)**" in text  # all answers 1 of 5
     assert "> ✂️ " in text and "item(s) left out to stay under GitHub's comment limit" in text
     assert "see every answer in the HTML report `report.html`" in text
     assert text.rstrip().splitlines()[-1].startswith("**Verdict:**")
