@@ -42,6 +42,15 @@ def test_audit_log_answer_scores_three_of_five(assert_faithful):
     assert [c.supported for c in result.claims] == [True, True, True, False, False]
 
 
+def test_audit_log_citations(assert_faithful):
+    """The answer cites both passages for everything it says: claims 1-3 are correctly cited
+    (a cited passage supports each), claims 4-5 are cited but unsupported."""
+    result = assert_faithful(ANSWER, PASSAGES, record_only=True)
+    assert [c.citation for c in result.claims] == ["correct"] * 3 + ["unsupported"] * 2
+    assert all(c.cited_ids == ["p-2071", "p-2072"] for c in result.claims)
+    assert result.citation_precision == pytest.approx(0.6) and result.misattributed == 0
+
+
 def test_faithful_version_passes(assert_faithful):
     assert_faithful(FAITHFUL_ANSWER, PASSAGES, min_score=1.0)
 

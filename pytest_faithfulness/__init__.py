@@ -24,12 +24,14 @@ _EXPORTS = {
     "LiteLLMJudge": "judges", "OfflineJudge": "judges", "make_judge": "judges",
     "aevaluate": "pipeline", "evaluate": "pipeline", "aevaluate_many": "pipeline",
     "evaluate_many": "pipeline", "Usage": "records",
+    "evaluate_conversation": "conversation", "aevaluate_conversation": "conversation",
 }
 
 __all__ = [
     "AnswerResult", "ClaimResult", "Decomposition", "DroppedText", "Judge", "JudgeError", "LiteLLMJudge",
     "OfflineJudge", "Passage", "SessionSummary", "Usage", "Verdict", "aevaluate",
     "aevaluate_many", "evaluate", "evaluate_many", "make_judge", "to_passages",
+    "evaluate_conversation", "aevaluate_conversation",
 ]
 
 
@@ -48,6 +50,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .conversation import aevaluate_conversation, evaluate_conversation
     from .judges import Judge, JudgeError, LiteLLMJudge, OfflineJudge, make_judge
     from .pipeline import aevaluate, aevaluate_many, evaluate, evaluate_many
     from .records import (

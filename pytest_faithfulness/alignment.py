@@ -35,7 +35,8 @@ aside with reasons. Rules, in order:
    lines and table header rows of at most eight words are Markdown structure (the offline
    decomposer's rule 1), not assertions: they
    need no claim and, when the decomposer did not list them, are recorded as set aside by
-   the pipeline.
+   the pipeline. So are lines that list sources ("Sources: p-1, p-2") and Markdown footnote
+   definitions ("[^1]: p-1"), reason ``"list of sources"`` (``text.is_source_line``).
 5. **Coverage.** The answer is cut into sentences (``text.sentence_spans``, then at line
    breaks). The part of a sentence not set aside (rule 2), without its list marker, citation
    markers, an opening interjection ("Yeah, ...", "No, ...") and attribution lead-ins
@@ -79,6 +80,7 @@ from .text import (
     MD_TABLE_SEP,
     QUOTES,
     collapse_ws,
+    is_source_line,
     sentence_spans,
     strip_citations,
 )
@@ -362,7 +364,8 @@ def _units(answer: str) -> list[Span]:
 
 def _structure(answer: str) -> list[tuple[int, int, str]]:
     """Markdown structure of the answer: ``(start, end, kind)`` for code blocks, headings,
-    label lines, whole-bold lines and table header rows (rule 4)."""
+    label lines, whole-bold lines, table header rows and lines that list sources
+    ("Sources: p-1, p-2", "[^1]: p-1") (rule 4)."""
     lines: list[tuple[int, int, str]] = []
     offset = 0
     for line in answer.splitlines(keepends=True):
@@ -380,6 +383,10 @@ def _structure(answer: str) -> list[tuple[int, int, str]]:
                 fence_start = None
             continue
         stripped = body.strip()
+        if fence_start is None and stripped and is_source_line(body):
+            lead = len(body) - len(body.lstrip())
+            regions.append((start + lead, start + len(body.rstrip()), "list of sources"))
+            continue
         if fence_start is not None or not stripped or len(stripped.split()) > _LABEL_WORDS:
             continue
         kind = None

@@ -27,7 +27,7 @@ class FaithfulnessAssertion:
     """What the ``assert_faithful`` fixture returns: call it to judge and assert one answer.
 
     ``assert_faithful(answer, passages, *, min_score=None, max_unsupported=None,
-    require_claims=None, record_only=False)``
+    require_claims=None, record_only=False, min_citation_precision=None)``
 
     Args:
         answer: the answer text.
@@ -47,6 +47,10 @@ class FaithfulnessAssertion:
             without asserting on its claims: no threshold of the call, the options or the ini
             applies (passing one as well is a ``ValueError``). An errored answer still fails
             (a judge fault is never a pass).
+        min_citation_precision: lowest acceptable citation precision of the answer
+            (claims a cited passage supports / claims that cite a passage, see
+            ``citations``); an answer with claims but no citation misses it. It adds to the
+            other bounds: a cited but unsupported claim still fails them as before.
 
     ``evaluate_many(cases)`` and ``assert_many(cases)`` judge a batch concurrently.
 
@@ -67,7 +71,8 @@ class FaithfulnessAssertion:
     def __init__(self, judge: Any, session: FaithfulnessSession, test_id: str,
                  min_score: float | None, max_unsupported: int | None, concurrency: int | None,
                  context_budget_chars: int | None = None, require_claims: bool = False,
-                 publish: Callable[[AnswerResult, int], None] | None = None):
+                 publish: Callable[[AnswerResult, int], None] | None = None,
+                 conversation_window: int | None = None):
         self._judge = judge
         self._session = session
         self._test_id = test_id
@@ -77,21 +82,26 @@ class FaithfulnessAssertion:
         self._context_budget = context_budget_chars
         self._require_claims = require_claims
         self._publish = publish  # JUnit properties and the answer-result hook (pytest side)
+        self._conversation_window = conversation_window
+        self._conversations = 0
         self.results: list[AnswerResult] = []
 
     def __call__(self, answer: Any, passages: Any, *, min_score: float | None = None,
                  max_unsupported: int | None = None,
-                 require_claims: bool | None = None, record_only: bool = False) -> AnswerResult:
+                 require_claims: bool | None = None, record_only: bool = False,
+                 min_citation_precision: float | None = None) -> AnswerResult:
         from .pipeline import evaluate
         from .reports.terminal import format_answer
 
         __tracebackhide__ = True
         thresholds = self._thresholds(min_score, max_unsupported, require_claims, record_only)
+        citation = _citation_bound(min_citation_precision, record_only)
         try:
             result = evaluate(answer, passages, self._judge, **self._pipeline_options())
         except (TypeError, ValueError) as exc:
             self._record_bad_input(answer, exc, thresholds)
             raise
+        result.min_citation_precision = citation
         self._record(result, thresholds)
         if not result.passed:
             raise AssertionError(f"answer is not faithful enough{_note(thresholds)}\n"
@@ -101,7 +111,8 @@ class FaithfulnessAssertion:
     def evaluate_many(self, cases: Any, *, min_score: float | None = None,
                       max_unsupported: int | None = None,
                       require_claims: bool | None = None,
-                      record_only: bool = False) -> list[AnswerResult]:
+                      record_only: bool = False,
+                      min_citation_precision: float | None = None) -> list[AnswerResult]:
         """Judge many answers concurrently and record each for the gate; never raises on a
         failing answer (see ``assert_many``). The thresholds still apply (as for the
         assertion): an answer that misses them fails the session gate unless its test fails
@@ -109,7 +120,8 @@ class FaithfulnessAssertion:
 
         Args:
             cases: ``(answer, passages)`` pairs or dicts with ``answer`` and ``passages``.
-            min_score / max_unsupported / require_claims / record_only: as for the call.
+            min_score / max_unsupported / require_claims / record_only /
+                min_citation_precision: as for the call.
 
         Returns:
             one ``AnswerResult`` per case, in order; test ids are ``<node id>#<n>``.
@@ -120,25 +132,76 @@ class FaithfulnessAssertion:
         from .pipeline import evaluate_many
 
         thresholds = self._thresholds(min_score, max_unsupported, require_claims, record_only)
+        citation = _citation_bound(min_citation_precision, record_only)
         results = evaluate_many(cases, self._judge, **self._pipeline_options())
         for result in results:
+            result.min_citation_precision = citation
             self._record(result, thresholds, numbered=True)
         return results
 
     def assert_many(self, cases: Any, *, min_score: float | None = None,
                     max_unsupported: int | None = None,
-                    require_claims: bool | None = None) -> list[AnswerResult]:
+                    require_claims: bool | None = None,
+                    min_citation_precision: float | None = None) -> list[AnswerResult]:
         """``evaluate_many``, then raise ``AssertionError`` with the per-claim report of every
         answer that errored or missed a threshold."""
         from .reports.terminal import format_answer
 
         __tracebackhide__ = True
         results = self.evaluate_many(cases, min_score=min_score, max_unsupported=max_unsupported,
-                                     require_claims=require_claims)
+                                     require_claims=require_claims,
+                                     min_citation_precision=min_citation_precision)
         failing = [r for r in results if not r.passed]
         if failing:
             raise AssertionError(f"{len(failing)} of {len(results)} answers are not faithful "
                                  f"enough{_note(self._thresholds(min_score, max_unsupported))}\n"
+                                 + "\n".join(format_answer(r) for r in failing))
+        return results
+
+    def conversation(self, turns: Any, *, window: int | None = None,
+                     min_score: float | None = None, max_unsupported: int | None = None,
+                     require_claims: bool | None = None, record_only: bool = False,
+                     min_citation_precision: float | None = None) -> list[AnswerResult]:
+        """Judge the assistant turns of one conversation, record each turn as an answer and
+        raise ``AssertionError`` with the per-claim report of every turn that errored or
+        missed a threshold (what the ``assert_faithful_conversation`` fixture calls).
+
+        Args:
+            turns: ``(answer, passages)`` pairs (or dicts) of the assistant's turns, in order.
+            window: how many of the latest turns' passages each turn is judged against
+                (default: ``--faithfulness-conversation-window``, else every turn so far).
+            min_score / max_unsupported / require_claims / record_only /
+                min_citation_precision: as for the call, applied to each turn.
+
+        Returns:
+            one ``AnswerResult`` per turn; test ids are ``<node id>#turn<n>`` (and
+            ``conversation`` the node id, ``#conversation<k>`` added from the second
+            conversation of a test on).
+
+        Raises:
+            AssertionError: a turn errored or missed a threshold.
+            TypeError / ValueError: malformed turns or window (nothing is judged then).
+        """
+        from .conversation import evaluate_conversation
+        from .reports.terminal import format_answer
+
+        __tracebackhide__ = True
+        thresholds = self._thresholds(min_score, max_unsupported, require_claims, record_only)
+        citation = _citation_bound(min_citation_precision, record_only)
+        self._conversations += 1
+        name = self._test_id if self._conversations == 1 else \
+            f"{self._test_id}#conversation{self._conversations}"
+        results = evaluate_conversation(
+            turns, self._judge, conversation=name,
+            window=self._conversation_window if window is None else window,
+            **self._pipeline_options())
+        for result in results:
+            result.min_citation_precision = citation
+            self._record(result, thresholds, test_id=f"{name}#turn{result.turn}")
+        failing = [r for r in results if not r.passed]
+        if failing:
+            raise AssertionError(f"{len(failing)} of {len(results)} turns of the conversation "
+                                 f"are not faithful enough{_note(thresholds)}\n"
                                  + "\n".join(format_answer(r) for r in failing))
         return results
 
@@ -185,9 +248,10 @@ class FaithfulnessAssertion:
         self._record(result, thresholds)
 
     def _record(self, result: AnswerResult, thresholds: tuple[Any, ...],
-                numbered: bool = False) -> None:
+                numbered: bool = False, test_id: str | None = None) -> None:
         n = len(self.results) + 1
-        result.test_id = f"{self._test_id}#{n}" if numbered or n > 1 else self._test_id
+        result.test_id = test_id or (f"{self._test_id}#{n}" if numbered or n > 1
+                                     else self._test_id)
         result.min_score, result.max_unsupported, result.require_claims = thresholds[:3]
         self.results.append(result)
         self._session.record(result, self._judge)
@@ -195,6 +259,21 @@ class FaithfulnessAssertion:
             self._publish(result, len(self.results))
 
 
+
+
+def _citation_bound(value: Any, record_only: bool) -> float | None:
+    """``min_citation_precision`` checked: a number in [0, 1] or ``None``.
+
+    Raises:
+        ValueError: another value, or one given with ``record_only=True``.
+    """
+    if value is None:
+        return None
+    if record_only:
+        raise ValueError("record_only=True takes no threshold, got min_citation_precision")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ValueError(f"min_citation_precision must be a number in [0, 1], got {value!r}")
+    return float(value)
 
 
 def _note(thresholds: tuple[Any, ...]) -> str:

@@ -20,6 +20,9 @@ rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
 3. Numeric citation markers in citation position (``[1]``, ``[1, 2]``, ``[^1]``, ``【1】``; see
    ``text.citation_spans``) are removed. A bracket of ids (``[p-2071]``) is left in the claim
    for the pipeline, which knows the passage ids; any other bracket (``[3-year]``) is text.
+   A labelled parenthetical (``(Source 2)``) is a marker too. A line that lists sources
+   (``Sources: p-2071, p-2072``) or defines a footnote (``[^1]: p-2071``) is set aside
+   (``"list of sources"``, ``text.is_source_line``).
 4. Only a unit that is non-assertive *as a whole* is set aside, with its reason (see
    ``non_assertive_reason``): a greeting or pleasantry, a question, a restatement of the
    question, a lead-in, a first-person refusal, an offer of help. An opener that precedes an
@@ -86,10 +89,11 @@ from .text import (
     MD_TABLE_SEP,
     citation_spans,
     has_cjk,
+    is_source_line,
     sentence_spans,
 )
 
-RULES_VERSION = "rules-2026.11-4"
+RULES_VERSION = "rules-2026.12-1"  # greetings and thanks in de, fr, es, zh, ja
 
 _AUX = {
     "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "can",
@@ -193,6 +197,32 @@ _OPENER = re.compile(
     rf"definitely|obviously|(?:i'?m|i am) afraid(?: that)?(?! of\b))\s+(?=\w)|^(?P<leadin>{_LEADIN})\s*",
     re.IGNORECASE,
 )
+#: Greetings, thanks and sign-offs in German, French, Spanish, Chinese and Japanese, as a
+#: whole clause ("Vielen Dank für Ihre Nachricht.", "¡Hola!", "您好！", "ご質問ありがとうございます。").
+_OTHER_PLEASANTRY = re.compile(
+    r"^[\s\u00a1\u00bf]*(?:"
+    # German
+    r"hallo|guten (?:morgen|tag|abend)|servus|moin|(?:vielen |herzlichen |besten )?dank(?:e)?"
+    r"(?: schön| sehr)?(?: für [^.!?]{0,40})?|ich hoffe,? (?:das|dies) hilft(?: (?:ihnen|dir))?"
+    r"(?: weiter)?|gern(?:e)? geschehen|bitte schön|(?:viele|liebe|freundliche) grüße|"
+    r"mit freundlichen grüßen|es tut mir leid|entschuldigung|"
+    # French
+    r"bonjour|bonsoir|salut|merci(?: beaucoup)?(?: pour [^.!?]{0,40})?|"
+    r"j'espère que (?:cela|ça|ceci) (?:vous |t')?aide(?:ra)?|avec plaisir|je vous en prie|"
+    r"cordialement|bien à vous|(?:je suis )?désolée?|"
+    # Spanish
+    r"hola|buen(?:os|as) (?:días|tardes|noches)|(?:muchas )?gracias(?: por [^.!?]{0,40})?|"
+    r"espero que (?:esto|eso|le|te) (?:le |te )?(?:ayude|sirva)|con (?:mucho )?gusto|de nada|"
+    r"saludos(?: cordiales)?|lo siento(?: mucho)?|"
+    # Chinese
+    r"您好|你好|大家好|(?:非常)?(?:谢谢|感谢)(?:您|你)?(?:的(?:提问|问题|耐心|来信|咨询))?|"
+    r"希望(?:这|此|以上)?(?:些)?(?:信息|回答)?(?:能)?(?:对(?:您|你))?有(?:所)?帮助|不客气|祝好|"
+    r"很高兴(?:为(?:您|你))?(?:服务|帮忙|回答)|抱歉|"
+    # Japanese
+    r"こんにちは|こんばんは|おはようございます|(?:ご質問|お問い合わせ)?(?:いただき)?"
+    r"(?:どうも)?ありがとうございま(?:す|した)|お役に立てれば(?:幸いです|嬉しいです)|"
+    r"どういたしまして|よろしくお願い(?:いた)?します|申し訳(?:ございません|ありません)"
+    r")[\s!.,;:\u3002\uff01\uff0c\u3001~\u2026]*$", re.IGNORECASE)
 _OPENER_ALONE = re.compile(rf"^(?:{_PLEASANTRY}|{_INTERJECTION}|{_ATTRIBUTION}|{_LEADIN})\W*$",
                            re.IGNORECASE)
 _LEAD_CONJ = re.compile(r"^(?:and|but|so|however|though|although|also|plus)\b,?\s*", re.IGNORECASE)
@@ -297,7 +327,8 @@ def non_assertive_reason(text: str) -> str | None:
     "I couldn't find X, but Y is Z". Reasons: ``"question"``, ``"greeting or pleasantry"``,
     ``"restates the question"``, ``"lead-in"``, ``"refusal"``, ``"offer of help"``,
     ``"reply to a question"`` (a bare "Yes."/"Not at all."/"They aren't."; what it asserts is
-    read with the question before it), ``"no words"``. English only (text in other languages asserts unless it has no words).
+    read with the question before it), ``"no words"``. English rules, plus whole-clause greetings, thanks and sign-offs in
+    German, French, Spanish, Chinese and Japanese (other text in those languages asserts).
 
     Raises:
         TypeError: ``text`` is not a string.
@@ -331,6 +362,8 @@ def _clause_reason(text: str, first: bool = True) -> str | None:
     plain = _LEAD_CONJ.sub("", text.strip().strip("\"'\u201c\u201d")).strip()
     if not first and re.fullmatch(rf"(?:{_INTERJECTION})\W*", plain, re.IGNORECASE):
         return None
+    if _OTHER_PLEASANTRY.match(plain):
+        return "greeting or pleasantry"
     while True:
         m = _OPENER.match(plain)
         if not m or not m.end():
@@ -868,6 +901,12 @@ def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
                 j += 1
             blocks.append(_table(answer, lines[i:j]))
             i = j
+            continue
+        if is_source_line(line):  # "Sources: p-1, p-2", "[^1]: p-1": references, not claims
+            flush()
+            blocks.append(_Block("heading", s, e, _clean_line(answer, s, e),
+                                 label="list of sources"))
+            i += 1
             continue
         is_heading = bool(MD_HEADING.match(line))
         plain = _clean_line(answer, s, e, _QUOTE_MARK, MD_HEADING)

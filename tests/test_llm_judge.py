@@ -102,12 +102,11 @@ def test_audit_log_example_scores_three_of_five(chat_server):
     for request in verifies:
         _, passages_sent, claim_sent = parse_request(request)
         assert passages_sent == AUDIT_PASSAGES
-        user = request["messages"][1]["content"]
-        assert user.index("PASSAGES") < user.index("CLAIM") < user.index(json.dumps(claim_sent))
-        assert user.endswith(json.dumps(claim_sent, ensure_ascii=False))
+        system, block, claim_message = request["messages"]
+        assert block["content"].startswith("PASSAGES:") and "CLAIM" not in block["content"]
+        assert claim_message["content"].endswith(json.dumps(claim_sent, ensure_ascii=False))
         # everything up to the claim is the same for every claim: a provider's prefix cache hits
-        prefixes.add((request["messages"][0]["content"],
-                      user[:user.index("CLAIM (JSON string):")]))
+        prefixes.add((system["content"], block["content"]))
     assert len(prefixes) == 1
 
 
@@ -668,9 +667,13 @@ def test_changed_passage_id_is_a_cache_miss(chat_server, tmp_path):
     finally:
         cached.close()
 
-    # five claims, and "[p-2071, p-2072]", no longer a marker of this answer's passages: text
-    assert ops(chat_server) == ["verify"] * 6
+    # "[p-2071, p-2072]" still cites p-2072 and an id shaped like the passages' that names no
+    # passage now (p-2071): each claim is verified against p-2072 first, and against both
+    # passages when p-2072 does not support it (claims 1, 4, 5): 2 + 3 * 2 calls, none cached
+    assert ops(chat_server) == ["verify"] * 8
     assert result.claims[0].label == "unsupported"  # the script cites p-2071, now absent
+    assert result.claims[0].unknown_citations == ["p-2071"]
+    assert result.claims[0].citation == "unsupported"
 
 
 def test_other_model_is_a_cache_miss(chat_server, tmp_path):

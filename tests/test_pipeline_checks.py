@@ -440,9 +440,9 @@ def test_the_llm_judge_sees_the_title_and_may_quote_it(chat_server):
     _, block, _ = parse_request(request)
     assert block == [{"id": "1", "title": "Kestrel e-bike by Acme Cycles", "text": "It weighs 23 kg."}]
     assert result.claims[0].label == "supported" and result.score == 1.0
-    # untitled passages are sent as before
-    assert json.loads(verify_messages(claim, [Passage("2", "x")])[1]["content"].split("\n")[1]) == [
-        {"id": "2", "text": "x"}]
+    # an untitled passage is sent as id -> text
+    assert json.loads(verify_messages(claim, [Passage("2", "x")])[1]["content"].split("\n")[1]) == {
+        "2": "x"}
 
 
 @pytest.mark.parametrize("passage", [

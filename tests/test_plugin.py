@@ -220,7 +220,7 @@ def test_offline_judge_is_the_default_and_runs_the_audit_log(pytester):
     pytester.makepyfile(test_audit=AUDIT_TEST)
     result = pytester.runpytest("-p", "no:cacheprovider", "--faithfulness-min-score", "0.5")
     result.assert_outcomes(passed=2)
-    result.stdout.fnmatch_lines(["judge: offline heuristic judge*not NLI",
+    result.stdout.fnmatch_lines(["judge: offline calibrated judge*not NLI",
                                  "mean faithfulness: 0.60"])
 
 

@@ -242,13 +242,18 @@ def test_html_report_of_the_shipped_examples_in_headless_chromium(pytester, tmp_
     shutil.copytree(EXAMPLES, pytester.path / "conftest_examples")
     result = pytester.runpytest("conftest_examples", "-p", "no:cacheprovider",
                                 "--faithfulness-html", "examples.html")
-    result.assert_outcomes(passed=31, xfailed=1)
+    result.assert_outcomes(passed=33, xfailed=2)
     page = pytester.path / "examples.html"
     dom = _chromium(tmp_path / "p1", "--dump-dom", page.as_uri()).stdout
-    assert 'id="shown">showing 32 of 32</span>' in dom
+    assert 'id="shown">showing 35 of 35</span>' in dom
     assert "test_audit_log_answer_scores_three_of_five" in dom
     assert re.search(r'<mark class="m-supported" title="claim 1: supported[^"]*">Audit log export '
                      r'is available on the Business and Enterprise plans\.', dom)
+    # the audit-log answer's unsupported claims are marked in the answer, with their verdict
+    assert re.search(r'<mark class="m-unsupported" tabindex="0" title="claim 4: unsupported: '
+                     r'Exports run hourly\.[^"]*citation: unsupported \(p-2071, p-2072\)">'
+                     r'Exports run hourly and<sup><a href="#a\d+-c4">4</a></sup></mark>', dom)
+    assert 'cites doc-12: MISATTRIBUTED' in dom and 'id="fig-citation-precision"' in dom
     shot = _screenshot_dir(tmp_path) / "report-examples.png"
     done = _chromium(tmp_path / "p2", f"--screenshot={shot}", "--window-size=1280,2400",
                      page.as_uri())
@@ -304,3 +309,44 @@ def test_it(assert_faithful):
     result.stdout.fnmatch_lines(["    decomposed into 1 claim(s)",
                                  "    [[]supported] The lamp is red. (p1)",
                                  "judge: AsyncJudge"])
+
+
+FAILING_ANSWER = ("Refunds are issued within 30 days of a return being received [1]. "
+                  "Gift cards never expire [2]. "
+                  "Items bought on sale can be exchanged but not refunded [2].")
+FAILING_PASSAGES = [
+    {"id": "kb-1", "text": "Refunds are issued within 14 days of a return being received."},
+    {"id": "kb-2", "text": "Items bought on sale can be exchanged but not refunded."},
+]
+
+
+@needs_chromium
+def test_failing_answer_is_marked_in_its_text_in_headless_chromium(pytester, tmp_path):
+    """The answer itself shows where it fails: the contradicted claim's text in red, the
+    unsupported one's in amber, each mark titled with the verdict, quote and rationale; the
+    answer's text is escaped (tests/test_claim_spans.py). The screenshot is the README's
+    (docs/img/failing-answer.png, taken with FAITHFULNESS_SCREENSHOT_DIR=docs/img)."""
+    pytester.makepyfile(f'''
+        def test_refund_answer(assert_faithful):
+            assert_faithful({FAILING_ANSWER!r}, {FAILING_PASSAGES!r}, record_only=True)
+    ''')
+    pytester.runpytest("-p", "no:cacheprovider", "--faithfulness-html", "failing.html"
+                       ).assert_outcomes(passed=1)
+    page = pytester.path / "failing.html"
+    dom = _chromium(tmp_path / "p1", "--dump-dom", page.as_uri()).stdout
+    assert dom.count("<script") == 1
+    assert re.search(r'<mark class="m-contradicted" tabindex="0" title="claim 1: contradicted: '
+                     r'Refunds are issued within 30 days of a return being received\.\n'
+                     r'quote \(kb-1\): Refunds are issued within 14 days[^"]*">Refunds are issued '
+                     r'within 30 days of a return being received \[1\]\.'
+                     r'<sup><a href="#a1-c1">1</a></sup></mark>', dom)
+    assert re.search(r'<mark class="m-unsupported" tabindex="0" title="claim 2: unsupported: '
+                     r'Gift cards never expire\.[^"]*citation: unsupported \(kb-2\)">Gift '
+                     r'cards never expire \[2\]\.<sup><a href="#a1-c2">2</a></sup></mark>', dom)
+    assert dom.count('tabindex="0"') == 2  # the supported claim is not marked in the answer
+    assert 'id="a1-c1"' in dom and 'id="a1-c2"' in dom  # a click on a number shows its claim
+    shot = _screenshot_dir(tmp_path) / "failing-answer.png"
+    done = _chromium(tmp_path / "p2", f"--screenshot={shot}", "--window-size=1100,1250",
+                     page.as_uri() + "#filter=failing")
+    assert shot.exists(), done.stderr[-2000:]
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000

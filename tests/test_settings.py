@@ -22,7 +22,7 @@ def test_a_name_that_is_neither_builtin_nor_a_litellm_model_is_a_usage_error(pyt
     result = pytester.runpytest("--faithfulness-judge", name)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*--faithfulness-judge {name!r}: unknown judge;*the built-in "
-                                 "judges are offline, offline-nli*"])
+                                 "judges are offline, offline-heuristic, offline-nli*"])
 
 
 def test_an_unknown_provider_is_a_usage_error_and_known_names_pass(pytester):

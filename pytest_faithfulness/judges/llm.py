@@ -30,26 +30,108 @@ from ..accounting import Budget
 from ..accounting import record as record_usage
 from ..records import Decomposition, Passage, Verdict, VerdictLabel
 from ..redaction import REDACTED, is_secret_name, redact
-from .prompts import decompose_messages, prompt_fingerprint, verify_messages
+from .prompts import (
+    PASSAGES_MESSAGE,
+    decompose_messages,
+    prompt_fingerprint,
+    verify_messages,
+)
 from .protocol import JudgeError
 
 
-class DecomposeReply(BaseModel):
-    """The LLM's decomposition reply."""
+def _no_description(schema: dict[str, Any]) -> None:
+    """The reply schemas go to the model: no docstring in them (tokens, and no prose of ours
+    the model could take for an instruction), and no defaults (OpenAI's strict mode rejects
+    the ``default`` keyword)."""
+    schema.pop("description", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("default", None)
 
-    model_config = ConfigDict(extra="ignore")
+
+def _dropped_schema(schema: dict[str, Any]) -> None:
+    """No docstring in the schema; ``text`` and ``reason`` both required."""
+    _no_description(schema)
+    schema["required"] = ["text", "reason"]
+
+
+class DroppedReply(BaseModel):
+    """One item the decomposer set aside: the answer's text, verbatim, and why. The schema
+    asks for the reason; a missing or empty one is read as none given."""
+
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_dropped_schema)
+    text: str
+    reason: str = Field(default="", validate_default=True)
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _some_reason(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return "set aside by the decomposer"
+        return value
+
+
+class DecomposeReply(BaseModel):
+    """The LLM's decomposition reply: ``{"claims": [...], "dropped": [{"text", "reason"}]}``.
+
+    A dropped item given as a plain string (a model not held to the schema) is read as set
+    aside with no stated reason: ``records.Decomposition``'s "set aside by the decomposer".
+    Either way ``alignment.align`` checks each item against the answer.
+    """
+
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_no_description)
     claims: list[str]
-    dropped: list[str] = Field(default_factory=list)
+    dropped: list[DroppedReply] = Field(default_factory=list)
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The schema with the dropped item's definition written in place (no ``$ref``: a
+        server's schema-to-grammar converter need not resolve references)."""
+        schema = super().model_json_schema(*args, **kwargs)
+        defs = schema.pop("$defs", {})
+        items = schema["properties"]["dropped"]["items"]
+        name = items.get("$ref", "").rsplit("/", 1)[-1]
+        if name in defs:
+            schema["properties"]["dropped"]["items"] = defs[name]
+        return schema
+
+    @field_validator("dropped", mode="before")
+    @classmethod
+    def _plain_strings(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"text": v, "reason": "set aside by the decomposer"} if isinstance(v, str)
+                    else v for v in value]
+        return value
+
+
+def _verify_schema(schema: dict[str, Any]) -> None:
+    """No docstring in the schema, and ``rationale`` and ``label`` required."""
+    _no_description(schema)
+    schema["required"] = [key for key in schema.get("properties", {})
+                          if key in ("rationale", "label")]
 
 
 class VerifyReply(BaseModel):
-    """The LLM's verification reply."""
+    """The LLM's verification reply.
 
-    model_config = ConfigDict(extra="ignore")
-    label: VerdictLabel
+    Fields are declared in the order the model is asked to write them: ``rationale`` first,
+    ``label`` last (the reasoning before the decision; docs/prompts.md, rule 5), and the JSON
+    schema marks both required, so a decoder held to the schema, which writes the
+    properties in the schema's order, cannot put the label before the reasoning. (litellm's
+    strict ``json_schema`` format lists every property as required, in the same order.) A
+    reply without a rationale, from a model not held to the schema, is still read: its
+    verdict is checked like any other (``verification.check_verdict``).
+    """
+
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_verify_schema)
+    rationale: str = ""
     passage_ids: list[str] = Field(default_factory=list)
     quote: str | None = None
-    rationale: str | None = None
+    label: VerdictLabel
+
+    @field_validator("rationale", mode="before")
+    @classmethod
+    def _rationale_text(cls, value: Any) -> Any:
+        return "" if value is None else value
 
     @field_validator("passage_ids", mode="before")
     @classmethod
@@ -167,6 +249,13 @@ class LiteLLMJudge:
         temperature: sampling temperature (``>= 0``, default 0). Sent only where litellm
             says the model accepts that value: reasoning models with a fixed temperature
             (OpenAI's o-series, gpt-5, ...) get none and sample at the provider's default.
+        cache_markers: mark each verify request's system prompt and passages block as a
+            cacheable prefix with litellm's ``cache_control_injection_points`` (a
+            ``cache_control`` marker on the passages message). ``None`` (default): only for
+            providers that cache nothing without one (``needs_cache_markers``: Anthropic,
+            and Claude models on Bedrock, Vertex AI, Azure AI, OpenRouter, Databricks);
+            OpenAI, DeepSeek, xAI and Gemini cache prefixes by themselves. ``True``: always
+            (a gateway in front of Claude reached as ``openai/...``); ``False``: never.
 
     Structured output: where ``litellm.supports_response_schema`` says the model enforces a
     schema, the reply's schema is sent as ``response_format={"type": "json_schema", ...,
@@ -190,7 +279,7 @@ class LiteLLMJudge:
                  backoff_max: float = 20.0, budget: Budget | None = None,
                  schema_in_response_format: bool = False,
                  max_tokens: int | None = None, temperature: float = 0.0,
-                 rate: Any = None) -> None:
+                 cache_markers: bool | None = None, rate: Any = None) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError("model must be a non-empty litellm model string")
         if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
@@ -210,6 +299,9 @@ class LiteLLMJudge:
         self.schema_in_response_format = schema_in_response_format
         self.max_tokens = max_tokens
         self.temperature = float(temperature)
+        if cache_markers is not None and not isinstance(cache_markers, bool):
+            raise ValueError(f"cache_markers must be True, False or None, got {cache_markers!r}")
+        self.cache_markers = cache_markers
         self.calls = 0
         self.retries = 0
         self._plan: _RequestPlan | None = None
@@ -227,14 +319,15 @@ class LiteLLMJudge:
     async def adecompose(self, answer: str) -> Decomposition:
         """Decompose ``answer`` with the LLM."""
         reply = await self._structured(decompose_messages(answer), DecomposeReply, "decompose")
-        return Decomposition(claims=reply.claims, dropped=reply.dropped)
+        return Decomposition(claims=reply.claims,
+                             dropped=[item.model_dump() for item in reply.dropped])
 
     async def averify(self, claim: str, passages: list[Passage]) -> Verdict:
         """Verify ``claim`` against ``passages`` with the LLM."""
         reply = await self._structured(verify_messages(claim, passages), VerifyReply, "verify",
                                        unwrap=_unwrap_verdict)
         return Verdict(reply.label, passage_ids=reply.passage_ids, quote=reply.quote,
-                       rationale=reply.rationale)
+                       rationale=reply.rationale or None)
 
     def fingerprint(self) -> dict[str, Any]:
         """What makes this judge's verdicts differ, for cache keys and run comparison.
@@ -294,7 +387,8 @@ class LiteLLMJudge:
         with self._plan_lock:
             if self._plan is None:
                 self._plan = _RequestPlan.decide(_import_litellm(), self.model, self.temperature,
-                                                 self.schema_in_response_format)
+                                                 self.schema_in_response_format,
+                                                 self.cache_markers)
             return self._plan
 
     async def _structured(self, messages, schema: type[BaseModel], op: str, unwrap=None):
@@ -327,6 +421,10 @@ class LiteLLMJudge:
             kwargs["api_base"] = self.api_base
         if self.max_tokens is not None:
             kwargs["max_tokens"] = self.max_tokens
+        if plan.cache_markers and op == "verify":
+            # the system prompt and the passages block, the same for every claim of an answer
+            kwargs["cache_control_injection_points"] = [
+                {"location": "message", "index": PASSAGES_MESSAGE}]
         last: Exception | None = None
         for attempt in range(self.max_retries + 1):
             self.budget.check()
@@ -412,16 +510,19 @@ _SCHEMA_INSTRUCTION = "\nThe reply must be one JSON object valid against this JS
 @dataclass(frozen=True)
 class _RequestPlan:
     """What a judge sends besides the messages, decided once per judge from litellm's model
-    knowledge: the structured-output mode and the temperature (``None``: not sent)."""
+    knowledge: the structured-output mode, the temperature (``None``: not sent) and whether
+    verify requests carry a cache marker on the passages block."""
 
     output_mode: str
     temperature: float | None
     asked_temperature: float
     formats: dict[str, dict[str, Any]]  # reply class name -> litellm's json_schema format
+    cache_markers: bool = False
 
     @classmethod
     def decide(cls, litellm: Any, model: str, temperature: float,
-               schema_in_response_format: bool) -> _RequestPlan:
+               schema_in_response_format: bool,
+               cache_markers: bool | None = None) -> _RequestPlan:
         try:
             name, provider, _, _ = litellm.get_llm_provider(model)
         except Exception:  # litellm does not know the provider: the call will say so
@@ -446,7 +547,9 @@ class _RequestPlan:
 
         formats = {reply.__name__: type_to_response_format_param(reply)
                    for reply in (DecomposeReply, VerifyReply)}
-        return cls(mode, sent, temperature, formats)
+        markers = (needs_cache_markers(provider, name) if cache_markers is None
+                   else cache_markers)
+        return cls(mode, sent, temperature, formats, markers)
 
     def request(self, messages: list[dict[str, str]],
                 reply: type[BaseModel]) -> tuple[list[dict[str, str]], dict[str, Any]]:
@@ -457,7 +560,8 @@ class _RequestPlan:
             return messages, strict
         schema = strict["json_schema"]["schema"]
         messages = [dict(m) for m in messages]
-        messages[0]["content"] += _SCHEMA_INSTRUCTION + json.dumps(schema, sort_keys=True)
+        # in the schema's own order: the keys are listed as the reply should give them
+        messages[0]["content"] += _SCHEMA_INSTRUCTION + json.dumps(schema)
         response_format: dict[str, Any] = {"type": "json_object"}
         if self.output_mode == JSON_OBJECT_SCHEMA:
             response_format["schema"] = schema
@@ -468,6 +572,24 @@ class _RequestPlan:
             return (f"temperature: provider default (the model does not accept "
                     f"{self.asked_temperature:g})")
         return f"temperature {self.temperature:g}"
+
+
+#: Providers through which litellm passes a ``cache_control`` marker to a Claude model, which
+#: caches a prompt prefix only up to such a marker (litellm's prompt-caching docs).
+_CLAUDE_HOSTS = frozenset({"anthropic", "bedrock", "bedrock_converse", "vertex_ai",
+                           "vertex_ai_beta", "azure_ai", "openrouter", "databricks"})
+
+
+def needs_cache_markers(provider: str | None, model: str) -> bool:
+    """Whether requests to ``model`` (litellm's model name, without the provider) through
+    ``provider`` (litellm's provider name) need an explicit ``cache_control`` marker to have
+    their prompt prefix cached: Anthropic's API, and Claude models on the hosts in
+    ``_CLAUDE_HOSTS``. OpenAI, Azure OpenAI, DeepSeek, xAI and Gemini 2.5 cache prefixes
+    automatically; an OpenAI-compatible server may reject an unknown ``cache_control``
+    field, so none is sent unless asked for (``LiteLLMJudge(cache_markers=True)``)."""
+    if provider == "anthropic":
+        return True
+    return provider in _CLAUDE_HOSTS and "claude" in model.lower()
 
 
 def _schemas_fingerprint() -> str:

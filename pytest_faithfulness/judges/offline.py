@@ -1,6 +1,9 @@
-"""The embedded offline judge: rule-based decomposer and heuristic (or embedding) verifier.
+"""The embedded offline judge: rule-based decomposer and a calibrated, heuristic or embedding
+verifier.
 
-No network, no model download, deterministic. A cheap first filter, not NLI.
+No network, no model download, deterministic. A first filter, not NLI: the report header
+states the verifier's measured balanced accuracy on public data so a reader knows how far
+to trust it.
 """
 
 from __future__ import annotations
@@ -10,19 +13,26 @@ from typing import Any
 from ..accounting import record as record_usage
 from ..decomposition import RuleDecomposer
 from ..records import Decomposition, Passage, Verdict
-from ..verification import HeuristicVerifier
+from .heuristic import HeuristicVerifier
 
 
 class OfflineJudge:
-    """The embedded default judge: ``RuleDecomposer`` + ``HeuristicVerifier``.
+    """The embedded default judge: ``RuleDecomposer`` + an offline verifier.
 
-    It is a cheap first filter, not natural language inference: it sees word overlap, numbers
-    and negation, not paraphrase or world knowledge. Not cached (it is faster than the cache).
+    It is a first filter, not natural language inference: it sees word coverage, numbers,
+    negation and quantifiers, not world knowledge. Not cached (it is faster than the cache).
 
     Args:
-        verifier: ``"heuristic"`` (default) or ``"nli"``: the experimental
-            ``nli.EmbeddingVerifier`` (needs the ``[offline]`` extra; raises ``ImportError``
-            naming it otherwise).
+        verifier: ``"calibrated"`` (default, judge name ``offline``):
+            ``judges.calibrated.CalibratedVerifier``, a logistic regression over
+            claim-versus-window features with a confidence per verdict, pure Python;
+            ``"heuristic"`` (judge name ``offline-heuristic``): the rules of
+            ``verification.HeuristicVerifier`` alone, no model file; ``"nli"`` (judge name
+            ``offline-nli``): the experimental ``nli.EmbeddingVerifier`` (needs the
+            ``[offline]`` extra; raises ``ImportError`` naming it otherwise).
+
+    Raises:
+        ValueError: an unknown ``verifier``.
     """
 
     name = "offline"
@@ -33,16 +43,21 @@ class OfflineJudge:
     accounts_usage = True
     context_budget_chars: int | None = None
 
-    def __init__(self, verifier: str = "heuristic") -> None:
+    def __init__(self, verifier: str = "calibrated") -> None:
         self._decomposer = RuleDecomposer()
-        if verifier == "heuristic":
+        if verifier == "calibrated":
+            from .calibrated import CalibratedVerifier
+
+            self._verifier = CalibratedVerifier()
+        elif verifier == "heuristic":
             self._verifier = HeuristicVerifier()
         elif verifier == "nli":
             from ..nli import EmbeddingVerifier
 
             self._verifier = EmbeddingVerifier()
         else:
-            raise ValueError(f"offline verifier must be 'heuristic' or 'nli', got {verifier!r}")
+            raise ValueError("offline verifier must be 'calibrated', 'heuristic' or 'nli', "
+                             f"got {verifier!r}")
         self.verifier = verifier
         self.calls = 0
 
@@ -53,7 +68,7 @@ class OfflineJudge:
         return self._decomposer.decompose(answer)
 
     def verify(self, claim: str, passages: list[Passage]) -> Verdict:
-        """Heuristic verdict for ``claim`` (see ``verification.HeuristicVerifier``)."""
+        """The verifier's verdict for ``claim`` (see the class docstring)."""
         self.calls += 1
         record_usage(calls=1)
         return self._verifier.verify(claim, passages)
@@ -65,9 +80,19 @@ class OfflineJudge:
 
     def describe(self) -> str:
         """One line for report headers."""
+        if self.verifier == "calibrated":
+            from .calibrated import DEV_BALANCED_ACCURACY as acc
+
+            return (f"offline calibrated judge {self._verifier.version} (word coverage, numbers, "
+                    "negation and quantifiers, weighed by a model trained on public data): "
+                    f"balanced accuracy on the public dev data claims {acc['claims']:.3f}, "
+                    f"answers {acc['answers']:.3f}; a first filter, not NLI")
         if self.verifier == "nli":
             return ("offline embedding judge (MiniLM int8 + a small head trained on public NLI "
                     "data, with the number/name rules), experimental: a first filter, not a "
                     "gate to trust on its own")
-        return ("offline heuristic judge (word coverage, numbers, negation): a cheap first "
-                "filter, not NLI")
+        from ..verification import DEV_BALANCED_ACCURACY as acc
+
+        return (f"offline heuristic judge {self._verifier.version} (word coverage, numbers, "
+                f"negation): balanced accuracy on the public dev data claims {acc['claims']:.3f}, "
+                f"answers {acc['answers']:.3f}; a cheap first filter, not NLI")

@@ -31,7 +31,7 @@ def _short(text: str, limit: int = 100) -> str:
 
 def verdict_line(claim: str, verdict: Any, passages: list[Passage]) -> str:
     """One progress line for a verdict: the accepted label (after the evidence check), the
-    claim, and the cited passage ids."""
+    claim, the cited passage ids, and the judge's confidence when it gives one."""
     if not isinstance(verdict, Verdict):
         try:
             verdict = Verdict.model_validate(verdict)
@@ -40,6 +40,8 @@ def verdict_line(claim: str, verdict: Any, passages: list[Passage]) -> str:
     accepted, reason = check_verdict(verdict, passages, claim)
     where = f" ({', '.join(accepted.passage_ids)})" if accepted.passage_ids else ""
     note = f" -- judge said {verdict.label}: {reason}" if reason else ""
+    if reason is None and verdict.confidence is not None:
+        where += f" confidence {verdict.confidence:.2f}"
     return f"    [{_MARK.get(accepted.label, accepted.label)}] {_short(claim)}{where}{note}"
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..records import AnswerResult, SessionSummary
 from .files import write_atomic
+from .spans import citation_text, turn_text
 from .terminal import usage_text
 from .text import printable
 from .verdict import (
@@ -96,6 +97,15 @@ li.v-none{background:#eaeef2}
 mark{border-radius:3px;padding:0 1px}
 mark.m-supported{background:#aceebb}
 mark.m-contradicted{background:#ffcecb}
+mark.m-unsupported{background:#ffe58f}
+.answer-text mark{cursor:help;border-bottom:2px solid transparent}
+.answer-text mark.m-contradicted{border-bottom-color:var(--bad)}
+.answer-text mark.m-unsupported{border-bottom-color:var(--warn)}
+.answer-text mark sup{font-size:10px;font-weight:700;margin-left:1px}
+.legend{color:var(--mute);font-size:12px;margin:2px 0}
+section.conversation{border:1px dashed var(--line);border-radius:8px;margin:12px 0;
+padding:4px 10px}
+section.conversation h3{margin:6px 0}
 .dropped{color:var(--mute);font-size:13px}
 details summary{cursor:pointer;color:var(--mute)}
 footer{max-width:1100px;margin:20px auto;padding:0 20px;color:var(--mute);font-size:12px}
@@ -184,9 +194,23 @@ def find_quote(quote: str | None, text: str) -> tuple[int, int] | None:
     return (match.start(), match.end()) if match else None
 
 
-def _highlight(text: str, spans: list[tuple[int, int, str, str]]) -> str:
+def _joined(answer: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A claim's spans inside the answer, in order, with neighbours joined when only markup
+    or spaces lie between them (``<b>Gift cards</b> never expire`` is one mark)."""
+    out: list[list[int]] = []
+    for start, end in sorted(s for s in spans if 0 <= s[0] < s[1] <= len(answer)):
+        if out and not re.search(r"\w", re.sub(r"<[^<>]*>", "", answer[out[-1][1]:start])):
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return [(a, b) for a, b in out]
+
+
+def _highlight(text: str, spans: list[tuple[int, int, str, str]], numbered: str = "") -> str:
     """``text`` escaped, with each span wrapped in ``<mark>`` (overlaps merged; contradicted
-    wins the colour over supported)."""
+    wins the colour over supported). ``numbered`` (an anchor prefix such as ``a1-c``): each
+    mark is focusable and ends with the claim number(s) its title names (``claim 4: ...``)
+    as superscript links to ``#<prefix><number>``."""
     merged: list[list[Any]] = []
     for start, end, label, title in sorted(spans):
         if merged and start < merged[-1][1]:
@@ -200,7 +224,14 @@ def _highlight(text: str, spans: list[tuple[int, int, str, str]]) -> str:
     out, pos = [], 0
     for start, end, label, title in merged:
         out.append(_e(text[pos:start]))
-        out.append(f'<mark class="m-{_e(label)}" title="{_e(title)}">{_e(text[start:end])}</mark>')
+        if numbered:
+            numbers = dict.fromkeys(re.findall(r"(?:^|; )claim (\d+):", title))
+            links = ",".join(f'<a href="#{_e(numbered)}{n}">{n}</a>' for n in numbers)
+            out.append(f'<mark class="m-{_e(label)}" tabindex="0" title="{_e(title)}">'
+                       f'{_e(text[start:end])}<sup>{links}</sup></mark>')
+        else:
+            out.append(f'<mark class="m-{_e(label)}" title="{_e(title)}">'
+                       f'{_e(text[start:end])}</mark>')
         pos = end
     out.append(_e(text[pos:]))
     return "".join(out)
@@ -256,6 +287,34 @@ def _claim_label(claim: Any) -> str:
     return claim.label or "none"
 
 
+def _answer_marks(r: AnswerResult, index: int = 1) -> str:
+    """The answer text, escaped, with the source text of each claim that is not supported
+    marked: amber for unsupported, red for contradicted (a claim with no verdict amber too);
+    the mark's ``title`` (shown on hover, or on focus with the keyboard) holds the claim's
+    number, verdict, quote, rationale and note, and the claim number after it links to the
+    claim in the list below (a click shows the same). Supported claims are not marked."""
+    spans: list[tuple[int, int, str, str]] = []
+    for n, claim in enumerate(r.claims, start=1):
+        if claim.supported:
+            continue
+        label = "contradicted" if claim.label == "contradicted" else "unsupported"
+        parts = [f"claim {n}: {claim.label or 'no verdict'}: {claim.text}"]
+        verdict = claim.verdict
+        if verdict is not None and verdict.quote:
+            parts.append(f"quote ({', '.join(verdict.passage_ids)}): {verdict.quote}")
+        for source in (verdict, claim.judge_verdict):
+            if source is not None and source.rationale:
+                parts.append(f"rationale: {source.rationale}")
+        if claim.citation not in (None, "uncited"):
+            cited = ", ".join(claim.cited_ids + claim.unknown_citations)
+            parts.append(f"citation: {claim.citation} ({cited})")
+        if claim.note:
+            parts.append(f"note: {claim.note}")
+        for start, end in _joined(r.answer, claim.spans):
+            spans.append((start, end, label, "\n".join(parts)))
+    return _highlight(r.answer, spans, numbered=f"a{index}-c")
+
+
 def _answer_html(index: int, r: AnswerResult) -> str:
     failing = (not r.passed) or r.not_supported > 0
     status_badge = (f'<span class="badge b-{_e(r.status)}">{_e(r.status)}</span>'
@@ -264,17 +323,24 @@ def _answer_html(index: int, r: AnswerResult) -> str:
              f'data-unsupported="{int(r.unsupported > 0)}" data-passed="{int(r.passed)}"')
     out = [f'<article class="answer{" failing" if failing else ""}" id="answer-{index}" {attrs}>']
     out.append(f'<div class="head"><span class="score">{_fmt(r.score)}</span>'
-               f'<h3>{_e(r.test_id or f"answer {index}")}</h3>{status_badge}'
+               f'<h3>{_e((r.test_id or f"answer {index}") + turn_text(r))}</h3>{status_badge}'
                f'<span class="ev">{r.supported}/{len(r.claims)} supported, '
                f'{r.contradicted} contradicted, {r.unsupported} unsupported'
-               f'{_answer_usage(r)}</span></div>')
+               + (f'; citation precision {_fmt(r.citation_precision)}, {r.misattributed} '
+                  'misattributed' if r.cited else "")
+               + f'{_answer_usage(r)}</span></div>')
     reasons = r.threshold_failures
     if reasons:
         out.append('<ul class="reasons">' + "".join(f"<li>FAILED: {_e(x)}</li>" for x in reasons)
                    + "</ul>")
     for warning in r.warnings:
         out.append(f'<div class="note">warning: {_e(warning)}</div>')
-    out.append(f'<div class="answer-text">{_e(r.answer)}</div>')
+    out.append(f'<div class="answer-text">{_answer_marks(r, index)}</div>')
+    if r.not_supported:
+        out.append('<div class="legend">marked in the answer: <mark class="m-unsupported">'
+                   'unsupported</mark> <mark class="m-contradicted">contradicted</mark> '
+                   '(hover or focus a mark for the verdict, quote and rationale; click its number '
+                   'for the claim)</div>')
     anchors = {p.id: f"a{index}-p{j}" for j, p in enumerate(r.passages, start=1)}
     spans: dict[str, list[tuple[int, int, str, str]]] = {p.id: [] for p in r.passages}
     texts = {p.id: p.text for p in r.passages}
@@ -283,7 +349,8 @@ def _answer_html(index: int, r: AnswerResult) -> str:
         for n, claim in enumerate(r.claims, start=1):
             label = _claim_label(claim)
             verdict = claim.verdict
-            item = [f'<li class="claim v-{_e(label)}" data-verdict="{_e(label)}">'
+            item = [f'<li class="claim v-{_e(label)}" id="a{index}-c{n}" '
+                    f'data-verdict="{_e(label)}">'
                     f'<span class="badge b-{_e(label)}">'
                     f'{_e(label if label != "none" else "no verdict")}</span> {_e(claim.text)}']
             if verdict is not None and verdict.passage_ids:
@@ -296,8 +363,14 @@ def _answer_html(index: int, r: AnswerResult) -> str:
                     where = find_quote(verdict.quote, texts.get(pid, ""))
                     if where is not None and label in ("supported", "contradicted"):
                         spans[pid].append((where[0], where[1], label, f"claim {n}: {label}"))
+            cites = citation_text(claim)
+            if cites:
+                item.append(f'<div class="ev cite c-{_e(claim.citation)}">{_e(cites)}</div>')
             if claim.note:
                 item.append(f'<div class="note">note: {_e(claim.note)}</div>')
+            if verdict is not None and verdict.confidence is not None:
+                item.append(f'<div class="note">judge&rsquo;s confidence: '
+                            f'{verdict.confidence:.2f}</div>')
             from .uncertainty import claim_votes_text
 
             votes = claim_votes_text(claim)
@@ -333,6 +406,25 @@ def _answer_html(index: int, r: AnswerResult) -> str:
         out.append("</details>")
     out.append("</article>")
     return "\n".join(out)
+
+
+def _answers_html(results: list[AnswerResult]) -> list[str]:
+    """Every answer's article, the turns of one conversation grouped in a section."""
+    out: list[str] = []
+    current: str | None = None
+    for i, r in enumerate(results, start=1):
+        if r.conversation != current:
+            if current is not None:
+                out.append("</section>")
+            current = r.conversation
+            if current is not None:
+                turns = sum(1 for x in results if x.conversation == current)
+                out.append(f'<section class="conversation" data-conversation="{_e(current)}">'
+                           f"<h3>conversation {_e(current)} ({turns} turns)</h3>")
+        out.append(_answer_html(i, r))
+    if current is not None:
+        out.append("</section>")
+    return out
 
 
 def _answer_usage(r: AnswerResult) -> str:
@@ -464,6 +556,15 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
         ("unsupported claims", f"{summary.unsupported}", "unsupported"),
         ("judge calls (cache hits)", f"{summary.judge_calls} ({summary.cache_hits})", "calls"),
     ]
+    if summary.cited:
+        figures += [("citation precision (correctly cited / cited)",
+                     f"{_fmt(summary.citation_precision)} ({summary.correctly_cited} / "
+                     f"{summary.cited})", "citation-precision"),
+                    ("misattributed claims", f"{summary.misattributed}", "misattributed")]
+    if summary.conversations:
+        figures.append(("conversations with a claim not supported",
+                        f"{_fmt(summary.conversation_unsupported_rate, pct=True)} of "
+                        f"{summary.conversations}", "conversations"))
     usage = summary.usage
     if usage.input_tokens or usage.output_tokens or usage.cost_usd:
         figures += [("tokens in / out", f"{usage.input_tokens} / {usage.output_tokens}",
@@ -506,7 +607,7 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
                '<button type="button" data-page="prev" hidden>← previous</button>'
                '<button type="button" data-page="next" hidden>next →</button></nav>')
     out.append('<main id="answers">')
-    out += [_answer_html(i, r) for i, r in enumerate(results, start=1)]
+    out += _answers_html(results)
     out.append("</main>")
     out.append(f'<footer><p class="gate {outcome.status}" id="final-verdict">{_e(outcome.text)}'
                "</p>Faithfulness = supported claims / claims decomposed. Colours: green "

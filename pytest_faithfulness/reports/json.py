@@ -36,7 +36,9 @@ def json_report(results: list[AnswerResult], summary: SessionSummary, judges: li
     the gate failed or the run is incomplete), ``incomplete`` (the reason, or ``None``),
     ``failures``, ``thresholds`` (``[[name, value], ...]`` as applied), ``verdict`` (the
     run's verdict in words) and the test ids of the ``unscored`` answers and of those
-    ``failing`` their own thresholds. ``thresholds``, ``unscored`` and ``failing`` default to
+    ``failing`` their own thresholds. Each answer carries its record (claims with their
+    ``spans`` as ``[[start, end], ...]`` into the answer, ``citation`` and ``cited_ids``) and
+    its figures, ``citation_precision`` and ``misattributed`` among them. ``thresholds``, ``unscored`` and ``failing`` default to
     what ``gate`` and ``results`` say; ``silent`` and ``expected`` (of ``failing``, those whose
     tests did not fail, and those of ``xfail`` tests) word the verdict.
     """
@@ -52,7 +54,8 @@ def json_report(results: list[AnswerResult], summary: SessionSummary, judges: li
         data = r.model_dump(mode="json")
         data.update(score=r.score, supported=r.supported, contradicted=r.contradicted,
                     unsupported=r.unsupported, passed=r.passed,
-                    threshold_failures=r.threshold_failures)
+                    threshold_failures=r.threshold_failures,
+                    citation_precision=r.citation_precision, misattributed=r.misattributed)
         answers.append(data)
     return {"schema": REPORT_SCHEMA, "judges": judges, "summary": summary.model_dump(mode="json"),
             "gate": {**gate, "status": verdict.gate, "passed": verdict.gate == "passed",

@@ -12,10 +12,12 @@ def junit_properties(result: AnswerResult, index: int = 1) -> list[tuple[str, st
     Names: ``faithfulness_score`` (``0.600``, or ``n/a`` when unscored or errored),
     ``faithfulness_status``, ``faithfulness_claims``, ``faithfulness_supported``,
     ``faithfulness_contradicted``, ``faithfulness_unsupported``, ``faithfulness_passed``
-    (``true``/``false``), ``faithfulness_judge`` and, when claims were judged more than once
+    (``true``/``false``), ``faithfulness_judge``; when claims were judged more than once
     (``--faithfulness-votes``, a panel), ``faithfulness_unstable`` (claims whose votes
-    disagree). The ``index``-th answer of one test
-    (``index > 1``) gets the suffix ``_<index>`` on every name. Values are sanitised
+    disagree); for an answer whose claims cite passages ``faithfulness_citation_precision``
+    and ``faithfulness_misattributed``; for a turn of a conversation
+    ``faithfulness_conversation`` and ``faithfulness_turn``. The ``index``-th answer of one
+    test (``index > 1``) gets the suffix ``_<index>`` on every name. Values are sanitised
     (``text.printable``), so no control character or lone surrogate reaches the XML.
     """
     suffix = "" if index <= 1 else f"_{index}"
@@ -30,6 +32,13 @@ def junit_properties(result: AnswerResult, index: int = 1) -> list[tuple[str, st
         ("passed", "true" if result.passed else "false"),
         ("judge", printable(result.judge or "unknown")),
     ]
+    if result.cited:
+        precision = result.citation_precision
+        pairs += [("citation_precision", "n/a" if precision is None else f"{precision:.3f}"),
+                  ("misattributed", str(result.misattributed))]
+    if result.conversation is not None:
+        pairs += [("conversation", printable(result.conversation)),
+                  ("turn", str(result.turn))]
     if any(c.votes for c in result.claims):  # several verdicts per claim (judges.votes)
         pairs.append(("unstable", str(sum(1 for c in result.claims if c.unstable))))
     return [(f"faithfulness_{name}{suffix}", value) for name, value in pairs]

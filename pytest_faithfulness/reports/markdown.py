@@ -9,7 +9,8 @@ from typing import Any
 from ..records import AnswerResult, SessionSummary
 from .figures import fmt as _fmt
 from .figures import format_change, format_figure
-from .terminal import usage_text
+from .spans import citation_text, sentence_text, turn_text
+from .terminal import citation_lines, usage_text
 from .text import printable
 from .verdict import (
     answer_name,
@@ -47,11 +48,13 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
                      expected: Sequence[AnswerResult] = ()) -> str:
     """The run as GitHub-flavoured Markdown (for ``--faithfulness-markdown`` and
     ``$GITHUB_STEP_SUMMARY``): the outcome, the judges, the headline figures with tokens and
-    cost, the session thresholds, the gate's reasons, the comparison with a saved run (a
-    ``runs.compare.Comparison``, or ``None``), every claim that is not supported with the
-    judge's rationale and any note, every unscored answer by name, the text set aside with
-    its reason, and the verdict as the last line. Tables hold at most ``max_rows`` rows (the
-    rest are counted). All untrusted text is escaped and sanitised (``md_escape``).
+    cost, the citation and conversation figures (when any), the session thresholds, the
+    gate's reasons, the comparison with a saved run (a ``runs.compare.Comparison``, or
+    ``None``), every claim that is not supported with the sentence of the answer it came
+    from, its citation, the judge's rationale and any note, every unscored answer by name,
+    the text set aside with its reason, and the verdict as the last line. Tables hold at
+    most ``max_rows`` rows (the rest are counted). All untrusted text is escaped and
+    sanitised (``md_escape``).
 
     Args:
         incomplete: why the run is incomplete (``None``: complete); an incomplete run is
@@ -87,6 +90,9 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
               + f" | {summary.claims} | {summary.supported} | {summary.contradicted} | "
               f"{summary.unsupported} |", ""]
     lines += [_usage_line(summary), ""]
+    extra = citation_lines(summary)
+    if extra:
+        lines += [f"{md_escape(line, None)}  " for line in extra] + [""]
     from .uncertainty import uncertainty_lines
 
     lines += [f"{md_escape(line, None)}  " for line in uncertainty_lines(summary)]
@@ -119,13 +125,20 @@ def _usage_line(summary: SessionSummary) -> str:
     return md_escape(text + (f"; {usage}" if usage else ""), None)
 
 
-def _why(claim: Any) -> str:
-    """The judge's rationale(s) and the note of a claim, as one cell."""
+def _why(claim: Any, answer: str = "") -> str:
+    """The sentence of the answer the claim came from, the judge's rationale(s), the
+    citation and the note of a claim, as one cell."""
     parts = []
+    where = sentence_text(answer, claim.spans)
+    if where:
+        parts.append(f"*in the answer:* “{md_escape(where)}”")
     for source, who in ((claim.verdict, "judge"), (claim.judge_verdict, "judge said "
                         + (claim.judge_verdict.label if claim.judge_verdict else ""))):
         if source is not None and source.rationale:
             parts.append(f"*{md_escape(who)}:* {md_escape(source.rationale)}")
+    cites = citation_text(claim)
+    if cites:
+        parts.append(f"*citation:* {md_escape(cites)}")
     if claim.note:
         parts.append(f"*note:* {md_escape(claim.note)}")
     from .uncertainty import claim_votes_text
@@ -145,7 +158,8 @@ def _claims_table(results: list[AnswerResult], max_rows: int) -> list[str]:
     lines = [f"### Claims that are not supported ({sum(1 for _, c in rows if c)})", ""]
     if not rows:
         return lines + ["Every claim is supported.", ""]
-    lines += ["| test | faithfulness | verdict | claim | passage | quote | rationale and notes |",
+    lines += ["| test | faithfulness | verdict | claim | passage | quote | in the answer, rationale "
+              "and notes |",
               "|---|---:|---|---|---|---|---|"]
     for r, c in rows[:max_rows]:
         if c is None:
@@ -154,9 +168,11 @@ def _claims_table(results: list[AnswerResult], max_rows: int) -> list[str]:
             continue
         v = c.verdict
         label = {"contradicted": "**contradicted**"}.get(c.label or "", c.label or "no verdict")
-        lines.append(f"| {md_escape(r.test_id or 'answer')} | {_fmt(r.score)} | {label} | "
-                     f"{md_escape(c.text)} | {md_escape(', '.join(v.passage_ids) if v else '')}"
-                     f" | {md_escape(v.quote if v else '')} | {_why(c)} |")
+        claim = md_escape(c.text)
+        lines.append(f"| {md_escape((r.test_id or 'answer') + turn_text(r))} | {_fmt(r.score)} "
+                     f"| {label} | "
+                     f"{claim} | {md_escape(', '.join(v.passage_ids) if v else '')}"
+                     f" | {md_escape(v.quote if v else '')} | {_why(c, r.answer)} |")
     if len(rows) > max_rows:
         lines.append(f"\n…and {len(rows) - max_rows} more (see the HTML or JSON report).")
     lines.append("")

@@ -10,6 +10,7 @@ from typing import Any
 from ..records import AnswerResult, SessionSummary
 from .figures import fmt as _fmt
 from .figures import format_change, format_figure, short
+from .spans import citation_text, sentence_text, turn_text
 from .text import terminal_text
 from .uncertainty import claim_votes_text
 from .verdict import RunVerdict, answer_name, run_verdict, thresholds_text
@@ -34,24 +35,35 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False,
     ``verbose``. Every line is sanitised (``text.terminal_text``): no control character of
     an answer reaches the terminal, and overlong words are cut.
     """
-    head = result.test_id or "answer"
+    head = (result.test_id or "answer") + turn_text(result)
+    cited = (f"; citation precision {_fmt(result.citation_precision)}, "
+             f"{result.misattributed} misattributed" if result.cited else "")
     lines = [f"{head}: faithfulness {_fmt(result.score)} ({result.status}; "
              f"{result.supported}/{len(result.claims)} claims supported, "
-             f"{result.contradicted} contradicted, {result.unsupported} unsupported)"]
+             f"{result.contradicted} contradicted, {result.unsupported} unsupported{cited})"]
     for reason in result.threshold_failures:
         lines.append(f"  FAILED: {reason}")
     for warning in result.warnings:
         lines.append(f"  warning: {warning}")
     for i, claim in enumerate(result.claims, start=1):
-        if only_failing_claims and claim.supported and not claim.unstable:
+        if (only_failing_claims and claim.supported and not claim.unstable
+                and claim.citation != "misattributed"):
             continue
         verdict = claim.verdict
         lines.append(f"  [{i}] {_MARK.get(claim.label, claim.label)}: {claim.text}")
+        where = sentence_text(result.answer, claim.spans) if not claim.supported else ""
+        if where and _plain(where) != _plain(claim.text):
+            lines.append(f'      in the answer: "{where}"')
+        cites = citation_text(claim)
+        if cites and (not only_failing_claims or claim.citation != "correct"):
+            lines.append(f"      {cites}")
         if verdict is not None and verdict.passage_ids:
             quote = f' "{verdict.quote}"' if verdict.quote else ""
             lines.append(f"      passage {', '.join(verdict.passage_ids)}:{quote}")
         if claim.note:
             lines.append(f"      note: {claim.note}")
+        if verbose and verdict is not None and verdict.confidence is not None:
+            lines.append(f"      judge's confidence: {verdict.confidence:.2f}")
         votes = claim_votes_text(claim)
         if votes:
             lines.append(f"      {votes}")
@@ -69,6 +81,10 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False,
         for item in result.dropped:
             lines.append(f'  set aside, not scored ({item.reason}): "{item.text}"')
     return "\n".join(_clean(lines))
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split()).rstrip(".")
 
 
 def summary_lines(summary: SessionSummary, judges: list[str], failures: list[str], *,
@@ -101,6 +117,7 @@ def summary_lines(summary: SessionSummary, judges: list[str], failures: list[str
         f"contradicted, {summary.unsupported} unsupported)",
         f"judge calls: {summary.judge_calls}, cache hits: {summary.cache_hits}",
     ]
+    lines += citation_lines(summary)
     usage = usage_text(summary)
     if usage:
         lines.append(usage)
@@ -118,6 +135,23 @@ def summary_lines(summary: SessionSummary, judges: list[str], failures: list[str
                                                      failing=failing or (),
                                                      unscored=unscored or ()))
     return _clean(lines)
+
+
+def citation_lines(summary: SessionSummary) -> list[str]:
+    """The citation and conversation figures, one line each, when there are any: ``citation
+    precision: 0.60 (3 of 5 cited claims correctly cited), 0 misattributed`` and
+    ``conversations: 2 (1 with a claim not supported, 50.0%)``."""
+    lines = []
+    if summary.cited:
+        lines.append(f"citation precision: {_fmt(summary.citation_precision)} "
+                     f"({summary.correctly_cited} of {summary.cited} cited claims correctly "
+                     f"cited), {summary.misattributed} misattributed")
+    if summary.conversations:
+        rate = summary.conversation_unsupported_rate or 0.0
+        lines.append(f"conversations: {summary.conversations} "
+                     f"({round(rate * summary.conversations)} with a claim not supported, "
+                     f"{rate:.1%}); each turn counts as an answer")
+    return lines
 
 
 def usage_text(summary: SessionSummary) -> str | None:

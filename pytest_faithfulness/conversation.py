@@ -1,0 +1,130 @@
+"""Conversations: the assistant's turns of one conversation, each judged as an answer.
+
+``evaluate_conversation(turns, judge, window=None)`` takes the assistant turns of one
+conversation as ``(answer, passages)`` pairs (or dicts with ``answer`` and ``passages``) in
+order, and returns one ``AnswerResult`` per turn. Rules:
+
+* each turn's answer is judged against the passages retrieved up to and including its turn:
+  the passages of its own turn first, in their order (so ``[1]`` in the answer is the first
+  passage retrieved for it), then those of the earlier turns, latest turn first;
+* with ``window=K``, only the last ``K`` turns' passages count (``window=1``: its own turn
+  only); ``None`` (the default): every turn so far;
+* a passage retrieved again in a later turn (same id, same text, same title) counts once; the
+  same id with other text is a ``ValueError`` naming both turns (ids must name one passage);
+* the decomposer still sees only the answer text of its turn (nothing of the other turns);
+* every turn is a full answer for the session: thresholds, the gate and the figures count it
+  as one. ``AnswerResult.conversation`` names the conversation and ``AnswerResult.turn`` is
+  the turn's 1-based number, so reports group the turns and the session summary gives the
+  share of conversations with any claim not supported (``SessionSummary``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .pipeline import DEFAULT_CONCURRENCY, _evaluate_many, check_inputs
+from .records import AnswerResult, Passage
+
+
+def conversation_cases(turns: Any, *, window: int | None = None
+                       ) -> list[tuple[str, list[Passage]]]:
+    """The ``(answer, passages)`` each turn is judged on (see the module docstring).
+
+    Args:
+        turns: a list or tuple of ``(answer, passages)`` pairs or dicts with ``answer`` and
+            ``passages``; ``passages`` as ``records.to_passages`` accepts them.
+        window: how many of the latest turns' passages count (>= 1), or ``None`` for all.
+
+    Returns:
+        one ``(answer, passages)`` per turn, in order.
+
+    Raises:
+        TypeError: ``turns`` is not a list or tuple, or a turn is malformed (named by number).
+        ValueError: no turns, a bad ``window``, or one passage id given two different texts
+            in two turns.
+    """
+    if isinstance(turns, (str, bytes, dict)) or not isinstance(turns, (list, tuple)):
+        raise TypeError("turns must be a list of (answer, passages) pairs or dicts with "
+                        f"'answer' and 'passages', got {type(turns).__name__}")
+    if not turns:
+        raise ValueError("a conversation needs at least one turn")
+    if window is not None and (isinstance(window, bool) or not isinstance(window, int)
+                               or window < 1):
+        raise ValueError(f"window must be a positive int (turns) or None, got {window!r}")
+    checked: list[tuple[str, list[Passage]]] = []
+    for number, turn in enumerate(turns, start=1):
+        try:
+            if isinstance(turn, dict):
+                missing = {"answer", "passages"} - set(turn)
+                if missing:
+                    raise ValueError(f"missing key(s) {', '.join(sorted(missing))}")
+                answer, passages = turn["answer"], turn["passages"]
+            elif isinstance(turn, (tuple, list)) and len(turn) == 2:
+                answer, passages = turn
+            else:
+                raise TypeError("a turn is an (answer, passages) pair or a dict with 'answer' "
+                                f"and 'passages', got {type(turn).__name__}")
+            checked.append(check_inputs(answer, passages))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"turn {number}: {exc}") from exc
+    seen: dict[str, tuple[int, Passage]] = {}
+    for number, (_, passages) in enumerate(checked, start=1):
+        for p in passages:
+            if p.id in seen and seen[p.id][1] != p:
+                raise ValueError(f"turn {number}: passage id {p.id!r} was retrieved in turn "
+                                 f"{seen[p.id][0]} with other text; an id must name one passage")
+            seen.setdefault(p.id, (number, p))
+    cases = []
+    for index, (answer, _) in enumerate(checked):
+        first = 0 if window is None else max(0, index - window + 1)
+        combined: dict[str, Passage] = {}
+        for _, passages in reversed(checked[first:index + 1]):
+            for p in passages:
+                combined.setdefault(p.id, p)
+        cases.append((answer, list(combined.values())))
+    return cases
+
+
+def evaluate_conversation(turns: Any, judge: Any, *, window: int | None = None,
+                          conversation: str = "conversation",
+                          concurrency: int = DEFAULT_CONCURRENCY,
+                          context_budget_chars: int | None = None) -> list[AnswerResult]:
+    """Judge each assistant turn of one conversation (blocking); one ``AnswerResult`` per
+    turn, in order, with ``conversation`` and ``turn`` set. Turns are judged concurrently.
+
+    Args:
+        turns / window: see ``conversation_cases``.
+        judge: any judge (see ``pipeline.evaluate``).
+        conversation: the name the results carry (reports group turns by it).
+        concurrency: most judge calls in flight at once across the turns.
+        context_budget_chars: overrides the judge's ``context_budget_chars``.
+
+    Raises:
+        TypeError / ValueError: malformed turns (see ``conversation_cases``); nothing is
+        judged then. Judge failures are recorded in the results (``error``), never raised.
+    """
+    from . import _loop
+
+    cases = conversation_cases(turns, window=window)
+    results = _loop.run_sync(_evaluate_many(cases, judge, concurrency, context_budget_chars))
+    return _numbered(results, conversation)
+
+
+async def aevaluate_conversation(turns: Any, judge: Any, *, window: int | None = None,
+                                 conversation: str = "conversation",
+                                 concurrency: int = DEFAULT_CONCURRENCY,
+                                 context_budget_chars: int | None = None) -> list[AnswerResult]:
+    """``evaluate_conversation`` as a coroutine."""
+    from . import _loop
+
+    cases = conversation_cases(turns, window=window)
+    results = await _loop.run_async(_evaluate_many(cases, judge, concurrency,
+                                                   context_budget_chars))
+    return _numbered(results, conversation)
+
+
+def _numbered(results: list[AnswerResult], conversation: str) -> list[AnswerResult]:
+    for number, result in enumerate(results, start=1):
+        result.conversation = conversation
+        result.turn = number
+    return results

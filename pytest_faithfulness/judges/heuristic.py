@@ -1,0 +1,178 @@
+"""The heuristic verifier: the offline rules of ``verification`` alone, no model file.
+
+``HeuristicVerifier``: the verifier of the ``offline-heuristic`` judge. It is a cheap first
+filter, not natural language inference. A one- or two-sentence window of a passage (or its
+title) supports a claim when it holds all of the claim's content words (a claim of ``n``
+content words may miss ``(n - 2) // MISSING_WORD_PER`` that are neither names nor numbers, or
+one filler word), every name and number, each word with the claim's negation (per clause part),
+each quantity with its unit ("50 million", "$5" and "50k" are numbers with units: magnitudes
+fold into the number, currency signs are units, "am"/"pm" and a month name before or after a
+day number are units too, and "per" binds a rate's unit: "$20 per month"), each count with the
+word right after it ("20 users": the window says 20 just before or after "users"; a number
+after a name, "Nimbus 4", is not a count), each bound ("within 14", "more than 14") as the
+claim states it, and no number the claim ties to a name that the window ties to another number
+of that unit ("Pro costs $20, Basic $5" does not support "Basic costs $20"). Invisible format
+characters (Unicode category Cf: soft hyphen, zero-width space, word joiner) are dropped on
+both sides before tokenising. A window about the same thing (``TOPIC_COVERAGE``) with a
+different number in the same unit or with the same counted word, or, at
+``CONTRADICTION_COVERAGE``, a claim word negated on one side only, decides ``contradicted``
+(also when it covers more of the claim than the best supporting window); anything else is
+``unsupported``. Not handled without a parser: who did what to whom ("Bob founded Acme" against
+"Alice founded Acme; Bob joined"), model names with digits ("K2"), and a claim of five or more
+words adding one adjective (not right after a number).
+
+The rules themselves (``_features``, ``_support_problem``, ``_contradiction``) live in
+``verification``, beside the quote check that uses the same tokenisation.
+"""
+
+from __future__ import annotations
+
+from ..records import Passage, Verdict
+from ..verification import (
+    _NUMBER_WORDS,
+    _PHRASES,
+    _TOKEN,
+    _UNIT_IMPLIES,
+    CONTRADICTION_COVERAGE,
+    HEURISTIC_VERSION,
+    SUPPORT_COVERAGE,
+    TOPIC_COVERAGE,
+    _contradiction,
+    _Features,
+    _features,
+    _stem,
+    _support_problem,
+    _surface,
+    _windows,
+)
+
+#: Content words ``_features`` can produce from text that does not spell them: the words a
+#: phrase is rewritten to ("percent" from "%", "hour" from "hrs") and the quantities a unit
+#: implies ("speed" from "rpm"). Any window may hold them.
+_DERIVED = frozenset({_stem(tok) for _, repl in _PHRASES for tok in _TOKEN.findall(repl)}
+                     | set(_UNIT_IMPLIES.values()))
+#: The number words ``_features`` reads as each number ("1": "one", "once", "single").
+_DIGITS_OF_WORDS = {digits: tuple(w for w, d in _NUMBER_WORDS.items() if d == digits)
+                    for digits in set(_NUMBER_WORDS.values())}
+
+
+def _spellings(content_word: str) -> tuple[str, ...] | None:
+    """Strings one of which a text's lower-cased ``_surface`` must contain for ``_features``
+    to find ``content_word`` in it; ``None`` when it may appear in any text (``_DERIVED``).
+
+    A stem is a prefix of the token it came from (``fly`` from ``flies``: all but the ``y``);
+    a number is in its digits (``2.5`` in ``2.50``) or one of its number words."""
+    if content_word in _DERIVED:
+        return None
+    if content_word[0].isdigit():
+        return (content_word, *_DIGITS_OF_WORDS.get(content_word, ()))
+    if len(content_word) > 1 and content_word.endswith("y"):
+        return (content_word[:-1],)
+    return (content_word,)
+
+
+def _candidate_windows(claim: _Features, text: str) -> list[tuple[int, int]]:
+    """The windows of ``text`` (``_windows``, same order) that may reach either threshold.
+
+    A window matters to ``HeuristicVerifier.verify`` only if it covers at least
+    ``SUPPORT_COVERAGE`` of the claim's content words or ``TOPIC_COVERAGE`` of its
+    non-numeric ones. Before the costly ``_features`` of each window, this counts per sentence
+    which claim words it may contain (``_spellings``, a plain substring test) and drops the
+    windows whose count cannot reach either share. The test over-counts, never under-counts,
+    so no window that could change a verdict is dropped.
+    """
+    windows = _windows(text)
+    if not windows:
+        return []
+    bits = {word: 1 << i for i, word in enumerate(sorted(claim.content))}
+    word_bits = sum(bits[w] for w in claim.words)
+    always = 0
+    probes = []
+    for word, bit in bits.items():
+        spellings = _spellings(word)
+        if spellings is None:
+            always |= bit
+        else:
+            probes.append((bit, spellings))
+    n_content, n_words = len(claim.content), len(claim.words)
+
+    def may_matter(mask: int) -> bool:
+        if (mask.bit_count() / n_content) >= min(SUPPORT_COVERAGE, CONTRADICTION_COVERAGE):
+            return True
+        return bool(n_words) and (mask & word_bits).bit_count() / n_words >= TOPIC_COVERAGE
+
+    n_sentences = (len(windows) + 1) // 2
+    masks = []
+    for start, end in windows[:n_sentences]:
+        surface = _surface(text[start:end]).lower()
+        mask = always
+        for bit, spellings in probes:
+            if any(s in surface for s in spellings):
+                mask |= bit
+        masks.append(mask)
+    keep = [w for w, mask in zip(windows, masks) if may_matter(mask)]
+    keep += [w for w, a, b in zip(windows[n_sentences:], masks, masks[1:]) if may_matter(a | b)]
+    return keep
+
+
+def _passage_windows(passage: Passage, claim: _Features):
+    """The evidence windows of one passage for ``claim``: its title, when it has one, then the
+    one- and two-sentence windows of its text that may reach a threshold
+    (``_candidate_windows``)."""
+    if passage.title is not None and passage.title.strip():
+        yield passage.title.strip()
+    text = passage.text
+    for start, end in _candidate_windows(claim, text):
+        yield text[start:end]
+
+
+class HeuristicVerifier:
+    """Offline verifier: content-word coverage plus number and polarity checks. Not NLI.
+
+    ``verify(claim, passages)`` returns a ``Verdict``; ``supported`` and ``contradicted``
+    verdicts carry the passage id and a verbatim quote (a one- or two-sentence window of the
+    text, or the passage's title, which counts as one window of its own).
+    Deterministic; no network, no model. Windows that cannot reach either threshold are
+    skipped before they are scored (``_candidate_windows``), so the time grows with the
+    passages' length at about 0.2 CPU seconds per MB (``benchmarks/passage_speed.py``).
+
+    Raises:
+        TypeError: ``claim`` is not a string.
+    """
+
+    version = HEURISTIC_VERSION
+
+    def verify(self, claim: str, passages: list[Passage]) -> Verdict:
+        """Judge one claim against the passages (see the module docstring for the rules)."""
+        if not isinstance(claim, str):
+            raise TypeError(f"claim must be a string, got {type(claim).__name__}")
+        cf = _features(claim)
+        if not cf.content or not passages:
+            return Verdict("unsupported", rationale="no passage speaks to this claim")
+        best_support = None  # (coverage, -length, pid, quote)
+        best_contra = None
+        for passage in passages:
+            for window in _passage_windows(passage, cf):
+                wf = _features(window, sentence_start_exempt=False)
+                covered = cf.content & wf.content
+                coverage = len(covered) / len(cf.content)
+                key = (coverage, -len(window))
+                if coverage >= CONTRADICTION_COVERAGE and _support_problem(cf, wf) is None:
+                    if best_support is None or key > best_support[0]:
+                        best_support = (key, passage.id, window)
+                    continue
+                topic = (len(cf.words & wf.words) / len(cf.words)) if cf.words else 0.0
+                if topic < TOPIC_COVERAGE:
+                    continue
+                reason = _contradiction(cf, wf, coverage)
+                if reason and (best_contra is None or (topic, key) > best_contra[0]):
+                    best_contra = ((topic, key), passage.id, window, reason)
+        if best_support is not None and (best_contra is None
+                                         or best_support[0][0] >= best_contra[0][1][0]):
+            _, pid, quote = best_support
+            return Verdict("supported", passage_ids=[pid], quote=quote,
+                           rationale=f"content-word coverage {best_support[0][0]:.2f}")
+        if best_contra is not None:
+            _, pid, quote, reason = best_contra
+            return Verdict("contradicted", passage_ids=[pid], quote=quote, rationale=reason)
+        return Verdict("unsupported", rationale="no passage window covers this claim")

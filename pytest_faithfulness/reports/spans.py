@@ -1,0 +1,51 @@
+"""Where a claim sits in its answer, for the reports: its source text and its sentence."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..records import AnswerResult, ClaimResult, Span
+from ..text import sentence_spans
+
+_MARKERS = re.compile(r"\[[^\]\n]*\]|\u3010[^\u3011\n]*\u3011|\((?:sources?|refs?)[^)\n]*\)",
+                      re.IGNORECASE)
+
+
+def source_text(answer: str, spans: Sequence[Span]) -> str:
+    """The claim's source text, ``answer[s:e]`` of each span joined by `` … ``; empty when
+    the claim has no span (its source was not found)."""
+    return " … ".join(answer[s:e] for s, e in spans if 0 <= s < e <= len(answer))
+
+
+def sentence_text(answer: str, spans: Sequence[Span]) -> str:
+    """The sentence(s) of the answer (cut at line breaks too) that hold the claim's spans,
+    joined by `` … ``; empty when the claim has no span."""
+    spans = [(s, e) for s, e in spans if 0 <= s < e <= len(answer)]
+    if not spans:
+        return ""
+    units = []
+    for start, end in sentence_spans(answer):
+        for m in re.finditer(r"[^\n]+", answer[start:end]):
+            units.append((start + m.start(), start + m.end()))
+    picked = [(a, b) for a, b in units if any(s < b and a < e for s, e in spans)]
+    worded = [(a, b) for a, b in picked if re.search(r"\w", _MARKERS.sub("", answer[a:b]))]
+    picked = worded or picked
+    return " … ".join(answer[a:b].strip() for a, b in picked) or source_text(answer, spans)
+
+
+def citation_text(claim: ClaimResult) -> str | None:
+    """``cites p-1, p-2: correct`` for a claim that cites a passage, ``None`` otherwise."""
+    if claim.citation in (None, "uncited"):
+        return None
+    cited = list(claim.cited_ids) + [f"{u} (no such passage)" for u in claim.unknown_citations]
+    label = {"correct": "correctly cited", "misattributed": "MISATTRIBUTED",
+             "unsupported": "cited but unsupported"}[claim.citation]
+    return f"cites {', '.join(cited)}: {label}"
+
+
+def turn_text(result: AnswerResult) -> str:
+    """`` (conversation C, turn N)`` for a turn of a conversation, else empty."""
+    if result.conversation is None:
+        return ""
+    return f" (conversation {result.conversation}, turn {result.turn})"

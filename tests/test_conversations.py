@@ -1,0 +1,185 @@
+"""Conversations: each assistant turn judged against the passages retrieved so far (a window of
+the last K turns), the decomposer seeing only the turn's answer, and the reports grouping the
+turns, through the core API, the loopback chat server and real pytest runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from scripted_model import judge_model, make_judge, parse_request, supports_verbatim
+
+from pytest_faithfulness import OfflineJudge, evaluate_conversation
+from pytest_faithfulness.conversation import conversation_cases
+from pytest_faithfulness.records import SessionSummary
+
+WARRANTY = {"id": "kb-1", "text": "The Model K7 kettle comes with a 2-year warranty."}
+CAPACITY = {"id": "kb-2", "text": "The Model K7 kettle holds 1.7 litres."}
+POWER = {"id": "kb-3", "text": "The Model K7 kettle has a 2200 W heating element."}
+
+TURNS = [
+    ("The Model K7 kettle comes with a 2-year warranty.", [WARRANTY]),
+    ("The Model K7 kettle holds 1.7 litres.", [CAPACITY]),
+    # the third answer rests on the first turn's passage
+    ("The Model K7 kettle has a 2200 W heating element and comes with a 2-year warranty.",
+     [POWER]),
+]
+
+
+def labels(results):
+    return [[c.label for c in r.claims] for r in results]
+
+
+def test_each_turn_is_judged_against_the_passages_retrieved_so_far():
+    results = evaluate_conversation(TURNS, OfflineJudge(), conversation="kettle")
+    assert labels(results) == [["supported"], ["supported"], ["supported", "supported"]]
+    assert [(r.conversation, r.turn) for r in results] == [("kettle", 1), ("kettle", 2),
+                                                          ("kettle", 3)]
+    assert [[p.id for p in r.passages] for r in results] == [["kb-1"], ["kb-2", "kb-1"],
+                                                            ["kb-3", "kb-2", "kb-1"]]
+
+
+@pytest.mark.parametrize("window, third", [
+    (1, ["supported", "unsupported"]),     # its own turn only: the warranty is not there
+    (2, ["supported", "unsupported"]),     # turns 2 and 3
+    (3, ["supported", "supported"]),       # turns 1 to 3
+    (None, ["supported", "supported"]),    # every turn so far
+])
+def test_window_of_the_last_k_turns(window, third):
+    results = evaluate_conversation(TURNS, OfflineJudge(), window=window)
+    assert labels(results)[2] == third
+
+
+def test_a_later_turn_never_sees_passages_retrieved_after_it():
+    turns = [("The Model K7 kettle holds 1.7 litres.", [WARRANTY]),
+             ("Anything else?", [CAPACITY])]
+    first = evaluate_conversation(turns, OfflineJudge())[0]
+    assert [p.id for p in first.passages] == ["kb-1"] and not first.claims[0].supported
+
+
+def test_a_number_citation_is_a_passage_of_the_turn_itself():
+    turns = [("The Model K7 kettle comes with a 2-year warranty [1].", [WARRANTY]),
+             ("The Model K7 kettle holds 1.7 litres [1].", [CAPACITY])]
+    results = evaluate_conversation(turns, OfflineJudge())
+    assert [r.claims[0].cited_ids for r in results] == [["kb-1"], ["kb-2"]]
+    assert [r.claims[0].citation for r in results] == ["correct", "correct"]
+
+
+def test_the_decomposer_sees_only_the_answer_of_its_turn(chat_server):
+    chat_server.handler = judge_model(lambda answer: {"claims": [answer], "dropped": []},
+                                      supports_verbatim)
+    results = evaluate_conversation(TURNS[:2], make_judge(chat_server))
+    decomposed = [parse_request(r)[1] for r in chat_server.requests
+                  if parse_request(r)[0] == "decompose"]
+    assert sorted(decomposed) == sorted(answer for answer, _ in TURNS[:2])
+    request = next(r for r in chat_server.requests if parse_request(r)[0] == "decompose")
+    assert "kb-" not in json.dumps(request["messages"])  # no passage, no other turn
+    assert labels(results) == [["supported"], ["supported"]]
+
+
+@pytest.mark.parametrize("turns, error, match", [
+    ("The kettle holds 1.7 litres.", TypeError, "turns must be a list"),
+    ([], ValueError, "at least one turn"),
+    ([("ok", [WARRANTY]), ("only an answer",)], TypeError, "turn 2: a turn is an"),
+    ([("ok", [WARRANTY]), {"answer": "x"}], ValueError, "turn 2: missing key"),
+    ([("ok", [WARRANTY]), ("ok", [{"id": "kb-1", "text": "Other text."}])], ValueError,
+     "turn 2: passage id 'kb-1' was retrieved in turn 1 with other text"),
+    ([("ok", None)], ValueError, "turn 1: passages is None"),
+])
+def test_malformed_turns_are_named(turns, error, match):
+    with pytest.raises(error, match=match):
+        conversation_cases(turns)
+
+
+@pytest.mark.parametrize("window", [0, -1, 1.5, True, "2"])
+def test_a_bad_window_is_an_error(window):
+    with pytest.raises(ValueError, match="window must be a positive int"):
+        conversation_cases(TURNS, window=window)
+
+
+def test_session_figures_count_turns_as_answers_and_conversations():
+    good = evaluate_conversation(TURNS, OfflineJudge(), conversation="a")
+    bad = evaluate_conversation(TURNS, OfflineJudge(), window=1, conversation="b")
+    summary = SessionSummary.of(good + bad)
+    assert summary.answers == 6 and summary.scored == 6
+    assert summary.conversations == 2 and summary.conversation_unsupported_rate == 0.5
+    assert SessionSummary.of(good).conversation_unsupported_rate == 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# Through pytest.
+
+SUITE = f'''
+import pytest
+TURNS = {TURNS!r}
+
+def test_whole_conversation(assert_faithful_conversation):
+    results = assert_faithful_conversation(TURNS)
+    assert [r.turn for r in results] == [1, 2, 3]
+
+def test_own_turn_only(assert_faithful_conversation):
+    assert_faithful_conversation(TURNS, window=1)
+
+def test_bad_turns(assert_faithful_conversation):
+    with pytest.raises(TypeError, match="turn 1"):
+        assert_faithful_conversation([("answer only",)])
+'''
+
+
+def test_assert_faithful_conversation_through_pytest(pytester, tmp_path):
+    pytester.makepyfile(SUITE)
+    report, md, page = tmp_path / "r.json", tmp_path / "s.md", tmp_path / "r.html"
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--faithfulness-report={report}",
+                                f"--faithfulness-markdown={md}", f"--faithfulness-html={page}")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines([
+        "*1 of 3 turns of the conversation are not faithful enough*",
+        "*test_own_turn_only#turn3 (conversation *test_own_turn_only, turn 3): faithfulness 0.50*",
+    ])
+    result.stdout.fnmatch_lines(["answers: 6 (6 scored, 0 unscored, 0 errored)",
+                                 "conversations: 2 (1 with a claim not supported, 50.0%); each "
+                                 "turn counts as an answer"])
+    data = json.loads(report.read_text())
+    assert data["summary"]["conversations"] == 2
+    assert data["summary"]["conversation_unsupported_rate"] == 0.5
+    assert [(a["conversation"].split("::")[-1], a["turn"]) for a in data["answers"]] == [
+        ("test_whole_conversation", 1), ("test_whole_conversation", 2),
+        ("test_whole_conversation", 3), ("test_own_turn_only", 1), ("test_own_turn_only", 2),
+        ("test_own_turn_only", 3)]
+    assert "(conversation test\\_" in md.read_text() and "turn 3)" in md.read_text()
+    html = page.read_text()
+    assert html.count('<section class="conversation"') == 2
+    assert "(3 turns)</h3>" in html and 'id="fig-conversations"' in html
+
+
+def test_conversation_window_from_the_ini(pytester):
+    pytester.makepyfile(f'''
+        TURNS = {TURNS!r}
+
+        def test_it(assert_faithful_conversation):
+            assert_faithful_conversation(TURNS)
+    ''')
+    assert pytester.runpytest("-p", "no:cacheprovider").ret == pytest.ExitCode.OK
+    pytester.makeini("[pytest]\nfaithfulness_conversation_window = 1\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    assert pytester.runpytest("-p", "no:cacheprovider", "--faithfulness-conversation-window",
+                              "3").ret == pytest.ExitCode.OK
+    bad = pytester.runpytest("-p", "no:cacheprovider", "--faithfulness-conversation-window", "0")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_conversation_turn_that_misses_silently_fails_the_gate(pytester):
+    pytester.makepyfile(f'''
+        TURNS = {TURNS!r}
+
+        def test_it(assert_faithful_conversation):
+            try:
+                assert_faithful_conversation(TURNS, window=1)
+            except AssertionError:
+                pass
+    ''')
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["GATE FAILED: 1 answer(s) missed their own thresholds without "
+                                 "failing their tests (*test_it#turn3)*"])
