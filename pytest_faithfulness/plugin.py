@@ -165,6 +165,13 @@ def faithfulness_judge(pytestconfig: pytest.Config):
         options["timeout"] = settings.timeout
     if settings.temperature is not None:
         options["temperature"] = settings.temperature
+    rate = None
+    if settings.max_rpm is not None or settings.max_tpm is not None:
+        from .ratelimit import LEDGER_DIR, RateLimiter
+
+        rate = RateLimiter(settings.max_rpm, settings.max_tpm,
+                           ledger=settings.cache_path / LEDGER_DIR)
+        options["rate"] = rate
     judge = pytestconfig.hook.pytest_faithfulness_make_judge(config=pytestconfig)
     if judge is None:
         judge = make_judge(settings.judge, **options)
@@ -186,6 +193,24 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     for cached in caches:
         cached.close()
     budget.close()
+    _close_rate(rate)
+
+
+def _close_rate(rate: Any) -> None:
+    """Close the rate ledger's connections: this thread's and the judge loop's."""
+    if rate is None:
+        return
+    from . import _loop
+
+    rate.close()
+
+    async def close() -> None:
+        rate.close()
+
+    try:
+        _loop.run_sync(close())
+    except RuntimeError:  # called from the judge loop itself
+        pass
 
 
 @pytest.fixture
@@ -387,6 +412,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         config.workeroutput[WORKER_OUTPUT_KEY] = state.to_payload()
         return
     git = _judge_session(config, state)
+    state.test_exitstatus = int(session.exitstatus)
     state.exitstatus = _exit_status(session.exitstatus, state)
     import os
 
@@ -396,7 +422,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             else "autosave"
     state.write_outputs(markdown=settings.markdown, html=settings.html,
                         step_summary=os.environ.get("GITHUB_STEP_SUMMARY") or None,
-                        storage=settings.storage_path, save_name=name, git=git)
+                        storage=settings.storage_path, save_name=name, git=git,
+                        pr_comment=settings.pr_comment)
     state.exitstatus = _exit_status(session.exitstatus, state)
     session.exitstatus = state.exitstatus
 
@@ -433,15 +460,7 @@ def _silent_misses(config: pytest.Config, state: FaithfulnessSession) -> None:
     and are not xfail (an ``AssertionError`` caught, or ``evaluate_many``): a missed bound
     never passes silently; ``record_only=True`` records without a bound."""
     silent, expected = config.stash[RUN_KEY].by_outcome(state.answers_failing_own_thresholds())
-    state.silent_misses, state.expected_misses = silent, expected  # for every report's verdict
-    if not silent:
-        return
-    names = [r.test_id or "?" for r in silent]
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    state.add_failures([
-        f"{len(silent)} answer(s) missed their own thresholds without failing their tests "
-        f"({shown}): the AssertionError was caught or the answers came from evaluate_many; "
-        "let the assertion fail, mark the test xfail, or record with record_only=True"])
+    state.fail_silent_misses(silent, expected)
 
 
 def _exit_status(current: int, state: FaithfulnessSession) -> int:

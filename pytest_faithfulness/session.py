@@ -59,6 +59,9 @@ class FaithfulnessSession:
         self.expected_misses: list[AnswerResult] = []
         #: pytest's exit status once the session has finished (the gate's failure included).
         self.exitstatus: int | None = None
+        #: pytest's own exit status before the gate was ORed in (kept in the saved run, so
+        #: that ``runs.merge`` gives the exit status one run of every shard would have had).
+        self.test_exitstatus: int | None = None
 
     def mark_incomplete(self, reason: str) -> None:
         """Record that the run did not judge every answer (reasons accumulate, ``; ``-joined)."""
@@ -121,6 +124,13 @@ class FaithfulnessSession:
             self.results.append(result)
             if judge is not None:
                 self._judges[id(judge)] = judge
+
+    def add_merged_judges(self, names: list[str], info: list[dict[str, Any]]) -> None:
+        """Add judges known only by description and fingerprint (``JudgeInfo`` dicts): an
+        xdist worker's, or a saved shard's (``runs.merge``)."""
+        with self._lock:
+            self._merged_judges.extend(names)
+            self._merged_judge_info.extend(info)
 
     def judges(self) -> list[str]:
         """Descriptions of the judges that produced the results."""
@@ -254,13 +264,20 @@ class FaithfulnessSession:
             seen.setdefault(info.identity(), info)
         return list(seen.values())
 
-    def saved_run(self, name: str, git: Any = None) -> Any:
-        """This run as a ``runs.saved.SavedRun`` named ``name`` (``git``: a ``GitInfo``)."""
+    def saved_run(self, name: str, git: Any = None, *, full: bool = True) -> Any:
+        """This run as a ``runs.saved.SavedRun`` named ``name`` (``git``: a ``GitInfo``);
+        ``full=False`` leaves out the full answer records (``SavedRun.results``)."""
         from .runs.saved import SavedRun
 
+        index = {id(r): i for i, r in enumerate(self.results)}
         return SavedRun.of(self.results, self.summary(), name=name, judges=self.judge_info(),
                            git=git, gate_failures=self.failures,
-                           incomplete_reason=self.incomplete_reason)
+                           incomplete_reason=self.incomplete_reason, judge_names=self.judges(),
+                           silent_misses=[index[id(r)] for r in self.silent_misses
+                                          if id(r) in index],
+                           expected_misses=[index[id(r)] for r in self.expected_misses
+                                            if id(r) in index],
+                           test_exitstatus=self.test_exitstatus, full=full)
 
     def save_run(self, storage: str | Path, name: str, git: Any = None) -> Path:
         """Save this run in the ``storage`` folder (``NNNN_<name>.json``); returns the path.
@@ -289,9 +306,25 @@ class FaithfulnessSession:
         ``self.comparison``, adds the regressions to ``self.failures`` and returns them."""
         from .runs.compare import check_regressions, compare_runs
 
-        self.comparison = compare_runs(baseline, self.saved_run("current", git),
+        self.comparison = compare_runs(baseline, self.saved_run("current", git, full=False),
                                        baseline_path=baseline_path)
         return self.add_failures(check_regressions(self.comparison, bounds, alpha))
+
+    def fail_silent_misses(self, silent: list[AnswerResult],
+                           expected: list[AnswerResult]) -> list[str]:
+        """Keep the answers that missed their own thresholds in tests that did not fail and
+        are not xfail (``silent``) and in xfail tests (``expected``), for every report's
+        verdict, and fail the gate for the silent ones: a missed bound never passes
+        silently. Returns the reasons added."""
+        self.silent_misses, self.expected_misses = list(silent), list(expected)
+        if not silent:
+            return []
+        names = [r.test_id or "?" for r in silent]
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        return self.add_failures([
+            f"{len(silent)} answer(s) missed their own thresholds without failing their tests "
+            f"({shown}): the AssertionError was caught or the answers came from evaluate_many; "
+            "let the assertion fail, mark the test xfail, or record with record_only=True"])
 
     def add_failures(self, reasons: Any) -> list[str]:
         """Add gate failures: ``None``, a reason string, or an iterable of them (a custom
@@ -347,6 +380,27 @@ class FaithfulnessSession:
                 self.ci_notes.append(f"WARNING: could not append to $GITHUB_STEP_SUMMARY "
                                      f"({step_summary}): {exc}")
 
+    def pr_comment(self, html: str | Path | None = None) -> str:
+        """The Markdown of the sticky pull-request comment (``reports.pr_comment``);
+        ``html``: the HTML report's path, named in the pointer to the details."""
+        from .reports.pr_comment import pr_comment, run_page_url
+
+        return pr_comment(self.results, self.summary(), self.judges(), self.failures,
+                          self.comparison, verdict=self.run_verdict(),
+                          html_report=str(html) if html else None, run_url=run_page_url())
+
+    def write_pr_comment(self, path: str | Path, html: str | Path | None = None) -> Path:
+        """Write the pull-request comment to ``path``; returns the path.
+
+        Raises:
+            OSError: ``path`` cannot be written.
+        """
+        from .reports.files import write_text
+
+        written = write_text(path, self.pr_comment(html))
+        self.ci_notes.append(f"pull-request comment: {written}")
+        return written
+
     def write_html(self, path: str | Path) -> Path:
         """Write the HTML report to ``path``; returns the path.
 
@@ -362,9 +416,10 @@ class FaithfulnessSession:
     def write_outputs(self, *, markdown: str | Path | None = None,
                       step_summary: str | Path | None = None, html: str | Path | None = None,
                       storage: str | Path | None = None, save_name: str | None = None,
-                      git: Any = None) -> list[str]:
+                      git: Any = None, pr_comment: str | Path | None = None) -> list[str]:
         """Write every configured output, each on its own: the JSON report (``report_path``),
-        the Markdown summary, the HTML report, the saved run (``save_name`` in ``storage``;
+        the Markdown summary, the HTML report, the pull-request comment (``pr_comment``,
+        ``reports.pr_comment``), the saved run (``save_name`` in ``storage``;
         never a run that judged no answer: a note says so), then the ``$GITHUB_STEP_SUMMARY``
         append. Each is written even when no answer was judged. One that fails (any exception) never stops
         the others: its reason becomes a gate failure (``could not write the HTML report
@@ -381,6 +436,9 @@ class FaithfulnessSession:
             jobs.append(("Markdown summary", markdown, lambda: self.write_markdown(markdown), True))
         if html:
             jobs.append(("HTML report", html, lambda: self.write_html(html), True))
+        if pr_comment:
+            jobs.append(("pull-request comment", pr_comment,
+                         lambda: self.write_pr_comment(pr_comment, html), True))
         if save_name and not self.results:
             self.ci_notes.append(f"WARNING: run not saved as {save_name!r}: no answer was "
                                  "judged, and an empty run is never a baseline")

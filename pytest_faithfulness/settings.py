@@ -134,7 +134,7 @@ def url(raw: Any) -> str:
 
 
 #: Options that only an LLM judge reads: with a built-in offline judge they do nothing.
-LLM_ONLY_OPTIONS = ("api_base", "timeout", "temperature", "budget_usd")
+LLM_ONLY_OPTIONS = ("api_base", "timeout", "temperature", "budget_usd", "max_rpm", "max_tpm")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -224,6 +224,16 @@ class Settings:
         "compare-fail", "fail the session on a regression against the compared run, e.g. "
         "mean:0.02 (mean faithfulness may drop at most 0.02) or unsupported_rate:0.05; "
         "repeatable or comma-separated", kind="args", default=(), metavar="EXPR")
+    pr_comment: str | None = option(
+        "pr-comment", "write the Markdown of one sticky pull-request comment to this path "
+        "(headline figures, the comparison with the base run, tokens and cost; always under "
+        "GitHub's 65,536-character limit)")
+    max_rpm: float | None = option(
+        "max-rpm", "most LLM judge requests per minute, shared by every xdist worker of the "
+        "run (a ledger in the cache directory)", number(0.001))
+    max_tpm: float | None = option(
+        "max-tpm", "most LLM judge tokens (input + output) per minute, shared by every xdist "
+        "worker of the run", number(1))
     compare_alpha: float | None = option(
         "compare-alpha", "with it, a mean or unsupported_rate compare-fail bound fails only "
         "when the change is beyond the bound and significant at this level (paired test); a "
@@ -312,7 +322,7 @@ class Settings:
         cache = _under(rootdir, self.cache_dir or ".faithfulness_cache")
         if not worker:  # workers write none of these; the controller checks them once
             for flag, path in (("report", self.report), ("markdown", self.markdown),
-                               ("html", self.html)):
+                               ("html", self.html), ("pr-comment", self.pr_comment)):
                 check_output_file(path, f"--faithfulness-{flag} (ini faithfulness_{flag})")
             if self.save or self.autosave:
                 check_output_folder(storage, "--faithfulness-storage (ini faithfulness_storage)")
@@ -398,7 +408,8 @@ class Settings:
 
     def outputs_configured(self) -> bool:
         """Whether any report file or saved run was asked for."""
-        return bool(self.report or self.markdown or self.html or self.save or self.autosave)
+        return bool(self.report or self.markdown or self.html or self.save or self.autosave
+                    or self.pr_comment)
 
 
 def _raw(config: pytest.Config, opt: _Option) -> Any:

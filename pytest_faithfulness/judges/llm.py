@@ -252,6 +252,8 @@ class LiteLLMJudge:
             split into several calls (``None``: no limit; a provider's context-window error
             then makes the answer ``error``, never a silent truncation).
         budget: a shared ``accounting.Budget``; once spent, calls raise ``BudgetExceeded``.
+        rate: a shared ``ratelimit.RateLimiter`` (``--faithfulness-max-rpm`` / ``-max-tpm``):
+            each request waits for its turn, each reply's tokens are charged to it.
         schema_in_response_format: send the reply's JSON schema inside
             ``response_format={"type": "json_object", "schema": ...}`` (llama.cpp's server
             constrains its output with it) instead of choosing the mode automatically.
@@ -298,7 +300,7 @@ class LiteLLMJudge:
                  schema_in_response_format: bool = False,
                  max_tokens: int | None = None, temperature: float = 0.0,
                  cache_markers: bool | None = None,
-                 rate_limit_wait: float = 300.0) -> None:
+                 rate_limit_wait: float = 300.0, rate: Any = None) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError("model must be a non-empty litellm model string")
         if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
@@ -318,6 +320,7 @@ class LiteLLMJudge:
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.budget = budget or Budget()
+        self.rate = rate
         self.schema_in_response_format = schema_in_response_format
         self.max_tokens = max_tokens
         self.temperature = float(temperature)
@@ -454,6 +457,8 @@ class LiteLLMJudge:
         limited_since: float | None = None
         while True:
             self.budget.check()
+            if self.rate is not None:
+                await self.rate.aacquire()
             self.calls += 1
             record_usage(calls=1)
             try:
@@ -531,6 +536,8 @@ class LiteLLMJudge:
             self.budget.charge_unpriced()
         record_usage(input_tokens=input_tokens, output_tokens=output_tokens,
                      cached_input_tokens=cached, cost_usd=cost, uncosted_calls=uncosted)
+        if self.rate is not None:
+            self.rate.charge_tokens(input_tokens + output_tokens)
 
     def _delay(self, exc: Exception, attempt: int) -> float:
         """Seconds before retrying a transient failure: ``Retry-After`` (capped at

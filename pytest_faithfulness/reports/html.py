@@ -1,7 +1,8 @@
 """The HTML report: one self-contained file people read.
 
 Every answer with its claims coloured by verdict, each quote highlighted in its passage,
-filters (all / failing / contradicted / unsupported), the headline figures, the gate, the
+filters (all / failing / contradicted / unsupported) shown ``PAGE_SIZE`` answers a page,
+the headline figures, the gate, the
 comparison with a saved run, and a distribution chart of per-answer faithfulness as inline
 SVG. No network asset of any kind: CSS and JavaScript are inline, and a Content-Security-Policy
 allows only those two exact blocks (by hash), so nothing can be fetched and no injected
@@ -110,31 +111,50 @@ details summary{cursor:pointer;color:var(--mute)}
 footer{max-width:1100px;margin:20px auto;padding:0 20px;color:var(--mute);font-size:12px}
 """
 
+#: Answers shown per page: a report of thousands of answers lays out one page at a time.
+PAGE_SIZE = 100
+
 _JS = """
 (function(){
+  var PAGE=%d;
   var arts=[].slice.call(document.querySelectorAll('article.answer'));
-  var buttons=[].slice.call(document.querySelectorAll('nav#filters button'));
+  var buttons=[].slice.call(document.querySelectorAll('nav#filters button[data-filter]'));
+  var pager=[].slice.call(document.querySelectorAll('nav#filters button[data-page]'));
   var shown=document.getElementById('shown');
-  function apply(f){
+  var matched=[], page=0, current='all';
+  function render(){
+    var pages=Math.max(1,Math.ceil(matched.length/PAGE));
+    if(page>=pages){page=pages-1;} if(page<0){page=0;}
+    var start=page*PAGE, end=Math.min(start+PAGE,matched.length);
+    arts.forEach(function(a){a.hidden=true;});
+    for(var i=start;i<end;i++){matched[i].hidden=false;}
+    shown.textContent=matched.length<=PAGE?'showing '+matched.length+' of '+arts.length:
+      'showing '+(start+1)+'–'+end+' of '+matched.length+' (page '+(page+1)+' of '+
+      pages+'; '+arts.length+' answers in all)';
+    pager.forEach(function(b){
+      b.hidden=matched.length<=PAGE;
+      b.disabled=b.getAttribute('data-page')==='prev'?page===0:end>=matched.length;});
+    try{history.replaceState(null,'','#filter='+current+(page?'&page='+(page+1):''));}
+    catch(e){}
+  }
+  function apply(f,p){
     if(['all','failing','contradicted','unsupported'].indexOf(f)<0){f='all';}
-    var n=0;
-    arts.forEach(function(a){
-      var keep=f==='all'||a.getAttribute('data-'+f)==='1';
-      a.hidden=!keep; if(keep){n++;}
-    });
+    current=f;
+    matched=arts.filter(function(a){return f==='all'||a.getAttribute('data-'+f)==='1';});
     buttons.forEach(function(b){b.setAttribute('aria-pressed',
       b.getAttribute('data-filter')===f?'true':'false');});
-    shown.textContent='showing '+n+' of '+arts.length;
     document.body.setAttribute('data-filter',f);
+    page=p||0; render();
   }
   buttons.forEach(function(b){b.addEventListener('click',function(){
-    var f=b.getAttribute('data-filter');
-    try{history.replaceState(null,'','#filter='+f);}catch(e){}
-    apply(f);});});
-  var m=/filter=([a-z]+)/.exec(location.hash||'');
-  apply(m?m[1]:'all');
+    apply(b.getAttribute('data-filter'),0);});});
+  pager.forEach(function(b){b.addEventListener('click',function(){
+    page+=b.getAttribute('data-page')==='prev'?-1:1; render(); window.scrollTo(0,
+      document.getElementById('filters').offsetTop);});});
+  var m=/filter=([a-z]+)/.exec(location.hash||''), p=/page=([0-9]+)/.exec(location.hash||'');
+  apply(m?m[1]:'all',p?parseInt(p[1],10)-1:0);
 })();
-"""
+""" % PAGE_SIZE
 
 
 def _csp_hash(text: str) -> str:
@@ -583,7 +603,9 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
                f'errored, or has a claim that is not supported">Failing ({n_fail})</button>'
                f'<button type="button" data-filter="contradicted">Contradicted ({n_con})</button>'
                f'<button type="button" data-filter="unsupported">Unsupported ({n_uns})</button>'
-               '<span id="shown"></span></nav>')
+               '<span id="shown"></span>'
+               '<button type="button" data-page="prev" hidden>← previous</button>'
+               '<button type="button" data-page="next" hidden>next →</button></nav>')
     out.append('<main id="answers">')
     out += _answers_html(results)
     out.append("</main>")

@@ -182,6 +182,16 @@ class SavedRun(_Loose):
             before this field existed load as complete.
         incomplete_reason: why it is incomplete, ``None`` when complete.
         answers: every answer with its claims and verdicts.
+        results: every answer's full record (``records.AnswerResult`` as JSON: passages,
+            spans, rationales, usage, thresholds), in recording order, so that
+            ``runs.merge`` can rebuild the session of several shards exactly; empty in files
+            saved before this field existed (such runs cannot be merged).
+        judge_names: the session's judge descriptions, in its order (``session.judges()``).
+        silent_misses / expected_misses: indices into ``results`` of the answers that
+            missed their own thresholds in tests that did not fail (and are not xfail), and
+            in xfail tests.
+        test_exitstatus: pytest's own exit status before the faithfulness gate was ORed in
+            (``None`` when unknown: a run saved from a script).
     """
 
     format: str = SAVED_RUN_FORMAT
@@ -195,20 +205,32 @@ class SavedRun(_Loose):
     complete: bool = True
     incomplete_reason: str | None = None
     answers: list[SavedAnswer] = Field(default_factory=list)
+    results: list[dict[str, Any]] = Field(default_factory=list)
+    judge_names: list[str] = Field(default_factory=list)
+    silent_misses: list[int] = Field(default_factory=list)
+    expected_misses: list[int] = Field(default_factory=list)
+    test_exitstatus: int | None = None
 
     @classmethod
     def of(cls, results: list[AnswerResult], summary: SessionSummary, *, name: str = "run",
            judges: Iterable[JudgeInfo] = (), git: GitInfo | None = None,
-           gate_failures: Iterable[str] = (), incomplete_reason: str | None = None) -> SavedRun:
+           gate_failures: Iterable[str] = (), incomplete_reason: str | None = None,
+           judge_names: Iterable[str] = (), silent_misses: Iterable[int] = (),
+           expected_misses: Iterable[int] = (), test_exitstatus: int | None = None,
+           full: bool = True) -> SavedRun:
         """Build the saved form of a session's results (``created`` is now, in UTC);
-        ``incomplete_reason`` marks a run that did not judge every answer."""
+        ``incomplete_reason`` marks a run that did not judge every answer. ``full=False``
+        leaves ``results`` empty (a comparison needs only ``answers``)."""
         from .. import __version__
 
         return cls(name=name, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                    package_version=__version__, git=git or GitInfo(), judges=list(judges),
                    figures=RunFigures.of(summary), gate_failures=list(gate_failures),
                    complete=incomplete_reason is None, incomplete_reason=incomplete_reason,
-                   answers=[SavedAnswer.of(r, i) for i, r in enumerate(results, start=1)])
+                   answers=[SavedAnswer.of(r, i) for i, r in enumerate(results, start=1)],
+                   results=[r.model_dump(mode="json") for r in results] if full else [],
+                   judge_names=list(judge_names), silent_misses=list(silent_misses),
+                   expected_misses=list(expected_misses), test_exitstatus=test_exitstatus)
 
     def label(self) -> str:
         """``name (commit abc1234, created ...)`` for headers."""

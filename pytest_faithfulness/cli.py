@@ -1,0 +1,400 @@
+"""The console script ``pytest-faithfulness`` (also ``python -m pytest_faithfulness``).
+
+Commands::
+
+    pytest-faithfulness merge RUN... [--expect N] [--allow-mixed] [-c INI] [options]
+    pytest-faithfulness cache merge SRC... DEST
+    pytest-faithfulness cache stats DIR...
+
+``merge`` reads the saved runs of a sharded suite (``--faithfulness-save`` in each shard; a
+folder stands for every saved run in it), checks that they belong together
+(``runs.merge``), and applies the same session gate, comparison and compare-fail as pytest,
+writing the same JSON, Markdown and HTML reports, pull-request comment and saved run. Its
+options are pytest's own ``--faithfulness-*`` options of the gate and the outputs (also
+accepted without the ``faithfulness-`` prefix), and their values default to the same ini keys
+of the project's pytest configuration, found as pytest finds it (``pytest.ini``,
+``.pytest.ini``, ``pyproject.toml`` with ``[tool.pytest.ini_options]``, ``tox.ini`` with
+``[pytest]``, ``setup.cfg`` with ``[tool:pytest]``, from the working directory upwards; or
+``-c FILE``). A flag overrides the ini value. Paths of outputs are relative to the working
+directory, the storage folder to the rootdir (the configuration file's folder), as in pytest.
+
+Exit status (as pytest's): 0 the gate passes, 1 it fails (or a shard's tests failed), 4 a
+usage error (bad option, shards that do not belong together, a file that is not a saved run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 4
+
+#: The ``Settings`` options ``merge`` reads (flag and ini key, as pytest's).
+MERGE_OPTIONS = ("min_mean", "max_unsupported_rate", "max_unscored_rate", "report", "markdown",
+                 "html", "pr_comment", "storage", "save", "autosave", "compare", "compare_fail",
+                 "compare_alpha")
+
+
+class UsageError(Exception):
+    """A command-line or configuration mistake (exit status 4)."""
+
+
+# --------------------------------------------------------------------------------------------
+# The pytest configuration file, found as pytest finds it.
+
+def _strtobool(value: str) -> bool:
+    """pytest's reading of an ini bool: y, yes, t, true, on, 1 / n, no, f, false, off, 0."""
+    lowered = value.strip().lower()
+    if lowered in ("y", "yes", "t", "true", "on", "1"):
+        return True
+    if lowered in ("n", "no", "f", "false", "off", "0"):
+        return False
+    raise ValueError(f"must be a bool (true/false), got {value!r}")
+
+
+def _read_toml(path: Path) -> dict[str, Any] | None:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: pytest depends on tomli there
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path}: cannot read it: {exc}") from None
+    section = data.get("tool", {}).get("pytest", {}).get("ini_options")
+    return dict(section) if isinstance(section, dict) else None
+
+
+def _read_ini(path: Path, section: str, *, always: bool = False) -> dict[str, Any] | None:
+    import iniconfig
+
+    try:
+        parsed = iniconfig.IniConfig(str(path))
+    except (OSError, iniconfig.ParseError) as exc:
+        raise UsageError(f"{path}: cannot read it: {exc}") from None
+    if section in parsed:
+        return dict(parsed[section].items())
+    return {} if always else None
+
+
+def load_ini(inifile: str | Path | None = None, start: str | Path = ".") \
+        -> tuple[Path | None, dict[str, Any]]:
+    """The pytest configuration file and its ini values.
+
+    Args:
+        inifile: the file to read (``-c``); else the first of ``pytest.ini``,
+            ``.pytest.ini``, ``pyproject.toml`` (with ``[tool.pytest.ini_options]``),
+            ``tox.ini`` (with ``[pytest]``), ``setup.cfg`` (with ``[tool:pytest]``) in
+            ``start`` or a folder above it (pytest's order; a ``pytest.ini`` counts even
+            without a ``[pytest]`` section).
+        start: where to look from.
+
+    Returns:
+        ``(path, values)``: ``(None, {})`` when there is none. Values are strings from ini
+        files, TOML values as written in ``pyproject.toml``.
+
+    Raises:
+        UsageError: ``inifile`` is missing or unreadable, or a found file cannot be parsed.
+    """
+    def read(path: Path, *, given: bool) -> dict[str, Any] | None:
+        name = path.name
+        if name.endswith(".toml"):
+            found = _read_toml(path)
+            return found if found is not None or not given else {}
+        if name in ("pytest.ini", ".pytest.ini"):
+            return _read_ini(path, "pytest", always=True)
+        if name == "setup.cfg":
+            return _read_ini(path, "tool:pytest", always=given)
+        return _read_ini(path, "pytest", always=given)
+
+    if inifile is not None:
+        path = Path(inifile)
+        if not path.is_file():
+            raise UsageError(f"-c {inifile}: no such configuration file")
+        return path.resolve(), read(path, given=True) or {}
+    folder = Path(start).resolve()
+    for base in (folder, *folder.parents):
+        for name in ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"):
+            path = base / name
+            if path.is_file():
+                values = read(path, given=False)
+                if values is not None:
+                    return path, values
+    return None, {}
+
+
+def _ini_raw(opt: Any, ini: dict[str, Any]) -> Any:
+    """The raw ini value of ``opt`` as pytest's ``getini`` would give it (``None``: unset)."""
+    value = ini.get(opt.dest)
+    if value is None:
+        return None
+    if opt.kind == "flag":
+        return value if isinstance(value, bool) else _strtobool(str(value))
+    if opt.kind == "args":
+        return tuple(str(v) for v in value) if isinstance(value, list) \
+            else tuple(shlex.split(str(value)))
+    text = str(value)
+    return text if text.strip() else None
+
+
+# --------------------------------------------------------------------------------------------
+# merge
+
+def _merge_parser(sub: Any) -> argparse.ArgumentParser:
+    from .settings import LATEST, Settings
+
+    parser = sub.add_parser(
+        "merge", help="merge the saved runs of a sharded suite into one gate and one report",
+        description="Merge the saved runs of a sharded suite (--faithfulness-save in each "
+        "shard) into the gate, reports and saved run of one run. Exit status: 0 the gate "
+        "passes, 1 it fails, 4 a usage error.")
+    parser.add_argument("runs", nargs="+", metavar="RUN",
+                        help="saved run files (a folder: every saved run in it)")
+    parser.add_argument("--expect", type=int, metavar="N",
+                        help="refuse unless exactly N shards are given (a missing shard)")
+    parser.add_argument("--allow-mixed", action="store_true",
+                        help="merge shards of different judges, prompt versions or commits")
+    parser.add_argument("-c", "--config-file", dest="inifile", metavar="FILE",
+                        help="the pytest configuration file to read the ini keys from")
+    parser.add_argument("--rootdir", metavar="DIR",
+                        help="where to look for the configuration file (default: the working "
+                        "directory); also the base of a relative storage folder")
+    options = {o.dest: o for o in Settings.options()}
+    for name in MERGE_OPTIONS:
+        opt = options["faithfulness_" + name]
+        flags = [opt.flag, "--" + opt.name]
+        if opt.kind == "flag":
+            parser.add_argument(*flags, dest=opt.dest, action="store_true", default=None,
+                                help=opt.help)
+        elif opt.kind == "args":
+            parser.add_argument(*flags, dest=opt.dest, action="append", default=None,
+                                metavar="EXPR", help=opt.help)
+        elif name == "compare":
+            parser.add_argument(*flags, dest=opt.dest, nargs="?", const=LATEST, default=None,
+                                metavar="NAME|PATH", help=opt.help)
+        else:
+            parser.add_argument(*flags, dest=opt.dest, default=None, help=opt.help)
+    return parser
+
+
+class _Rooted:
+    """What ``Settings._compare_target`` reads of a pytest config: the rootdir."""
+
+    def __init__(self, rootpath: Path) -> None:
+        self.rootpath = rootpath
+
+
+def merge_settings(args: argparse.Namespace) -> Any:
+    """The ``settings.Settings`` of ``merge``: each of ``MERGE_OPTIONS`` from its flag, else
+    its ini key, parsed and checked as pytest does (output paths, the saved run to compare
+    with, compare-fail expressions).
+
+    Raises:
+        UsageError: a bad value (naming the flag and the ini key), an output that cannot be
+            written, a named saved run that is not there.
+    """
+    import dataclasses
+
+    import pytest
+
+    from .settings import Settings, _under, check_output_file, check_output_folder
+
+    start = Path(args.rootdir) if args.rootdir else Path.cwd()
+    inipath, ini = load_ini(args.inifile, start)
+    rootdir = Path(args.rootdir).resolve() if args.rootdir else \
+        (inipath.parent if inipath is not None else Path.cwd())
+    values: dict[str, Any] = {}
+    options = {o.dest: o for o in Settings.options()}
+    try:
+        for name in MERGE_OPTIONS:
+            opt = options["faithfulness_" + name]
+            flag = getattr(args, opt.dest)
+            try:
+                raw = (tuple(flag) if opt.kind == "args" else flag) if flag else \
+                    _ini_raw(opt, ini)
+            except ValueError as exc:
+                raise UsageError(f"{opt.label()} {exc}") from None
+            if raw is None or raw == ():
+                continue
+            try:
+                values[name] = opt.parse(raw) if opt.kind == "string" else raw
+            except ValueError as exc:
+                raise UsageError(f"{opt.label()} {exc}") from None
+        settings = Settings(**values)
+        storage = _under(rootdir, settings.storage or ".faithfulness")
+        for flag, path in (("report", settings.report), ("markdown", settings.markdown),
+                           ("html", settings.html), ("pr-comment", settings.pr_comment)):
+            check_output_file(path, f"--faithfulness-{flag} (ini faithfulness_{flag})")
+        if settings.save or settings.autosave:
+            check_output_folder(storage, "--faithfulness-storage (ini faithfulness_storage)")
+        changes = {"storage_path": storage}
+        changes.update(settings._compare_target(_Rooted(rootdir), storage, False))
+        return dataclasses.replace(settings, **changes)
+    except pytest.UsageError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def run_merge(args: argparse.Namespace, out: Any = None) -> int:
+    """``pytest-faithfulness merge``: see the module docstring. Returns the exit status.
+
+    Raises:
+        UsageError: see ``merge_settings`` and ``runs.merge``.
+    """
+    from .reports import terminal
+    from .runs.merge import MergeError, check_shards, load_shards, merge_shards, merged_git
+    from .session import FaithfulnessSession
+
+    out = out or sys.stdout
+    settings = merge_settings(args)
+    if args.expect is not None and args.expect < 1:
+        raise UsageError(f"--expect must be at least 1, got {args.expect}")
+    try:
+        shards = load_shards(args.runs)
+        notes = check_shards(shards, allow_mixed=args.allow_mixed, expect=args.expect)
+        session = FaithfulnessSession(gate=settings.gate_config(), report_path=settings.report)
+        merge_shards(shards, session)
+    except MergeError as exc:
+        raise UsageError(str(exc)) from None
+    session.ci_notes.extend(notes)
+    git = merged_git(shards)
+    _judge(session, settings, git)
+    session.exitstatus = _exit_status(session.test_exitstatus, session)
+    name = settings.save
+    if not name and settings.autosave:
+        name = (git.commit[:12] + ("-dirty" if git.dirty else "")) if git.commit \
+            else "autosave"
+    session.write_outputs(markdown=settings.markdown, html=settings.html,
+                          step_summary=os.environ.get("GITHUB_STEP_SUMMARY") or None,
+                          storage=settings.storage_path, save_name=name, git=git,
+                          pr_comment=settings.pr_comment)
+    session.exitstatus = _exit_status(session.test_exitstatus, session)
+    lines = [f"merged {len(shards)} shard(s): {', '.join(str(s.path) for s in shards)}"]
+    lines += session.terminal_lines()
+    if session.report_path is not None:
+        lines.append(f"JSON report: {session.report_path}")
+    lines += session.ci_notes + session.comparison_lines()
+    outcome = session.run_verdict(exit_failed=session.exitstatus != 0)
+    lines += terminal.verdict_lines(list(session.failures), outcome)
+    for line in lines:
+        print(terminal.terminal_text(line), file=out)
+    return EXIT_OK if session.exitstatus == 0 else EXIT_FAILED
+
+
+def _judge(session: Any, settings: Any, git: Any) -> None:
+    """The plugin's gates in the plugin's order (``plugin._judge_session``): the session
+    thresholds, the answers that missed their own thresholds silently, the comparison with
+    the saved run; each on its own, an error becoming a gate failure. The
+    ``pytest_faithfulness_gate`` hooks of a conftest are not run (no pytest session)."""
+    def step(what: str, run: Any) -> None:
+        try:
+            run()
+        except Exception as exc:  # fail closed, and keep going: the reports must be written
+            session.add_failures([f"the faithfulness gate could not {what}: "
+                                  f"{type(exc).__name__}: {exc}"])
+
+    step("apply the session thresholds",
+         lambda: session.evaluate_gate(settings.session_threshold_flags()))
+    step("check the answers that missed their own thresholds",
+         lambda: session.fail_silent_misses(session.silent_misses, session.expected_misses))
+
+    def compare() -> None:
+        if settings.compare_note:
+            session.ci_notes.extend(settings.compare_note.splitlines())
+        if settings.baseline is not None:
+            session.compare_with(settings.baseline, settings.compare_bounds,
+                                 baseline_path=settings.baseline_path, git=git,
+                                 alpha=settings.compare_alpha)
+
+    step("compare with the saved run or run the gate hooks", compare)
+
+
+def _exit_status(current: int | None, session: Any) -> int:
+    """pytest's exit status with the gate ORed in (``plugin._exit_status``)."""
+    current = 0 if current is None else current
+    if session.gate_status != "passed" and current in (0, 5):
+        return 1
+    return current
+
+
+# --------------------------------------------------------------------------------------------
+# cache
+
+def _cache_parser(sub: Any) -> None:
+    parser = sub.add_parser("cache", help="verdict caches: merge, stats")
+    cache_sub = parser.add_subparsers(dest="cache_command", required=True)
+    merge = cache_sub.add_parser(
+        "merge", help="copy every entry of the SRC caches into DEST; an entry with the same "
+        "key and a different value is reported, never overwritten")
+    merge.add_argument("paths", nargs="+", metavar="SRC... DEST")
+    stats = cache_sub.add_parser("stats", help="count a cache's entries by kind and signature")
+    stats.add_argument("paths", nargs="+", metavar="DIR")
+
+
+def run_cache(args: argparse.Namespace, out: Any = None) -> int:
+    """``pytest-faithfulness cache merge|stats``. Returns 0, or 1 when a merge met
+    conflicting entries (they are kept, and reported).
+
+    Raises:
+        UsageError: too few paths, a source that is not a cache.
+    """
+    from .cache import signing_key_from_env
+    from .cachemerge import CacheToolError, cache_stats, merge_caches
+
+    out = out or sys.stdout
+    key = signing_key_from_env()
+    try:
+        if args.cache_command == "merge":
+            if len(args.paths) < 2:
+                raise UsageError("cache merge needs at least one SRC and a DEST")
+            report = merge_caches(args.paths[:-1], args.paths[-1], signing_key=key)
+            for line in report.lines():
+                print(line, file=out)
+            return EXIT_FAILED if report.conflicts else EXIT_OK
+        for path in args.paths:
+            for line in cache_stats(path, signing_key=key).lines():
+                print(line, file=out)
+        return EXIT_OK
+    except CacheToolError as exc:
+        raise UsageError(str(exc)) from None
+
+
+# --------------------------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``pytest-faithfulness`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="pytest-faithfulness",
+        description="Merge the saved runs of a sharded faithfulness suite; merge verdict "
+        "caches.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _merge_parser(sub)
+    _cache_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the console script; returns the exit status (0, 1, or 4 for a usage error)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help exits 0, a bad command line 2
+        code = exc.code if isinstance(exc.code, int) else EXIT_USAGE
+        return EXIT_OK if code == 0 else EXIT_USAGE
+    try:
+        if args.command == "merge":
+            return run_merge(args)
+        return run_cache(args)
+    except UsageError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

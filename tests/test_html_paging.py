@@ -1,0 +1,87 @@
+"""The HTML report of thousands of answers stays usable: one page of answers is laid out at a
+time, and the filters still work, in headless Chromium."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pytest_faithfulness.records import AnswerResult, ClaimResult, Passage, Verdict
+from pytest_faithfulness.reports.html import PAGE_SIZE
+from pytest_faithfulness.session import FaithfulnessSession
+
+CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
+                 if shutil.which(n)), None)
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+
+N = 1_250
+LABELS = ("supported", "contradicted", "unsupported", "supported", "supported")
+
+
+def _result(i: int) -> AnswerResult:
+    passage = Passage(id="p1", text=f"Fact {i} holds. Fact {i} is true.")
+    label = LABELS[i % len(LABELS)]
+    verdict = Verdict(label=label, passage_ids=["p1"] if label != "unsupported" else [],
+                      quote=f"Fact {i} holds." if label != "unsupported" else None)
+    return AnswerResult(answer=f"Fact {i} holds.", passages=[passage], status="scored",
+                        claims=[ClaimResult(text=f"Fact {i} holds.", verdict=verdict)],
+                        test_id=f"tests/test_big.py::test_answer[{i}]", max_unsupported=0)
+
+
+def _dom(page: Path, profile: Path, fragment: str = "") -> str:
+    profile.mkdir(parents=True, exist_ok=True)
+    return subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", f"--user-data-dir={profile}", "--dump-dom",
+         page.as_uri() + fragment], capture_output=True, text=True, timeout=300,
+        check=False).stdout
+
+
+def _visible(dom: str) -> list[int]:
+    return [int(m.group(2)) for m in re.finditer(
+        r'<article ([^>]*)>.*?<h3>[^<]*test_answer\[(\d+)\]</h3>', dom, flags=re.S)
+        if "hidden" not in m.group(1)]
+
+
+@pytest.fixture(scope="module")
+def big_report(tmp_path_factory) -> Path:
+    session = FaithfulnessSession()
+    for i in range(N):
+        session.record(_result(i))
+    session.evaluate_gate()
+    return session.write_html(tmp_path_factory.mktemp("html") / "big.html")
+
+
+def test_a_big_report_shows_one_page_of_answers_and_pages_through_them(big_report, tmp_path):
+    dom = _dom(big_report, tmp_path / "p1")
+    assert _visible(dom) == list(range(PAGE_SIZE))
+    assert f'id="shown">showing 1–{PAGE_SIZE} of {N} (page 1 of 13; {N} answers in all)' in dom
+    assert re.search(r'<button type="button" data-page="prev" disabled="">', dom)
+    last = _dom(big_report, tmp_path / "p2", "#filter=all&page=13")
+    assert _visible(last) == list(range(1200, N))
+    assert re.search(r'<button type="button" data-page="next" disabled="">', last)
+
+
+@pytest.mark.parametrize("name, label", [("contradicted", "contradicted"),
+                                         ("unsupported", "unsupported")])
+def test_filters_still_work_across_pages(big_report, tmp_path, name, label):
+    matching = [i for i in range(N) if LABELS[i % len(LABELS)] == label]
+    dom = _dom(big_report, tmp_path / name, f"#filter={name}&page=2")
+    assert _visible(dom) == matching[PAGE_SIZE:2 * PAGE_SIZE]
+    assert (f'id="shown">showing {PAGE_SIZE + 1}–{2 * PAGE_SIZE} of {len(matching)} (page 2 '
+            f'of {-(-len(matching) // PAGE_SIZE)}; {N} answers in all)') in dom
+
+
+def test_a_small_report_shows_everything_without_a_pager(tmp_path):
+    session = FaithfulnessSession()
+    for i in range(7):
+        session.record(_result(i))
+    page = session.write_html(tmp_path / "small.html")
+    dom = _dom(page, tmp_path / "p")
+    assert _visible(dom) == list(range(7))
+    assert 'id="shown">showing 7 of 7</span>' in dom
+    assert re.search(r'<button type="button" data-page="next" hidden=""', dom)

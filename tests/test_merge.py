@@ -1,0 +1,281 @@
+"""``pytest-faithfulness merge``: a sharded suite merged gives what one run of it gives.
+
+Real pytest runs (``pytester``) of a suite judged by the offline judge, split into 3 shards by
+test file; the shards' saved runs are merged by the real console entry point (``cli.main``,
+and once through ``python -m pytest_faithfulness`` in a subprocess).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_faithfulness.cli import main as cli_main
+from pytest_faithfulness.runs.saved import list_runs
+
+PASSAGES = [
+    "The Kestrel e-bike weighs 23 kg and its battery lasts 80 km on eco mode.",
+    "The Kestrel's top assisted speed is 25 km/h. It comes in three colours.",
+]
+#: (answer, how it is asserted): ``assert`` fails the test when a claim is not supported,
+#: ``record`` records it only, ``xfail`` is a known failure, ``silent`` misses its own bound
+#: in a test that passes (evaluate_many), a gate failure.
+VARIANTS = [
+    ("The Kestrel e-bike weighs 23 kg. Its battery lasts 80 km on eco mode.", "assert"),
+    ("The Kestrel e-bike weighs 23 kg. Its top assisted speed is 32 km/h.", "record"),
+    ("The Kestrel's top assisted speed is 25 km/h. It comes in three colours.", "assert"),
+    ("Thanks for asking!", "record"),
+    ("The Kestrel e-bike weighs 23 kg. It comes in five colours.", "xfail"),
+    ("The Kestrel's battery lasts 80 km on eco mode. It weighs 40 kg.", "assert"),
+    ("The Kestrel e-bike weighs 23 kg. It is made in Norway.", "silent"),
+]
+
+TEST_FILE = '''
+import json
+import pathlib
+
+import pytest
+
+HERE = pathlib.Path(__file__).parent
+CASES = json.loads((HERE / "cases_{name}.json").read_text())
+PASSAGES = json.loads((HERE / "passages.json").read_text())
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_answer(case, assert_faithful, request):
+    how = case["how"]
+    if how == "xfail":
+        request.applymarker(pytest.mark.xfail(reason="known", strict=True))
+    if how == "record":
+        assert_faithful(case["answer"], PASSAGES, record_only=True)
+    elif how == "silent":
+        assert_faithful.evaluate_many([(case["answer"], PASSAGES)], min_score=1.0)
+    else:
+        assert_faithful(case["answer"], PASSAGES)
+'''
+
+FILES = ("a", "b", "c")
+OUTPUTS = ("report.json", "summary.md", "report.html", "comment.md")
+
+
+def _write_suite(pytester: pytest.Pytester, version: int = 1) -> None:
+    (pytester.path / "passages.json").write_text(json.dumps(PASSAGES))
+    for f_index, name in enumerate(FILES):
+        cases = []
+        for i in range(7):  # ids c0..c6 sort naturally in definition order
+            answer, how = VARIANTS[(i + f_index + version) % len(VARIANTS)]
+            if how == "silent" and (f_index, version) != (1, 2):
+                how = "record"  # one silent miss, in one shard, in the second version
+            cases.append({"id": f"c{i}", "answer": answer, "how": how})
+        (pytester.path / f"cases_{name}.json").write_text(json.dumps(cases))
+        (pytester.path / f"test_{name}.py").write_text(TEST_FILE.replace("{name}", name))
+
+
+@pytest.fixture
+def sharded(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+                     "faithfulness_min_mean = 0.5\nfaithfulness_max_unscored_rate = 0.3\n")
+    _write_suite(pytester, 1)
+    base = pytester.runpytest("--faithfulness-save", "base")
+    assert list_runs(pytester.path / ".faithfulness"), base.stdout.str()
+    _write_suite(pytester, 2)
+    return pytester
+
+
+def _outputs(prefix: str) -> list[str]:
+    return ["--faithfulness-report", f"{prefix}report.json",
+            "--faithfulness-markdown", f"{prefix}summary.md",
+            "--faithfulness-html", f"{prefix}report.html",
+            "--faithfulness-pr-comment", f"{prefix}comment.md"]
+
+
+def _saved(path: Path) -> dict:
+    data = json.loads(path.read_text())
+    data.pop("created")  # when it was saved
+    return data
+
+
+def _html(text: str) -> str:
+    # the generation time is the only difference (one <p class="meta"> line)
+    return re.sub(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC", "generated TIME", text)
+
+
+def _compare_dirs(path: Path, whole: str, merged: str) -> None:
+    for name in OUTPUTS:
+        a, b = (path / f"{whole}{name}").read_text(), (path / f"{merged}{name}").read_text()
+        if name.endswith(".html"):
+            a, b = _html(a), _html(b)
+        a = a.replace(f"{whole}report.html", f"{merged}report.html")  # the pointer's file name
+        assert a == b, name
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_three_shards_merge_to_the_figures_gate_reports_and_saved_run_of_one_run(
+        sharded: pytest.Pytester, xdist: list[str], capsys: pytest.CaptureFixture) -> None:
+    compare = ["--faithfulness-compare=base", "--faithfulness-compare-fail", "worsened:0"]
+    whole = sharded.runpytest(*compare, "--faithfulness-save", "all", *_outputs("whole-"))
+    assert whole.ret == 1  # failing tests, a silent miss and a regression
+    for n, name in enumerate(FILES, start=1):
+        shard = sharded.runpytest(*xdist, f"test_{name}.py", "--faithfulness-storage", "shards",
+                                  "--faithfulness-save", f"shard{n}")
+        assert shard.ret in (0, 1), shard.stdout.str()
+    shards = [str(p) for p in list_runs(sharded.path / "shards")]
+    assert len(shards) == 3
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(sharded.path)
+        status = cli_main(["merge", *reversed(shards), "--expect", "3", *compare,
+                           "--faithfulness-save", "all", *_outputs("merged-")])
+    printed = capsys.readouterr().out
+    assert status == 1, printed
+    _compare_dirs(sharded.path, "whole-", "merged-")
+    report = json.loads((sharded.path / "merged-report.json").read_text())
+    assert report["summary"]["answers"] == 21
+    assert report["gate"]["status"] == "failed"
+    failures = report["gate"]["failures"]
+    assert any("missed their own thresholds without failing" in f for f in failures)
+    assert any(f.startswith("regression against base") for f in failures)
+    runs = list_runs(sharded.path / ".faithfulness")
+    assert [p.stem for p in runs] == ["0001_base", "0002_all", "0003_all"]
+    assert _saved(runs[1]) == _saved(runs[2])
+    assert "GATE FAILED" in printed
+
+
+def test_merge_reads_the_thresholds_of_the_ini_and_a_flag_overrides_them(
+        sharded: pytest.Pytester, capsys: pytest.CaptureFixture) -> None:
+    for n, name in enumerate(FILES, start=1):
+        sharded.runpytest(f"test_{name}.py", "--faithfulness-save", f"shard{n}")
+    shards = [str(p) for p in list_runs(sharded.path / ".faithfulness")[1:]]
+    sharded.makeini("[pytest]\nfaithfulness_min_mean = 0.99\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(sharded.path)
+        assert cli_main(["merge", *shards, "--faithfulness-report", "r.json"]) == 1
+        strict = json.loads((sharded.path / "r.json").read_text())
+        assert strict["gate"]["min_mean"] == 0.99
+        assert any("< min mean 0.990" in f for f in strict["gate"]["failures"])
+        assert cli_main(["merge", *shards, "--min-mean", "0.1", "--faithfulness-report",
+                         "r.json"]) == 1  # the shards' tests failed: still 1
+        loose = json.loads((sharded.path / "r.json").read_text())
+        assert loose["gate"]["min_mean"] == 0.1
+        assert not any("min mean" in f for f in loose["gate"]["failures"])
+    # pyproject.toml is read as pytest reads it (before tox.ini, which pytester wrote)
+    (sharded.path / "tox.ini").unlink()
+    (sharded.path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\nfaithfulness_min_mean = "0.98"\n'
+        'faithfulness_compare_fail = ["mean:0.5"]\n')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(sharded.path)
+        assert cli_main(["merge", *shards, "--faithfulness-report", "r.json"]) == 1
+    toml = json.loads((sharded.path / "r.json").read_text())
+    assert toml["gate"]["min_mean"] == 0.98
+
+
+def _shards(sharded: pytest.Pytester, *extra: str) -> list[str]:
+    for n, name in enumerate(FILES, start=1):
+        sharded.runpytest(f"test_{name}.py", "--faithfulness-storage", "shards",
+                          "--faithfulness-save", f"shard{n}", *extra)
+    return [str(p) for p in list_runs(sharded.path / "shards")]
+
+
+def _refused(path: Path, args: list[str], capsys: pytest.CaptureFixture) -> str:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(path)
+        assert cli_main(["merge", *args, "--faithfulness-report", "r.json"]) == 4
+    assert not (path / "r.json").exists()  # nothing written on a usage error
+    return capsys.readouterr().err
+
+
+def _edited(shard: str, folder: Path, edit) -> str:
+    folder.mkdir(exist_ok=True)
+    data = json.loads(Path(shard).read_text())
+    edit(data)
+    target = folder / Path(shard).name
+    target.write_text(json.dumps(data))
+    return str(target)
+
+
+def test_merge_refuses_missing_extra_overlapping_incomplete_or_unreadable_shards(
+        sharded: pytest.Pytester, capsys: pytest.CaptureFixture) -> None:
+    shards = _shards(sharded)
+    path = sharded.path
+    capsys.readouterr()
+    for args in (shards[:2], shards + shards[:1]):  # a shard missing, one extra
+        assert f"expected 3 shard(s), got {len(args)}" in _refused(path, [*args, "--expect",
+                                                                           "3"], capsys)
+    err = _refused(path, shards + shards[:1], capsys)  # the same file twice
+    assert "appear in more than one shard" in err and "test_a.py::test_answer[c0]" in err
+    sharded.runpytest("test_a.py", "test_b.py", "--faithfulness-storage", "ab",
+                      "--faithfulness-save", "ab")
+    overlap = [str(p) for p in list_runs(path / "ab")] + shards[2:]
+    err = _refused(path, [*shards[:1], *overlap], capsys)  # shards that overlap
+    assert "7 test id(s) appear in more than one shard (test_a.py::test_answer[c0] in " \
+        "0001_shard1.json, 0001_ab.json" in err
+
+    def incomplete(data):
+        data.update(complete=False, incomplete_reason="the session was interrupted")
+
+    cases = [(incomplete, "is incomplete (the session was interrupted)"),
+             (lambda data: data.clear() or data.update(schema="x"),
+              "is not a saved faithfulness run"),
+             (lambda data: data.pop("results"), "has no full answer records")]
+    for n, (edit, expected) in enumerate(cases):
+        broken = _edited(shards[0], path / f"broken{n}", edit)
+        assert expected in _refused(path, [broken, *shards[1:]], capsys)
+    for flag, expected in ((["--faithfulness-min-mean", "1.5"], "--faithfulness-min-mean (ini "
+                            "faithfulness_min_mean) must be between 0 and 1"),
+                           (["--faithfulness-compare-fail", "mean"], "bad compare-fail "
+                            "expression 'mean'"),
+                           (["--faithfulness-compare", "nosuchrun"], "no saved run matches "
+                            "'nosuchrun'")):
+        assert expected in _refused(path, [*shards, *flag], capsys)
+
+
+def test_merge_refuses_shards_of_different_judges_prompts_or_commits_unless_allowed(
+        sharded: pytest.Pytester, capsys: pytest.CaptureFixture) -> None:
+    shards = _shards(sharded)
+
+    def judge(data):
+        data["judges"] = [{"description": "openai/gpt-4o-mini",
+                           "fingerprint": {"kind": "litellm", "model": "openai/gpt-4o-mini"}}]
+
+    def prompt(data):
+        data["judges"][0]["fingerprint"]["prompts"] = "v999"
+
+    def commit(data):
+        data["git"]["commit"] = "f" * 40
+
+    capsys.readouterr()
+    for edit, word in ((judge, "were judged by different judges"),
+                       (prompt, "were judged by different prompt versions"),
+                       (commit, "ran on different commits")):
+        other = _edited(shards[2], sharded.path / edit.__name__, edit)
+        err = _refused(sharded.path, [*shards[:2], other], capsys)
+        assert word in err and "--allow-mixed" in err
+        with pytest.MonkeyPatch.context() as mp:
+            mp.chdir(sharded.path)
+            assert cli_main(["merge", *shards[:2], other, "--allow-mixed"]) == 1  # tests failed
+        assert f"WARNING: the shards {word}" in capsys.readouterr().out
+
+
+def test_merge_runs_as_a_module_and_a_passing_gate_exits_0(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makepyfile(test_ok='''
+        import pytest
+        @pytest.mark.parametrize("n", range(3))
+        def test_ok(assert_faithful, n):
+            assert_faithful("The lamp has three levels.", ["The lamp has three levels."])
+    ''')
+    for n in range(3):
+        pytester.runpytest(f"test_ok.py::test_ok[{n}]", "--faithfulness-save", f"s{n}")
+    proc = subprocess.run([sys.executable, "-m", "pytest_faithfulness", "merge",
+                           ".faithfulness", "--expect", "3", "--faithfulness-min-mean", "0.9",
+                           "--faithfulness-html", "merged.html"],
+                          cwd=pytester.path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "faithfulness: session gate passed" in proc.stdout
+    assert (pytester.path / "merged.html").is_file()

@@ -1,0 +1,118 @@
+"""One request and token rate for a whole run (``--faithfulness-max-rpm`` / ``-max-tpm``),
+measured on the arrival times the loopback server records (never on wall-time targets)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from chat_server import count_prompt_tokens
+from scripted_model import AUDIT_ANSWER, AUDIT_PASSAGES, audit_handler, make_judge
+
+from pytest_faithfulness import evaluate
+from pytest_faithfulness.ratelimit import LEDGER_DIR, RateLimiter
+
+
+def _arrivals(server) -> list[float]:
+    return sorted(r.received_at for r in server.records)
+
+
+def _observed_rpm(times: list[float]) -> float:
+    """Requests per minute between the first and the last arrival."""
+    return (len(times) - 1) / (times[-1] - times[0]) * 60
+
+
+@pytest.mark.parametrize("limit", [None, 120.0])
+def test_xdist_workers_share_one_request_rate(pytester, chat_server, limit):
+    """Two workers with 8 verify calls in flight each: without a limit the requests come in
+    a burst; with 120 rpm every two arrivals are at least 0.5 s apart (less the jitter of
+    the loopback), whichever worker sent them."""
+    chat_server.handler = audit_handler()
+    pytester.makepyfile(test_rate=f'''
+        import pytest
+        @pytest.mark.parametrize("n", range(4))
+        def test_answer(assert_faithful, n):
+            assert_faithful({AUDIT_ANSWER!r} + " " * n, {AUDIT_PASSAGES!r}, record_only=True)
+    ''')
+    flags = ["--faithfulness-max-rpm", str(limit)] if limit else []
+    result = pytester.runpytest("-n", "2", "--faithfulness-judge", "openai/scripted",
+                                "--faithfulness-api-base", chat_server.base_url,
+                                "--faithfulness-no-cache", *flags)
+    result.assert_outcomes(passed=4)
+    times = _arrivals(chat_server)
+    assert len(times) == 4 * 6  # 1 decompose + 5 verify per answer
+    shortest = min(b - a for a, b in zip(times, times[8:]))  # 9 requests in a row
+    if limit is None:
+        assert shortest < 1.0  # the control: unthrottled, the verify calls come in a burst
+        return
+    # 8 intervals are reserved at least 8 * 0.5 s apart; a request reaches the server up to
+    # a second after its reserved time on a busy machine (a worker's first connection), so
+    # the span is measured with 1 s of slack; over the whole run the rate is the limit
+    assert shortest >= 8 * 60 / limit - 1.0
+    assert times[-1] - times[0] >= (len(times) - 1) * 60 / limit - 1.0
+    assert _observed_rpm(times[1:]) <= limit * 1.05  # after the first (cold) request
+    assert (pytester.path / ".faithfulness_cache" / LEDGER_DIR).is_dir()
+
+
+def test_the_ini_key_sets_the_rate_and_a_bad_value_is_a_usage_error(pytester, chat_server):
+    chat_server.handler = audit_handler()
+    pytester.makepyfile(test_one=f'''
+        def test_answer(assert_faithful):
+            assert_faithful({AUDIT_ANSWER!r}, {AUDIT_PASSAGES!r}, record_only=True)
+    ''')
+    pytester.makeini("[pytest]\nfaithfulness_max_rpm = 300\n")
+    result = pytester.runpytest("--faithfulness-judge", "openai/scripted",
+                                "--faithfulness-api-base", chat_server.base_url,
+                                "--faithfulness-no-cache")
+    result.assert_outcomes(passed=1)
+    times = _arrivals(chat_server)
+    assert min(b - a for a, b in zip(times, times[5:])) >= 5 * 0.2 - 0.5
+    for flag, value in (("--faithfulness-max-rpm", "0"), ("--faithfulness-max-tpm", "many")):
+        bad = pytester.runpytest(flag, value)
+        assert bad.ret == pytest.ExitCode.USAGE_ERROR
+        bad.stderr.fnmatch_lines([f"*{flag} (ini faithfulness_{flag[15:].replace('-', '_')})*"])
+
+
+def test_judges_on_one_ledger_keep_to_one_token_rate(tmp_path, chat_server):
+    """Two judges (two workers) on one ledger, concurrently: the tokens of every request but
+    the last, at the allowed rate, fit in the time between the first and last arrivals."""
+    chat_server.handler = audit_handler()
+    max_tpm = 60_000.0  # 1,000 tokens a second; an audit request is a few hundred
+    usages = []
+
+    def worker() -> None:
+        rate = RateLimiter(max_tpm=max_tpm, ledger=tmp_path / LEDGER_DIR)
+        judge = make_judge(chat_server, rate=rate)
+        result = evaluate(AUDIT_ANSWER, AUDIT_PASSAGES, judge, concurrency=1)
+        usages.append(result.usage)
+        rate.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    times = _arrivals(chat_server)
+    tokens = sum(u.input_tokens + u.output_tokens for u in usages)
+    largest = max(count_prompt_tokens(r.json) for r in chat_server.records) \
+        + sum(u.output_tokens for u in usages)
+    # each reply pushes the next start by its tokens at the allowed rate; two replies may be
+    # in flight at once (one per worker), so the last two requests' tokens may overshoot
+    assert times[-1] - times[0] >= (tokens - 2 * largest) * 60 / max_tpm
+    assert tokens > 3 * largest  # the bound says something
+
+
+def test_the_limiter_spaces_reservations_and_charges_token_debt(tmp_path):
+    first = RateLimiter(max_rpm=60, max_tpm=600, ledger=tmp_path / "ledger")
+    second = RateLimiter(max_rpm=60, max_tpm=600, ledger=tmp_path / "ledger")
+    starts = [first.reserve(now=100.0), second.reserve(now=100.0), first.reserve(now=100.5)]
+    assert starts == [100.0, 101.0, 102.0]  # one a second, across both
+    second.charge_tokens(50, now=103.0)  # 50 tokens at 10 a second: 5 s of debt
+    assert first.reserve(now=103.0) == 108.0
+    alone = RateLimiter(max_rpm=60)
+    assert alone.reserve(now=100.0) == 100.0 and alone.reserve(now=100.0) == 101.0
+    for bad in (0, -1.0):
+        with pytest.raises(ValueError, match="max_rpm must be a number > 0"):
+            RateLimiter(max_rpm=bad)
+    for limiter in (first, second):
+        limiter.close()
