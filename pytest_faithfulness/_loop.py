@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
 
@@ -39,6 +39,24 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         coro.close()
         raise RuntimeError("run_sync called from the judge loop itself; await the coroutine instead")
     return asyncio.run_coroutine_threadsafe(coro, loop).result()
+
+
+def close_here_and_on_loop(close: Callable[[], Any]) -> None:
+    """Call ``close()`` in this thread and again on the judge loop's thread.
+
+    For diskcache ledgers, which keep one database connection per thread: the calling
+    thread's and the judge loop's both need closing. From the judge loop itself only the
+    first call is made.
+    """
+    close()
+
+    async def on_loop() -> None:
+        close()
+
+    try:
+        run_sync(on_loop())
+    except RuntimeError:  # called from the judge loop itself
+        pass
 
 
 async def run_async(coro: Coroutine[Any, Any, T]) -> T:

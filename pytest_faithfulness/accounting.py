@@ -148,16 +148,7 @@ class Budget:
             return
         from . import _loop
 
-        ledger = self._ledger
-        ledger.close()
-
-        async def close() -> None:
-            ledger.close()
-
-        try:
-            _loop.run_sync(close())
-        except RuntimeError:  # called from the judge loop itself
-            pass
+        _loop.close_here_and_on_loop(self._ledger.close)
 
 
 _PRICE_MAP = "model_prices_and_context_window_backup.json"

@@ -25,7 +25,6 @@ usage error (bad option, shards that do not belong together, a file that is not 
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -266,14 +265,7 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     git = merged_git(shards)
     _judge(session, settings, git)
     session.exitstatus = _exit_status(session.test_exitstatus, session)
-    name = settings.save
-    if not name and settings.autosave:
-        name = (git.commit[:12] + ("-dirty" if git.dirty else "")) if git.commit \
-            else "autosave"
-    session.write_outputs(markdown=settings.markdown, html=settings.html,
-                          step_summary=os.environ.get("GITHUB_STEP_SUMMARY") or None,
-                          storage=settings.storage_path, save_name=name, git=git,
-                          pr_comment=settings.pr_comment)
+    session.write_outputs(**settings.output_files(git))
     session.exitstatus = _exit_status(session.test_exitstatus, session)
     lines = [f"merged {len(shards)} shard(s): {', '.join(str(s.path) for s in shards)}"]
     lines += session.terminal_lines()

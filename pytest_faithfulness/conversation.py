@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .pipeline import DEFAULT_CONCURRENCY, _evaluate_many, check_inputs
+from .pipeline import DEFAULT_CONCURRENCY, _evaluate_many, check_cases
 from .records import AnswerResult, Passage
 
 
@@ -51,22 +51,7 @@ def conversation_cases(turns: Any, *, window: int | None = None
     if window is not None and (isinstance(window, bool) or not isinstance(window, int)
                                or window < 1):
         raise ValueError(f"window must be a positive int (turns) or None, got {window!r}")
-    checked: list[tuple[str, list[Passage]]] = []
-    for number, turn in enumerate(turns, start=1):
-        try:
-            if isinstance(turn, dict):
-                missing = {"answer", "passages"} - set(turn)
-                if missing:
-                    raise ValueError(f"missing key(s) {', '.join(sorted(missing))}")
-                answer, passages = turn["answer"], turn["passages"]
-            elif isinstance(turn, (tuple, list)) and len(turn) == 2:
-                answer, passages = turn
-            else:
-                raise TypeError("a turn is an (answer, passages) pair or a dict with 'answer' "
-                                f"and 'passages', got {type(turn).__name__}")
-            checked.append(check_inputs(answer, passages))
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"turn {number}: {exc}") from exc
+    checked = check_cases(turns, item="turn", start=1)
     seen: dict[str, tuple[int, Passage]] = {}
     for number, (_, passages) in enumerate(checked, start=1):
         for p in passages:

@@ -97,21 +97,28 @@ def evaluate_many(cases: Any, judge: Any, *, concurrency: int = DEFAULT_CONCURRE
         TypeError / ValueError: a case is malformed (checked for every case before any call;
         the message names the case's index).
     """
-    checked = _check_cases(cases)
+    checked = check_cases(cases)
     return _loop.run_sync(_evaluate_many(checked, judge, concurrency, context_budget_chars))
 
 
 async def aevaluate_many(cases: Any, judge: Any, *, concurrency: int = DEFAULT_CONCURRENCY,
                          context_budget_chars: int | None = None) -> list[AnswerResult]:
     """``evaluate_many`` as a coroutine."""
-    checked = _check_cases(cases)
+    checked = check_cases(cases)
     return await _loop.run_async(_evaluate_many(checked, judge, concurrency,
                                                 context_budget_chars))
 
 
-def _check_cases(cases: Any) -> list[tuple[str, list[Passage]]]:
+def check_cases(cases: Any, *, item: str = "case",
+                start: int = 0) -> list[tuple[str, list[Passage]]]:
+    """Check each ``(answer, passages)`` pair (or dict with ``answer`` / ``passages``).
+
+    Returns the checked pairs as ``check_inputs`` gives them, in order. ``item`` and ``start``
+    name a bad one in the error (``case 0: ...``, ``turn 1: ...``). Raises ``TypeError`` or
+    ``ValueError`` naming the item and what is wrong with it.
+    """
     checked = []
-    for index, case in enumerate(cases):
+    for index, case in enumerate(cases, start=start):
         try:
             if isinstance(case, dict):
                 missing = {"answer", "passages"} - set(case)
@@ -121,11 +128,11 @@ def _check_cases(cases: Any) -> list[tuple[str, list[Passage]]]:
             elif isinstance(case, (tuple, list)) and len(case) == 2:
                 answer, passages = case
             else:
-                raise TypeError("a case is an (answer, passages) pair or a dict with 'answer' "
-                                f"and 'passages', got {type(case).__name__}")
+                raise TypeError(f"a {item} is an (answer, passages) pair or a dict with "
+                                f"'answer' and 'passages', got {type(case).__name__}")
             checked.append(check_inputs(answer, passages))
         except (TypeError, ValueError) as exc:
-            raise type(exc)(f"case {index}: {exc}") from exc
+            raise type(exc)(f"{item} {index}: {exc}") from exc
     return checked
 
 

@@ -202,15 +202,7 @@ def _close_rate(rate: Any) -> None:
         return
     from . import _loop
 
-    rate.close()
-
-    async def close() -> None:
-        rate.close()
-
-    try:
-        _loop.run_sync(close())
-    except RuntimeError:  # called from the judge loop itself
-        pass
+    _loop.close_here_and_on_loop(rate.close)
 
 
 @pytest.fixture
@@ -414,16 +406,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     git = _judge_session(config, state)
     state.test_exitstatus = int(session.exitstatus)
     state.exitstatus = _exit_status(session.exitstatus, state)
-    import os
-
-    name = settings.save
-    if not name and settings.autosave:
-        name = (git.commit[:12] + ("-dirty" if git.dirty else "")) if git and git.commit \
-            else "autosave"
-    state.write_outputs(markdown=settings.markdown, html=settings.html,
-                        step_summary=os.environ.get("GITHUB_STEP_SUMMARY") or None,
-                        storage=settings.storage_path, save_name=name, git=git,
-                        pr_comment=settings.pr_comment)
+    state.write_outputs(**settings.output_files(git))
     state.exitstatus = _exit_status(session.exitstatus, state)
     session.exitstatus = state.exitstatus
 

