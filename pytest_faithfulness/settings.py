@@ -113,6 +113,17 @@ def choice(*allowed: str) -> Callable[[Any], str]:
     return parse
 
 
+def judge_list(raw: Any) -> tuple[str, ...]:
+    """A parser for comma-separated judge names, each at most once: a judge named twice in a
+    panel would cast two votes, so one model could outvote the others."""
+    members = tuple(m.strip() for m in str(raw).split(",") if m.strip())
+    repeated = sorted({m for m in members if members.count(m) > 1})
+    if repeated:
+        raise ValueError(f"names {', '.join(repeated)} more than once (one judge, one vote), "
+                         f"got {raw!r}")
+    return members
+
+
 def url(raw: Any) -> str:
     """A parser for an ``http://`` or ``https://`` URL with a host (an API base URL).
 
@@ -244,8 +255,8 @@ class Settings:
                         default=1)
     panel: tuple[str, ...] = option(
         "panel", "more judges (litellm model strings, comma-separated) that verify every claim "
-        "beside --faithfulness-judge; the majority verdict stands (ties: not supported)",
-        lambda raw: tuple(m.strip() for m in str(raw).split(",") if m.strip()), default=())
+        "beside --faithfulness-judge, each at most once; the majority verdict stands (ties: not "
+        "supported)", judge_list, default=())
 
     # Derived at start-up (not options) -------------------------------------------------------
     storage_path: Path = Path(".faithfulness")  # ``storage`` resolved against the rootdir
@@ -317,6 +328,9 @@ class Settings:
             check_judge_name(self.judge)
         for spec in self.panel if not worker else ():  # panel members are built by name
             check_judge_name(spec)
+        if self.judge in self.panel:
+            raise pytest.UsageError(f"--faithfulness-panel (ini faithfulness_panel) names the "
+                                    f"main judge {self.judge!r} again: one judge, one vote")
         rootdir = Path(config.rootpath)
         storage = _under(rootdir, self.storage or ".faithfulness")
         cache = _under(rootdir, self.cache_dir or ".faithfulness_cache")

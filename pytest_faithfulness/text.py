@@ -215,11 +215,29 @@ def source_line_refs(line: str) -> list[str] | None:
     return [i.strip("[]").lstrip("^") for i in items]
 
 
+_URL_ITEM = re.compile(r"<?https?://[^\s<>]+>?")
+
+
+def footnote_refs(line: str) -> list[str] | None:
+    """The references of a Markdown footnote definition whose body only names sources
+    (``[^1]: p-2071``, ``[^2]: 3, p-9``, ``[^3]: https://...``), as written without brackets;
+    ``None`` for any other line. A definition with prose in it (``[^9]: The Pico 2 exploded
+    in 2024.``) is answer text a reader sees, so it is judged like any other text."""
+    m = FOOTNOTE_DEFINITION.match(line)
+    if not m:
+        return None
+    items = [i for i in _ITEM_SPLIT.split(m.group("body").rstrip(".")) if i]
+    if not items or not all(_SOURCE_ITEM.fullmatch(i) or _URL_ITEM.fullmatch(i)
+                            for i in items):
+        return None
+    return [i.strip("[]<>").lstrip("^") for i in items]
+
+
 def is_source_line(line: str) -> bool:
     """True for a line that lists sources (``source_line_refs``) or defines a Markdown
-    footnote (``[^1]: ...``): a reference, not an assertion; set aside as ``"list of
-    sources"`` by the decomposer and the pipeline."""
-    return source_line_refs(line) is not None or bool(FOOTNOTE_DEFINITION.match(line))
+    footnote that only names sources (``footnote_refs``): a reference, not an assertion; set
+    aside as ``"list of sources"`` by the decomposer and the pipeline."""
+    return source_line_refs(line) is not None or footnote_refs(line) is not None
 
 
 def strip_citations(text: str, passage_ids: Iterable[str] = ()) -> str:

@@ -62,8 +62,11 @@ def view(result):
     (f"{GIFT} (sources: kb-1, kb-3).", [("supported", "correct", ["kb-1", "kb-3"])]),
     # [^1]: a Markdown footnote, by number, or by the ids its definition names
     (f"{REFUND}.[^1]", [("supported", "correct", ["kb-1"])]),
-    (f"{GIFT}.[^1]\n\n[^1]: kb-3, the gift card terms",
+    (f"{GIFT}.[^1]\n\n[^1]: kb-3",
      [("supported", "correct", ["kb-3"])]),
+    # words beside the ids in a definition are answer text: judged (fail closed), not hidden
+    (f"{GIFT}.[^1]\n\n[^1]: kb-3, the gift card terms",
+     [("supported", "correct", ["kb-3"]), ("unsupported", "uncited", [])]),
     # a trailing "Sources:" line cites every claim that has no marker of its own
     (f"{REFUND}. {SALE}.\n\nSources: kb-1, kb-2",
      [("supported", "correct", ["kb-1", "kb-2"]), ("supported", "correct", ["kb-1", "kb-2"])]),

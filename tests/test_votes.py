@@ -315,3 +315,18 @@ def test_a_forged_cached_vote_is_checked_like_a_fresh_one(chat_server, tmp_path)
     assert [c.label for c in result.claims] == ["unsupported", "unsupported"]
     assert all(v.label == "unsupported" and v.judge_label == "supported"
                for c in result.claims for v in c.votes)
+
+
+@pytest.mark.parametrize("args", [
+    ["--faithfulness-panel", "openai/liar,openai/liar"],
+    ["--faithfulness-panel", "openai/a, openai/b ,openai/a"],
+    ["--faithfulness-judge", "openai/liar", "--faithfulness-panel", "openai/liar,openai/b"],
+    ["--faithfulness-panel", "offline,offline"],
+])
+def test_a_judge_named_twice_in_a_panel_is_a_usage_error(pytester, args):
+    """One judge, one vote: a model named twice (or the main judge named again) would let
+    one model outvote the rest of the panel."""
+    pytester.makepyfile("def test_nothing(): pass")
+    result = pytester.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*one judge, one vote*"])
