@@ -51,7 +51,9 @@ def conversation_cases(turns: Any, *, window: int | None = None
     if window is not None and (isinstance(window, bool) or not isinstance(window, int)
                                or window < 1):
         raise ValueError(f"window must be a positive int (turns) or None, got {window!r}")
-    checked = check_cases(turns, item="turn", start=1)
+    checked = check_cases([_named_by_turn(turn, number)
+                           for number, turn in enumerate(turns, start=1)],
+                          item="turn", start=1)
     seen: dict[str, tuple[int, Passage]] = {}
     for number, (_, passages) in enumerate(checked, start=1):
         for p in passages:
@@ -113,3 +115,20 @@ def _numbered(results: list[AnswerResult], conversation: str) -> list[AnswerResu
         result.conversation = conversation
         result.turn = number
     return results
+
+
+def _named_by_turn(turn: Any, number: int) -> Any:
+    """``turn`` with plain-string passages named ``t<number>-p<i>`` (1-based), so that two
+    turns' unnamed passages never share an id; anything else is left for ``check_cases``."""
+    if isinstance(turn, dict):
+        passages = turn.get("passages")
+    elif isinstance(turn, (tuple, list)) and len(turn) == 2:
+        passages = turn[1]
+    else:
+        return turn
+    if not isinstance(passages, (list, tuple)) or not any(isinstance(p, str) for p in passages):
+        return turn
+    named = [{"id": f"t{number}-p{i}", "text": p} if isinstance(p, str) else p
+             for i, p in enumerate(passages, start=1)]
+    return {**turn, "passages": named} if isinstance(turn, dict) else (turn[0], named)
+

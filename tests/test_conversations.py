@@ -183,3 +183,19 @@ def test_conversation_turn_that_misses_silently_fails_the_gate(pytester):
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["GATE FAILED: 1 answer(s) missed their own thresholds without "
                                  "failing their tests (*test_it#turn3)*"])
+
+
+@pytest.mark.parametrize("as_dict", [False, True])
+def test_plain_string_passages_in_several_turns_are_named_by_turn(as_dict):
+    """Plain-string passages are named ``p1, p2...`` in one answer; in a conversation each
+    turn's are named ``t<turn>-p<i>`` so two turns' passages never collide (found by a new
+    user: the README says passages may be plain strings)."""
+
+    raw = [("The Pico 2 weighs 250 grams.", ["The Pico 2 weighs 250 grams."]),
+           ("The Pico 3 weighs 180 grams.", ["The Pico 3 weighs 180 grams."]),
+           ("The Pico 3 weighs 250 grams.", ["The Pico 4 costs $99."])]
+    turns = [{"answer": a, "passages": p} for a, p in raw] if as_dict else raw
+    results = evaluate_conversation(turns, OfflineJudge())
+    assert [r.score for r in results][:2] == [1.0, 1.0]
+    assert [p.id for p in results[1].passages][:1] == ["t2-p1"]
+    assert results[2].score is not None and results[2].score < 1
