@@ -437,13 +437,19 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
             continue
         if _is_content(tok):
             content.add(_stem(tok))
+    # an acronym spelled like a stopword ("US", "IT", "AT&T") is a name, not "us" / "it"
+    acronyms = {t.lower() for t in raw_tokens if len(t) > 1 and t.isalpha() and t.isupper()
+                and t.lower() in _STOP}
+    content |= acronyms
     mandatory: set[str] = set(numbers)
     for i, tok in enumerate(raw_tokens):
         if tok[0].isdigit() or _CJK_RUN.fullmatch(tok):
             continue
         if sentence_start_exempt and i == 0:
             continue
-        if any(ch.isupper() for ch in tok) and tok.lower() not in _STOP:
+        if tok.lower() in acronyms:
+            mandatory.add(tok.lower())
+        elif any(ch.isupper() for ch in tok) and tok.lower() not in _STOP:
             lowered = tok.lower()
             for pattern, repl in _PHRASES:
                 lowered = pattern.sub(repl, lowered)
