@@ -422,21 +422,31 @@ def subprocess_env(**extra: str) -> dict[str, str]:
 
 
 class Run:
-    """One run of the inner suite: one pytest process per shard file, ``-n 2`` each."""
+    """One run of the inner suite: one pytest process per shard file, ``-n 2`` each, each
+    saving its run as ``shard-N`` in the run's own storage folder (``runs-<name>``), which
+    ``merge`` merges with the ``pytest-faithfulness merge`` console script."""
 
     def __init__(self, folder: Path, name: str, model: str, api_base: str,
                  shards: list[str], xdist: bool = True, **env: str) -> None:
         self.name = name
+        self.folder = folder
+        self.storage = folder / f"runs-{name}"
         self.reports = [folder / f"{name}-{i}.json" for i in range(len(shards))]
         self.outputs = [folder / f"{name}-{i}.out" for i in range(len(shards))]
+        self.merged_report = folder / f"{name}-merged.json"
+        self.merge_process: subprocess.Popen | None = None
+        self.merge_code: int | None = None
+        self.merge_output = ""
         self.started = time.time()
         self.processes = []
-        for shard, report, output in zip(shards, self.reports, self.outputs):
+        for i, (shard, report, output) in enumerate(zip(shards, self.reports, self.outputs)):
             command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", shard,
                        *(["-n", "2"] if xdist else ["-p", "no:xdist"]),
                        "--faithfulness-judge", model, "--faithfulness-api-base", api_base,
                        "--faithfulness-cache-dir", str(folder / f"cache-{name}"),
-                       "--faithfulness-report", str(report), "--faithfulness-min-mean", "0.5"]
+                       "--faithfulness-report", str(report), "--faithfulness-min-mean", "0.5",
+                       "--faithfulness-storage", str(self.storage),
+                       "--faithfulness-save", f"shard-{i}"]
             with open(output, "wb") as sink:
                 self.processes.append(subprocess.Popen(
                     command, cwd=folder, env=subprocess_env(**env), stdout=sink,
@@ -459,27 +469,70 @@ class Run:
     def text(self) -> str:
         return "\n".join(o.read_text(encoding="utf-8", errors="replace") for o in self.outputs)
 
-    def merged(self) -> dict[str, Any]:
-        """The shards' JSON reports combined: answers by test id (each id once), gates."""
-        answers: dict[str, Any] = {}
-        gates = []
-        for report in self.reports:
-            assert report.exists(), f"{self.name}: no report {report.name}\n{self.text()[-3000:]}"
-            data = json.loads(report.read_text(encoding="utf-8"))
-            gates.append(data["gate"])
-            for answer in data["answers"]:
-                assert answer["test_id"] not in answers, answer["test_id"]
-                answers[answer["test_id"]] = answer
-        return {"answers": answers, "gates": gates}
+    def start_merge(self) -> None:
+        """``python -m pytest_faithfulness merge runs-<name> --expect <shards>``, with the
+        shards' gate, writing ``<name>-merged.json``."""
+        command = [sys.executable, "-m", "pytest_faithfulness", "merge", str(self.storage),
+                   "--expect", str(len(self.reports)), "--faithfulness-min-mean", "0.5",
+                   "--faithfulness-report", str(self.merged_report)]
+        self.merge_process = subprocess.Popen(
+            command, cwd=self.folder, env=subprocess_env(), stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT)
+
+    def finish_merge(self, timeout: float) -> None:
+        assert self.merge_process is not None
+        try:
+            out, _ = self.merge_process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.merge_process.kill()
+            out, _ = self.merge_process.communicate()
+        self.merge_code = self.merge_process.returncode
+        self.merge_output = out.decode("utf-8", errors="replace")
+
+    def report(self) -> dict[str, Any]:
+        """The JSON report of the run: the one shard's, or the merge's of several."""
+        path = self.reports[0] if len(self.reports) == 1 else self.merged_report
+        assert path.exists(), (f"{self.name}: no report {path.name}\n{self.merge_output}\n"
+                               f"{self.text()[-3000:]}")
+        return json.loads(path.read_text(encoding="utf-8"))
 
 
-def verdicts(merged: dict[str, Any]) -> dict[str, Any]:
+#: The summary figures that count attempts, not decisions: a call the proxy refused with its
+#: 429 ("limit reached") and that was waited out and asked again is a judge call, and a call
+#: in the usage, with no tokens. They differ from the reference only where a limit was hit.
+ATTEMPTS = ("judge_calls", "usage.calls")
+
+
+def decided(report: dict[str, Any], ignore: tuple[str, ...] = ()) -> dict[str, Any]:
+    """What a run decided: the summary (less the ``ignore`` figures, ``usage.calls`` naming
+    a field of ``usage``), the gate, and each answer's figures and verdicts, in report
+    order. Never compared: the judges' descriptions, and each answer's usage, timings and
+    judge identity (``verdicts`` keeps only what was decided)."""
+    summary = json.loads(json.dumps(report["summary"]))
+    for name in ignore:
+        *parents, leaf = name.split(".")
+        holder = summary
+        for parent in parents:
+            holder = holder[parent]
+        del holder[leaf]
+    gate = report["gate"]
+    return {"summary": summary,
+            "gate": {k: gate[k] for k in ("status", "passed", "incomplete", "failures",
+                                          "thresholds", "unscored",
+                                          "failing_own_thresholds", "verdict")},
+            "order": [a["test_id"] for a in report["answers"]],
+            "answers": verdicts(report)}
+
+
+def verdicts(report: dict[str, Any]) -> dict[str, Any]:
     """What a run decided, answer by answer: the figures and every verdict, not who judged."""
+    answers = {a["test_id"]: a for a in report["answers"]}
+    assert len(answers) == len(report["answers"]), "a test id appears twice"
     return {test_id: {"status": a["status"], "score": a["score"], "passed": a["passed"],
                       "error": a["error"], "dropped": a["dropped"],
                       "claims": [{k: c[k] for k in ("text", "verdict", "judge_verdict", "note",
                                                     "spans")} for c in a["claims"]]}
-            for test_id, a in sorted(merged["answers"].items())}
+            for test_id, a in sorted(answers.items())}
 
 
 def over_limit_minutes(arrivals: list[float], limit: int, skew: float = 1.0) -> dict[int, int]:
@@ -506,7 +559,8 @@ def over_limit_minutes(arrivals: list[float], limit: int, skew: float = 1.0) -> 
 def through_proxy(tmp_path_factory):
     """A litellm proxy on 127.0.0.1 in front of loopback servers, and runs of the suite: the
     whole suite straight to its upstream (the reference), and as two shards of ``-n 2``
-    through the proxy: an alias with no limit, the rate-limited one, the budgeted one."""
+    through the proxy: an alias with no limit, the rate-limited one, the budgeted one. Each
+    sharded run's saved shards are then merged by ``pytest-faithfulness merge``."""
     missing = missing_proxy_modules()
     if missing:
         pytest.skip("the litellm proxy is not installed (pip install 'litellm[proxy]', part of "
@@ -555,6 +609,11 @@ def through_proxy(tmp_path_factory):
         runs["budget"] = Run(folder, "budget", "litellm_proxy/judge-budget", base, shards, **key)
         for run in runs.values():
             run.wait(timeout=300)
+        sharded = [run for run in runs.values() if len(run.reports) > 1]
+        for run in sharded:  # the merges run side by side: a few seconds, not one per run
+            run.start_merge()
+        for run in sharded:
+            run.finish_merge(timeout=120)
         seconds = time.time() - started
         _stop(proxy)
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -563,7 +622,7 @@ def through_proxy(tmp_path_factory):
                "cpu": children.ru_utime + children.ru_stime - cpu_before}
     finally:
         for run in runs.values():
-            for process in run.processes:
+            for process in [*run.processes, *filter(None, [run.merge_process])]:
                 if process.poll() is None:
                     process.kill()
                     process.wait()
@@ -603,16 +662,24 @@ def _wait_until_ready(proxy: subprocess.Popen, base: str, log: Path, timeout: fl
 
 
 def test_proxy_merged_result_equals_the_direct_result(through_proxy):
+    """The shards run through the proxy, merged by ``pytest-faithfulness merge``, decide what
+    the whole suite run straight to its upstream decides: the same summary,
+    gate and verdicts, answer by answer, in the same order. No limit is hit, so every
+    figure of the summary agrees, the judge calls and token counts among them."""
     runs, servers = through_proxy["runs"], through_proxy["servers"]
     direct, open_ = runs["direct"], runs["open"]
     assert direct.codes == [0], direct.text()[-3000:]
     assert open_.codes == [0, 0], open_.text()[-3000:]
-    reference = verdicts(direct.merged())
-    assert len(reference) == 12
-    assert {a["status"] for a in reference.values()} == {"scored"}
-    assert sorted(a["score"] for a in reference.values()) == [0.5] * 3 + [1.0] * 9
-    assert verdicts(open_.merged()) == reference
-    assert all(gate["passed"] for gate in open_.merged()["gates"])
+    assert open_.merge_code == 0, open_.merge_output
+    assert "merged 2 shard(s)" in open_.merge_output
+    saved = sorted(p.name.split("_", 1)[1] for p in open_.storage.glob("[0-9]*_*.json"))
+    assert saved == ["shard-0.json", "shard-1.json"]
+    reference = decided(direct.report())
+    assert len(reference["answers"]) == 12
+    assert {a["status"] for a in reference["answers"].values()} == {"scored"}
+    assert sorted(a["score"] for a in reference["answers"].values()) == [0.5] * 3 + [1.0] * 9
+    assert reference["summary"]["answers"] == 12 and reference["gate"]["passed"]
+    assert decided(open_.report()) == reference
     # every call went through the proxy to its upstream, none elsewhere
     assert len(servers["open"].requests) == len(servers["direct"].requests) == 36
     assert {r.json["model"] for r in servers["open"].records} == {"scripted"}
@@ -622,8 +689,12 @@ def test_proxy_rate_limit_holds_across_shards_and_is_waited_out(through_proxy):
     runs, servers = through_proxy["runs"], through_proxy["servers"]
     limited = runs["limited"]
     assert limited.codes == [0, 0], limited.text()[-3000:]
-    # the same verdicts as without the proxy: every 429 was waited out, none became an error
-    assert verdicts(limited.merged()) == verdicts(runs["direct"].merged())
+    assert limited.merge_code == 0, limited.merge_output
+    # the same decisions as without the proxy: every 429 was waited out, none became an
+    # error; only the count of attempts shows the refused calls
+    merged = limited.report()
+    assert decided(merged, ATTEMPTS) == decided(runs["direct"].report(), ATTEMPTS)
+    assert merged["summary"]["judge_calls"] > 36
     records = servers["limited"].records
     offset = time.time() - time.monotonic()
     arrivals = [r.received_at + offset for r in records]
@@ -634,28 +705,35 @@ def test_proxy_rate_limit_holds_across_shards_and_is_waited_out(through_proxy):
 
 
 def test_proxy_budget_exceeded_fails_the_gate_naming_it(through_proxy):
+    """Each shard's gate fails naming the budget, and so does the merge of the two: exit
+    status 1, the budget named in its output and its report; no answer passes unjudged."""
     runs, servers = through_proxy["runs"], through_proxy["servers"]
     budget = runs["budget"]
-    merged = budget.merged()
     assert 1 in budget.codes and set(budget.codes) <= {0, 1}, budget.text()[-3000:]
-    refused = [a for a in merged["answers"].values()
+    assert "budget or quota is spent" in budget.text()  # the shards' terminals say it
+    assert budget.merge_code == 1, budget.merge_output
+    assert "budget or quota is spent" in budget.merge_output
+    merged = budget.report()
+    answers = merged["answers"]
+    assert len(answers) == 12
+    refused = [a for a in answers
                if a["status"] == "error" and GATEWAY_BUDGET_SPENT in (a["error"] or "")]
-    assert refused, budget.text()[-3000:]
+    assert refused, budget.merge_output
     assert "crossed budget" in refused[0]["error"]
-    assert all(a["status"] in ("scored", "error") for a in merged["answers"].values())
-    assert not any(a["status"] == "scored" and a["passed"] is None
-                   for a in merged["answers"].values())
-    failures = [f for gate in merged["gates"] for f in gate["failures"]]
+    assert all(a["status"] in ("scored", "error") for a in answers)
+    assert not any(a["status"] == "scored" and a["passed"] is None for a in answers)
+    assert merged["summary"]["errored"] == len([a for a in answers if a["status"] == "error"])
+    assert merged["gate"]["passed"] is False and merged["gate"]["status"] == "failed"
+    failures = merged["gate"]["failures"]
     assert any("budget or quota is spent" in f for f in failures), failures
-    assert not all(gate["passed"] for gate in merged["gates"])
-    assert "budget or quota is spent" in budget.text()  # the terminal says it too
     assert len(servers["budget"].requests) < 36  # the proxy stopped the calls
 
 
 def test_proxy_virtual_key_never_reaches_a_report(through_proxy):
     for run in through_proxy["runs"].values():
-        shown = run.text() + "".join(r.read_text(encoding="utf-8") for r in run.reports
-                                     if r.exists())
+        files = [*run.reports, run.merged_report, *run.storage.glob("*.json")]
+        shown = run.text() + run.merge_output + "".join(
+            f.read_text(encoding="utf-8") for f in files if f.exists())
         assert MASTER_KEY not in shown, run.name
 
 
