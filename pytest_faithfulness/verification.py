@@ -196,6 +196,11 @@ _NEGATIONS = frozenset({"not", "no", "never", "n't", "without", "cannot", "none"
                         "nor", "nothing", "nobody", "unavailable", "doesn't", "isn't", "aren't",
                         "don't", "won't", "can't", "wasn't", "weren't", "didn't", "hasn't",
                         "haven't", "shouldn't", "mustn't",
+                        # the same written without the apostrophe (or with one the Markdown
+                        # reader took for a code mark: "isn`t"); "cant" and "wont" are also
+                        # rare words of their own: read as negations, the side that fails closed
+                        "doesnt", "isnt", "arent", "dont", "wont", "cant", "wasnt", "werent",
+                        "didnt", "hasnt", "havent", "shouldnt", "mustnt", "couldnt", "wouldnt",
                         # German, French (``n'`` is read as ``ne``), Spanish
                         "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie",
                         "niemals", "ohne", "ne", "pas", "jamais", "aucun", "aucune", "sans",
@@ -391,13 +396,32 @@ def _month(name: str) -> str:
     return _MONTHS[name[:3].lower()]
 
 
+#: Cyrillic and Greek letters drawn like Latin ones (Unicode's confusables, the common few).
+_LOOKALIKES = str.maketrans("аеорсухіјѕԁАВЕКМНОРСТХІЈЅοΟαΑΒΕΗΙΚΜΝΡΤΧΥΖνρ",
+                            "aeopcyxijsdABEKMHOPCTXIJSoOaABEHIKMNPTXYZvp")
+_WORD = re.compile(r"\w+")
+#: Marks written for an apostrophe ("isn`t", "isn´t", "isnʼt").
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'",
+                              "\u02bc": "'"})
+
+
+def _unmasked(word: re.Match[str]) -> str:
+    """A word that mixes Latin letters with Cyrillic or Greek look-alikes ("n\u043et") read as
+    the Latin word it is drawn as; a word wholly in another script is left alone."""
+    w = word.group(0)
+    if w.isascii() or not any(c.isascii() and c.isalpha() for c in w):
+        return w
+    latin = w.translate(_LOOKALIKES)
+    return latin if latin.isascii() else w
+
+
 def _surface(text: str) -> str:
     """The text ``_features`` tokenises: NFKC, one apostrophe, no thousands commas, no ``_=``,
     magnitudes folded into their number (``$50 million`` -> ``$50000000``, ``50k`` ->
     ``50000``) and a currency sign written as a unit after its number (``$5`` -> ``5 usd``)."""
     if not text.isascii():
-        text = _FORMAT_CHARS.sub("", text)
-    norm = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+        text = _WORD.sub(_unmasked, _FORMAT_CHARS.sub("", text))
+    norm = unicodedata.normalize("NFKC", text.translate(_APOSTROPHES))
     norm = _MONTH_AFTER.sub(lambda m: f"{m.group(1)} {_month(m.group(2))}", norm)
     norm = _MONTH_BEFORE.sub(lambda m: f"{m.group(2)} {_month(m.group(1))}", norm)
     norm = _MAGNITUDE.sub(_scaled, _THOUSANDS_COMMA.sub("", norm))
