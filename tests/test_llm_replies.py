@@ -291,3 +291,18 @@ def test_one_label_under_another_key_is_still_read(chat_server):
                                       lambda p, c: Reply(json.dumps(reply)))
     result = pytest_faithfulness.evaluate(FALSE_CLAIM, ORBIT_PASSAGES, make_judge(chat_server))
     assert [c.label for c in result.claims] == ["contradicted"]
+
+
+@pytest.mark.parametrize("reply", [
+    '{"rationale": "The passage says:\n refunds take 14 days.", "label": "unsupported"}',
+    '{"rationale": "Line one.\tTabbed.", "passage_ids": [], "quote": null, "label": "unsupported"}',
+    '```json\n{"rationale": "Two\nlines", "label": "unsupported"}\n```',
+])
+def test_a_raw_line_break_inside_a_string_is_still_one_json_value(reply):
+    """Seen from a real llama.cpp server with the schema as a grammar: the rationale holds a
+    raw line break. The reply is one JSON value and is read; prose around JSON still is not."""
+    from pytest_faithfulness.judges.llm import VerifyReply, parse_json_reply
+
+    assert VerifyReply.model_validate(parse_json_reply(reply)).label == "unsupported"
+    with pytest.raises(ValueError, match="not exactly one JSON value"):
+        parse_json_reply("Here it is:\n" + reply)

@@ -174,7 +174,9 @@ def parse_json_reply(text: str | None) -> Any:
     Nothing else is read: no JSON picked out of prose, no first-of-several objects, no repair
     of malformed JSON (trailing commas included). A reply that quotes JSON inside its
     reasoning (say, a fake ``{"label": "supported"}`` planted in the answer being judged) is
-    therefore never taken for the verdict; it fails here, and the judge asks again.
+    therefore never taken for the verdict; it fails here, and the judge asks again. A raw
+    line break or tab inside a string (which small models and some grammar-constrained
+    decoders write in a rationale) is read as that character: the reply is still one value.
 
     Raises:
         ValueError: the reply is empty, or is not exactly one JSON value.
@@ -186,7 +188,7 @@ def parse_json_reply(text: str | None) -> Any:
     if fence:
         body = fence.group(1).strip()
     try:
-        return json.loads(body)
+        return json.loads(body, strict=False)
     except json.JSONDecodeError as exc:
         where = "the code fence" if fence else "the reply"
         raise ValueError(f"{where} is not exactly one JSON value ({exc.msg} at char {exc.pos}): "
