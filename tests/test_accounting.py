@@ -190,7 +190,9 @@ def test_the_budget_is_one_for_all_xdist_workers(pytester, chat_server):
     data = json.loads((pytester.path / "r.json").read_text())
     spent = data["summary"]["usage"]["cost_usd"]
     assert data["summary"]["usage"]["calls"] == len(chat_server.requests)
-    assert sum(a["status"] == "scored" for a in data["answers"]) >= 3
+    # two workers judging side by side finish 2 answers (2 x 1.0 of the 3.5 budget), then
+    # both run out partway through the next pair; a worker that runs ahead finishes 3
+    assert sum(a["status"] == "scored" for a in data["answers"]) >= 2
     # At most one call per worker is in flight when the budget is reached (concurrency 1),
     # and no call costs more than a whole answer: per-worker budgets would spend >= 2 x 3.5.
     assert budget <= spent < budget + 2 * one_answer
