@@ -145,17 +145,12 @@ class FaithfulnessAssertion:
                     min_citation_precision: float | None = None) -> list[AnswerResult]:
         """``evaluate_many``, then raise ``AssertionError`` with the per-claim report of every
         answer that errored or missed a threshold."""
-        from .reports.terminal import format_answer
-
         __tracebackhide__ = True
         results = self.evaluate_many(cases, min_score=min_score, max_unsupported=max_unsupported,
                                      require_claims=require_claims,
                                      min_citation_precision=min_citation_precision)
-        failing = [r for r in results if not r.passed]
-        if failing:
-            raise AssertionError(f"{len(failing)} of {len(results)} answers are not faithful "
-                                 f"enough{_note(self._thresholds(min_score, max_unsupported))}\n"
-                                 + "\n".join(format_answer(r) for r in failing))
+        _raise_if_any_failed(results, "answers",
+                             self._thresholds(min_score, max_unsupported))
         return results
 
     def conversation(self, turns: Any, *, window: int | None = None,
@@ -183,7 +178,6 @@ class FaithfulnessAssertion:
             TypeError / ValueError: malformed turns or window (nothing is judged then).
         """
         from .conversation import evaluate_conversation
-        from .reports.terminal import format_answer
 
         __tracebackhide__ = True
         thresholds = self._thresholds(min_score, max_unsupported, require_claims, record_only)
@@ -198,11 +192,7 @@ class FaithfulnessAssertion:
         for result in results:
             result.min_citation_precision = citation
             self._record(result, thresholds, test_id=f"{name}#turn{result.turn}")
-        failing = [r for r in results if not r.passed]
-        if failing:
-            raise AssertionError(f"{len(failing)} of {len(results)} turns of the conversation "
-                                 f"are not faithful enough{_note(thresholds)}\n"
-                                 + "\n".join(format_answer(r) for r in failing))
+        _raise_if_any_failed(results, "turns of the conversation", thresholds)
         return results
 
     def _pipeline_options(self) -> dict[str, Any]:
@@ -274,6 +264,20 @@ def _citation_bound(value: Any, record_only: bool) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
         raise ValueError(f"min_citation_precision must be a number in [0, 1], got {value!r}")
     return float(value)
+
+
+def _raise_if_any_failed(results: list[AnswerResult], what: str,
+                         thresholds: tuple[Any, ...]) -> None:
+    """Raise ``AssertionError`` listing every result that did not pass (``N of M <what> are
+    not faithful enough``, each failing answer's report below); nothing when all passed."""
+    __tracebackhide__ = True
+    from .reports.terminal import format_answer
+
+    failing = [r for r in results if not r.passed]
+    if failing:
+        raise AssertionError(f"{len(failing)} of {len(results)} {what} are not faithful "
+                             f"enough{_note(thresholds)}\n"
+                             + "\n".join(format_answer(r) for r in failing))
 
 
 def _note(thresholds: tuple[Any, ...]) -> str:
