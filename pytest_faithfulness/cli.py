@@ -297,12 +297,7 @@ def _judge(session: Any, settings: Any, git: Any) -> None:
          lambda: session.fail_silent_misses(session.silent_misses, session.expected_misses))
 
     def compare() -> None:
-        if settings.compare_note:
-            session.ci_notes.extend(settings.compare_note.splitlines())
-        if settings.baseline is not None:
-            session.compare_with(settings.baseline, settings.compare_bounds,
-                                 baseline_path=settings.baseline_path, git=git,
-                                 alpha=settings.compare_alpha)
+        settings.compare_into(session, git)
 
     step("compare with the saved run or run the gate hooks", compare)
 

@@ -463,12 +463,7 @@ def _ci_gates(config: pytest.Config, state: FaithfulnessSession) -> Any:
         from .runs.saved import git_info
 
         git = git_info(config.rootpath)
-    if settings.compare_note:
-        state.ci_notes.extend(settings.compare_note.splitlines())
-    if settings.baseline is not None:
-        state.compare_with(settings.baseline, settings.compare_bounds,
-                           baseline_path=settings.baseline_path, git=git,
-                           alpha=settings.compare_alpha)
+    settings.compare_into(state, git)
     from .gate import gate_hook_reasons
 
     try:

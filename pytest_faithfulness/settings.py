@@ -437,6 +437,18 @@ class Settings:
                 "storage": self.storage_path, "save_name": name, "git": git,
                 "pr_comment": self.pr_comment}
 
+    def compare_into(self, session: Any, git: Any) -> None:
+        """Add this run's comparison to ``session`` (a ``FaithfulnessSession``): the compare
+        option's note, then ``compare_with`` the chosen saved run, its bounds and alpha, when
+        one was chosen. Used by the plugin and by ``pytest-faithfulness merge``, so both
+        compare the same way."""
+        if self.compare_note:
+            session.ci_notes.extend(self.compare_note.splitlines())
+        if self.baseline is not None:
+            session.compare_with(self.baseline, self.compare_bounds,
+                                 baseline_path=self.baseline_path, git=git,
+                                 alpha=self.compare_alpha)
+
     def outputs_configured(self) -> bool:
         """Whether any report file or saved run was asked for."""
         return bool(self.report or self.markdown or self.html or self.save or self.autosave
