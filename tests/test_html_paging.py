@@ -42,6 +42,8 @@ def _dom(page: Path, profile: Path, fragment: str = "") -> str:
 
 
 def _visible(dom: str) -> list[int]:
+    """Test numbers of the articles shown (lazy blocks not yet made articles left out)."""
+    dom = re.sub(r'<script type="text/x-faithfulness-answer".*?</script>', "", dom, flags=re.S)
     return [int(m.group(2)) for m in re.finditer(
         r'<article ([^>]*)>.*?<h3>[^<]*test_answer\[(\d+)\]</h3>', dom, flags=re.S)
         if "hidden" not in m.group(1)]
@@ -85,3 +87,37 @@ def test_a_small_report_shows_everything_without_a_pager(tmp_path):
     assert _visible(dom) == list(range(7))
     assert 'id="shown">showing 7 of 7</span>' in dom
     assert re.search(r'<button type="button" data-page="next" hidden=""', dom)
+
+
+def test_answers_past_the_first_page_are_inert_until_shown(big_report, tmp_path):
+    page = big_report.read_text(encoding="utf-8")
+    lazy = re.findall(r'<script type="text/x-faithfulness-answer" ([^>]*)>', page)
+    assert len(lazy) == N - PAGE_SIZE
+    assert page.count('<article class="answer') == N  # each answer written once, in order
+    dom = _dom(big_report, tmp_path / "p3", "#filter=all&page=3")
+    assert _visible(dom) == list(range(200, 300))
+    # pages 1 and 3 were made articles; the other pages are still inert blocks
+    made = re.findall(r'<article class="answer[^"]*" id="answer-(\d+)"',
+                      re.sub(r'<script type="text/x-faithfulness-answer".*?</script>', "", dom,
+                             flags=re.S))
+    assert sorted(int(i) for i in made) == list(range(1, 101)) + list(range(201, 301))
+    assert re.search(r'data-rendered-ms="\d+"', dom)
+
+
+def test_a_lazy_answer_cannot_close_its_block(tmp_path):
+    session = FaithfulnessSession()
+    for i in range(PAGE_SIZE):
+        session.record(_result(i))
+    hostile = "</script><script>alert(1)</script><!-- </SCRIPT >"
+    session.record(AnswerResult(answer=hostile, passages=[Passage(id="p1", text=hostile)],
+                                status="scored", claims=[ClaimResult(
+                                    text=hostile, verdict=Verdict(label="unsupported"))],
+                                test_id=f"t::x[{hostile}]"))
+    page = session.write_html(tmp_path / "hostile.html").read_text(encoding="utf-8")
+    blocks = re.findall(r'<script type="text/x-faithfulness-answer"[^>]*>(.*?)</script>', page,
+                        flags=re.S)
+    assert len(blocks) == 1 and "alert(1)" in blocks[0]
+    assert "<script" not in blocks[0].lower() and "<!--" not in blocks[0]
+    dom = _dom(tmp_path / "hostile.html", tmp_path / "ph", "#filter=all&page=2")
+    assert _visible(dom) == [] and "alert(1)" in dom
+    assert '<h3>t::x[&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;' in dom

@@ -114,23 +114,42 @@ footer{max-width:1100px;margin:20px auto;padding:0 20px;color:var(--mute);font-s
 #: Answers shown per page: a report of thousands of answers lays out one page at a time.
 PAGE_SIZE = 100
 
+#: Answers named in the outcome box at most; the rest are counted (the filters list them).
+GATE_NAMES = 50
+
+#: The ``type`` of the inert ``<script>`` blocks that hold the answers after the first page
+#: (``_answers_html``); the page's script turns one into its ``<article>`` when it is shown.
+LAZY_TYPE = "text/x-faithfulness-answer"
+
 _JS = """
 (function(){
   var PAGE=%d;
-  var arts=[].slice.call(document.querySelectorAll('article.answer'));
+  var items=[].slice.call(document.querySelectorAll(
+    'article.answer,script[type="%s"]'));
   var buttons=[].slice.call(document.querySelectorAll('nav#filters button[data-filter]'));
   var pager=[].slice.call(document.querySelectorAll('nav#filters button[data-page]'));
   var shown=document.getElementById('shown');
-  var matched=[], page=0, current='all';
+  var maker=document.createElement('template');
+  var matched=[], visible=[], page=0, current='all';
+  function show(i){
+    var el=items[i];
+    if(el.tagName==='SCRIPT'){
+      maker.innerHTML=el.textContent;
+      var made=maker.content.firstElementChild;
+      el.parentNode.replaceChild(made,el); items[i]=el=made;
+    }
+    el.hidden=false; return el;
+  }
   function render(){
     var pages=Math.max(1,Math.ceil(matched.length/PAGE));
     if(page>=pages){page=pages-1;} if(page<0){page=0;}
     var start=page*PAGE, end=Math.min(start+PAGE,matched.length);
-    arts.forEach(function(a){a.hidden=true;});
-    for(var i=start;i<end;i++){matched[i].hidden=false;}
-    shown.textContent=matched.length<=PAGE?'showing '+matched.length+' of '+arts.length:
+    visible.forEach(function(a){a.hidden=true;});
+    visible=[];
+    for(var k=start;k<end;k++){visible.push(show(matched[k]));}
+    shown.textContent=matched.length<=PAGE?'showing '+matched.length+' of '+items.length:
       'showing '+(start+1)+'–'+end+' of '+matched.length+' (page '+(page+1)+' of '+
-      pages+'; '+arts.length+' answers in all)';
+      pages+'; '+items.length+' answers in all)';
     pager.forEach(function(b){
       b.hidden=matched.length<=PAGE;
       b.disabled=b.getAttribute('data-page')==='prev'?page===0:end>=matched.length;});
@@ -139,8 +158,9 @@ _JS = """
   }
   function apply(f,p){
     if(['all','failing','contradicted','unsupported'].indexOf(f)<0){f='all';}
-    current=f;
-    matched=arts.filter(function(a){return f==='all'||a.getAttribute('data-'+f)==='1';});
+    current=f; matched=[];
+    for(var i=0;i<items.length;i++){
+      if(f==='all'||items[i].getAttribute('data-'+f)==='1'){matched.push(i);}}
     buttons.forEach(function(b){b.setAttribute('aria-pressed',
       b.getAttribute('data-filter')===f?'true':'false');});
     document.body.setAttribute('data-filter',f);
@@ -151,10 +171,12 @@ _JS = """
   pager.forEach(function(b){b.addEventListener('click',function(){
     page+=b.getAttribute('data-page')==='prev'?-1:1; render(); window.scrollTo(0,
       document.getElementById('filters').offsetTop);});});
+  items.forEach(function(el){if(el.tagName!=='SCRIPT'){el.hidden=true;}});
   var m=/filter=([a-z]+)/.exec(location.hash||''), p=/page=([0-9]+)/.exec(location.hash||'');
   apply(m?m[1]:'all',p?parseInt(p[1],10)-1:0);
+  document.documentElement.setAttribute('data-rendered-ms',String(Math.round(performance.now())));
 })();
-""" % PAGE_SIZE
+""" % (PAGE_SIZE, LAZY_TYPE)
 
 
 def _csp_hash(text: str) -> str:
@@ -315,12 +337,27 @@ def _answer_marks(r: AnswerResult, index: int = 1) -> str:
     return _highlight(r.answer, spans, numbered=f"a{index}-c")
 
 
+def _filter_attrs(r: AnswerResult) -> str:
+    """The answer's ``data-`` flags the filters read (on its article, or on its lazy block)."""
+    failing = (not r.passed) or r.not_supported > 0
+    return (f'data-failing="{int(failing)}" data-contradicted="{int(r.contradicted > 0)}" '
+            f'data-unsupported="{int(r.unsupported > 0)}" data-passed="{int(r.passed)}"')
+
+
+def _lazy(article: str, r: AnswerResult) -> str:
+    """An answer's article held inert in a ``<script type=LAZY_TYPE>`` block: the browser
+    neither parses it into elements nor lays it out until the page's script shows it, so a
+    report of 10,000 answers opens as fast as one of a hundred. Every text inside is already
+    escaped, so ``</script`` and ``<!--`` cannot occur; they are neutralised all the same."""
+    inert = re.sub(r"(?i)</(script)", r"&lt;/\1", article).replace("<!--", "&lt;!--")
+    return f'<script type="{LAZY_TYPE}" {_filter_attrs(r)}>{inert}</script>'
+
+
 def _answer_html(index: int, r: AnswerResult) -> str:
     failing = (not r.passed) or r.not_supported > 0
     status_badge = (f'<span class="badge b-{_e(r.status)}">{_e(r.status)}</span>'
                     if r.status != "scored" else "")
-    attrs = (f'data-failing="{int(failing)}" data-contradicted="{int(r.contradicted > 0)}" '
-             f'data-unsupported="{int(r.unsupported > 0)}" data-passed="{int(r.passed)}"')
+    attrs = _filter_attrs(r)
     out = [f'<article class="answer{" failing" if failing else ""}" id="answer-{index}" {attrs}>']
     out.append(f'<div class="head"><span class="score">{_fmt(r.score)}</span>'
                f'<h3>{_e((r.test_id or f"answer {index}") + turn_text(r))}</h3>{status_badge}'
@@ -409,7 +446,9 @@ def _answer_html(index: int, r: AnswerResult) -> str:
 
 
 def _answers_html(results: list[AnswerResult]) -> list[str]:
-    """Every answer's article, the turns of one conversation grouped in a section."""
+    """Every answer's article, the turns of one conversation grouped in a section. The first
+    ``PAGE_SIZE`` are plain HTML (read without the script too); the rest are lazy blocks
+    (``_lazy``) in the same places, made into articles when a page or filter shows them."""
     out: list[str] = []
     current: str | None = None
     for i, r in enumerate(results, start=1):
@@ -421,7 +460,8 @@ def _answers_html(results: list[AnswerResult]) -> list[str]:
                 turns = sum(1 for x in results if x.conversation == current)
                 out.append(f'<section class="conversation" data-conversation="{_e(current)}">'
                            f"<h3>conversation {_e(current)} ({turns} turns)</h3>")
-        out.append(_answer_html(i, r))
+        article = _answer_html(i, r)
+        out.append(article if i <= PAGE_SIZE else _lazy(article, r))
     if current is not None:
         out.append("</section>")
     return out
@@ -438,7 +478,8 @@ def _gate_html(results: list[AnswerResult], failures: list[str], outcome: Any,
                incomplete: str | None, thresholds: Any, unscored: list[AnswerResult],
                failing: list[AnswerResult]) -> str:
     """The outcome box: the verdict, why the run is incomplete, the gate's reasons, the
-    thresholds applied, the answers that failed their own thresholds and the unscored ones."""
+    thresholds applied, the answers that failed their own thresholds and the unscored ones
+    (the first ``GATE_NAMES`` of each named, the rest counted)."""
     out = [f'<div class="gate {outcome.status}" id="gate" data-status="{outcome.status}">'
            f'<span id="verdict">{_e(outcome.text)}</span><ul>']
     if incomplete is not None:
@@ -453,8 +494,13 @@ def _gate_html(results: list[AnswerResult], failures: list[str], outcome: Any,
                                ("unscored", "unscored (no claims to score, not in the mean)",
                                 unscored)):
         if answers:
-            out.append(f'<li id="{key}-answers">{what}: ' + ", ".join(
-                _e(answer_name(r, index.get(id(r)))) for r in answers) + "</li>")
+            names = ", ".join(_e(answer_name(r, index.get(id(r))))
+                              for r in answers[:GATE_NAMES])
+            more = len(answers) - GATE_NAMES
+            if more > 0:
+                names += (f" and {more} more (the filters below show every answer)"
+                          if key == "failing" else f" and {more} more")
+            out.append(f'<li id="{key}-answers">{what}: {names}</li>')
     out.append("</ul></div>")
     return "".join(out)
 
@@ -607,6 +653,10 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
                '<button type="button" data-page="prev" hidden>← previous</button>'
                '<button type="button" data-page="next" hidden>next →</button></nav>')
     out.append('<main id="answers">')
+    if len(results) > PAGE_SIZE:
+        out.append(f'<noscript><p class="meta">The first {PAGE_SIZE} answers are shown; the '
+                   f'other {len(results) - PAGE_SIZE}, the filters and the pages need '
+                   'JavaScript.</p></noscript>')
     out += _answers_html(results)
     out.append("</main>")
     out.append(f'<footer><p class="gate {outcome.status}" id="final-verdict">{_e(outcome.text)}'
