@@ -192,6 +192,19 @@ def test_reports_of_a_complete_run_say_what_failed():
     assert '<li id="failing-answers">failed their own thresholds: t::a</li>' in page
 
 
+def test_the_outcome_box_names_fifty_failing_answers_and_counts_the_rest():
+    results = []
+    for i in range(63):
+        r = _results()[0]
+        r.test_id, r.min_score = f"t::a[{i}]", 1.0
+        r.claims[0].verdict = Verdict("unsupported", rationale="no passage")
+        results.append(r)
+    page = render_html(results, SessionSummary.of(results), ["j"], [])
+    box = re.search(r'<li id="failing-answers">(.*?)</li>', page).group(1)
+    assert box.count("t::a[") == 50 and "t::a[49]" in box and "t::a[50]" not in box
+    assert box.endswith("and 13 more (the filters below show every answer)")
+
+
 @pytest.mark.parametrize(("kwargs", "text", "status"), [
     ({}, "session gate passed", "passed"),
     ({"failures": ["x"]}, "session gate failed (1 reason)", "failed"),
