@@ -14,9 +14,9 @@ machine start-up dominates.
 
 Measured: wall / ideal per shard, peak RSS of the largest process of each shard (the xdist
 controller or a worker) and of the merge, the merge's wall time, the sizes of the saved runs
-and of the JSON and HTML reports, the JSON's parse time, and the time headless Chromium takes
-to load the HTML report and run its script (``--dump-dom``), when ``/usr/bin/chromium`` is
-there. Results go to ``benchmarks/results/scale.json`` and a table is printed.
+and of the JSON and HTML reports, the JSON's parse time, and how headless Chromium opens the
+HTML report (``_chromium_load``: load and first paint, the page script's own time, a filter's
+second page), when ``/usr/bin/chromium`` is there. Results go to ``benchmarks/results/scale.json`` and a table is printed.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -51,14 +52,44 @@ CONCURRENCY = 8
 CHROMIUM = "/usr/bin/chromium"
 
 
-def _chromium_load(path: Path) -> float | None:
-    """Seconds headless Chromium takes to load ``path`` and print its DOM (scripts run)."""
+def _chromium(path: Path, *args: str, fragment: str = "") -> tuple[float, str]:
+    """Run headless Chromium on ``path``; (wall seconds, standard output)."""
+    with tempfile.TemporaryDirectory() as profile:
+        start = time.perf_counter()
+        proc = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                               "--no-first-run", f"--user-data-dir={profile}", *args,
+                               path.as_uri() + fragment],
+                              capture_output=True, text=True, timeout=600, check=False)
+        return time.perf_counter() - start, proc.stdout
+
+
+def _chromium_load(path: Path, shard_dir: Path) -> dict | None:
+    """How the HTML report behaves in headless Chromium, when ``/usr/bin/chromium`` is there:
+
+    - ``html_chromium_s``: wall time of ``--screenshot`` (start the browser, load the report,
+      lay out and paint the first screen, write the PNG), less the same for ``about:blank``;
+    - ``html_script_ms``: the page's own ``data-rendered-ms`` (``performance.now()`` when its
+      script has read every answer and shown the first page), from ``--dump-dom``;
+    - ``html_filter_ok``: the ``unsupported`` filter's second page, opened by its URL
+      fragment, shows 100 answers that all have an unsupported claim and says so.
+    """
     if not Path(CHROMIUM).exists():
         return None
-    start = time.perf_counter()
-    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
-                    path.as_uri()], capture_output=True, timeout=600, check=False)
-    return round(time.perf_counter() - start, 2)
+    blank, _ = _chromium(Path("/dev/null"), "--screenshot=" + str(shard_dir / "blank.png"))
+    wall, _ = _chromium(path, "--screenshot=" + str(shard_dir / "report.png"),
+                        "--window-size=1200,900")
+    _, dom = _chromium(path, "--dump-dom")
+    rendered = re.search(r'data-rendered-ms="(\d+)"', dom)
+    _, filtered = _chromium(path, "--dump-dom", fragment="#filter=unsupported&page=2")
+    shown = re.sub(r'<script type="text/x-faithfulness-answer".*?</script>', "", filtered,
+                   flags=re.S)
+    articles = re.findall(r"<article ([^>]*)>", shown)
+    visible = [a for a in articles if "hidden" not in a]
+    return {"html_chromium_s": round(wall - blank, 2),
+            "html_script_ms": int(rendered.group(1)) if rendered else None,
+            "html_filter_ok": len(visible) == 100
+            and all('data-unsupported="1"' in a for a in visible)
+            and "(page 2 of" in filtered}
 
 
 def scale_row(workdir: Path, n: int, server: ScriptedChatServer, latency: float) -> dict:
@@ -111,7 +142,7 @@ def scale_row(workdir: Path, n: int, server: ScriptedChatServer, latency: float)
             "json_mib": round((suite / "merged.json").stat().st_size / 2**20, 2),
             "json_load_s": round(json_load, 2),
             "html_mib": round((suite / "merged.html").stat().st_size / 2**20, 2),
-            "html_chromium_s": _chromium_load(suite / "merged.html"),
+            **(_chromium_load(suite / "merged.html", suite) or {"html_chromium_s": None}),
             "comment_chars": len((suite / "comment.md").read_text(encoding="utf-8"))}
 
 
@@ -120,6 +151,8 @@ def main() -> None:
     parser.add_argument("--answers", type=int, nargs="+", default=[1000, 3000, 10000])
     parser.add_argument("--latency", type=float, default=0.02, help="seconds per reply")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "scale.json"))
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the work folder (shard runs, reports) and print its path")
     args = parser.parse_args()
     rows = []
     workdir = Path(tempfile.mkdtemp(prefix="faithfulness-scale-"))
@@ -129,17 +162,22 @@ def main() -> None:
                 rows.append(scale_row(workdir, n, server, args.latency))
                 print(json.dumps(rows[-1]), flush=True)
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        if args.keep:
+            print(f"work folder kept: {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
     Path(args.out).write_text(json.dumps({"latency_s": args.latency, "rows": rows}, indent=2))
     print(f"{'answers':>8} {'worst wall/ideal':>17} {'less start-up':>13} "
           f"{'shard RSS MiB':>14} {'merge s':>8} "
-          f"{'merge RSS':>9} {'JSON MiB':>9} {'HTML MiB':>9} {'HTML load s':>11}")
+          f"{'merge RSS':>9} {'JSON MiB':>9} {'HTML MiB':>9} {'HTML load s':>11} "
+          f"{'script ms':>9} {'filter':>6}")
     for r in rows:
         print(f"{r['answers']:>8} {r['worst_shard_ratio']:>17.3f} "
               f"{r['worst_ratio_less_startup']:>13.3f} "
               f"{max(s['peak_rss_mib'] for s in r['shards']):>14.1f} {r['merge_s']:>8.2f} "
               f"{r['merge_peak_rss_mib']:>9.1f} {r['json_mib']:>9.2f} {r['html_mib']:>9.2f} "
-              f"{r['html_chromium_s'] if r['html_chromium_s'] is not None else 'n/a':>11}")
+              f"{r['html_chromium_s'] if r['html_chromium_s'] is not None else 'n/a':>11} "
+              f"{r.get('html_script_ms', 'n/a')!s:>9} {r.get('html_filter_ok', 'n/a')!s:>6}")
 
 
 if __name__ == "__main__":
