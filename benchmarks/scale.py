@@ -2,8 +2,9 @@
 
     python benchmarks/scale.py --answers 1000 3000 10000 --latency 0.02
 
-For each N: the suite (``run_benchmarks.make_answers``: distinct answers of 5 claims, about 900
-tokens of passages each) is split into 3 test files, one per shard; each shard runs as
+For each N: the suite (``scale_answers``: distinct answers of 5 claims, about 900 tokens of
+passages each; one answer in ``UNFAITHFUL`` has an unsupported claim and an ``xfail`` test) is
+split into 3 test files, one per shard; each shard runs as
 ``pytest FILE -n 2`` against the loopback chat-completions server (``tests/chat_server.py``,
 a fixed latency per reply) with ``--faithfulness-save``; then ``merge`` writes the JSON and
 HTML reports. The shards run one after another here (on CI they are parallel jobs), so each
@@ -38,7 +39,6 @@ from run_benchmarks import (  # noqa: E402
     CLAIMS_PER_ANSWER,
     MODEL,
     ROOT,
-    SUITE,
     ScriptedChatServer,
     handler_for,
     make_answers,
@@ -48,6 +48,36 @@ from run_benchmarks import (  # noqa: E402
 
 SHARDS = 3
 WORKERS = 2
+#: Every UNFAITHFUL-th answer has one claim no passage holds (judged ``unsupported``); its
+#: test is ``xfail(strict=True)``, so the run and the merged gate pass, and the report's
+#: filters have failing answers to show.
+UNFAITHFUL = 5
+SCALE_SUITE = '''
+import json
+from pathlib import Path
+import pytest
+ANSWERS = json.loads((Path(__file__).parent / "answers.json").read_text())
+CASES = [pytest.param(i, marks=pytest.mark.xfail(strict=True, reason="an unsupported claim"))
+         if case.get("unfaithful") else i for i, case in enumerate(ANSWERS)]
+
+@pytest.mark.parametrize("i", CASES)
+def test_answer(assert_faithful, i):
+    case = ANSWERS[i]
+    assert_faithful(case["answer"], case["passages"], min_score=1.0)
+'''
+
+
+def scale_answers(n: int) -> list[dict]:
+    """``make_answers(n)``, every ``UNFAITHFUL``-th with its last claim changed to one that
+    no passage holds."""
+    answers = make_answers(n)
+    for i in range(0, n, UNFAITHFUL):
+        case = answers[i]
+        wrong = f"Item {i}-4 ships from warehouse 9 within 30 days."
+        case["answer"] = case["answer"].replace(case["claims"][-1], wrong)
+        case["claims"][-1] = wrong
+        case["unfaithful"] = True
+    return answers
 CONCURRENCY = 8
 CHROMIUM = "/usr/bin/chromium"
 
@@ -95,16 +125,17 @@ def _chromium_load(path: Path, shard_dir: Path) -> dict | None:
 def scale_row(workdir: Path, n: int, server: ScriptedChatServer, latency: float) -> dict:
     suite = workdir / f"scale_{n}"
     suite.mkdir()
-    answers = make_answers(n)
+    answers = scale_answers(n)
     size = math.ceil(n / SHARDS)
     for k in range(SHARDS):
         part = answers[k * size:(k + 1) * size]
         (suite / f"answers_{k + 1}.json").write_text(json.dumps(part))
         (suite / f"test_shard{k + 1}.py").write_text(
-            SUITE.replace('"answers.json"', f'"answers_{k + 1}.json"'))
+            SCALE_SUITE.replace('"answers.json"', f'"answers_{k + 1}.json"'))
     # the fixed start-up of a shard (pytest, 2 xdist workers, litellm's import): 2 answers
     (suite / "answers_0.json").write_text(json.dumps(answers[:2]))
-    (suite / "test_startup.py").write_text(SUITE.replace('"answers.json"', '"answers_0.json"'))
+    (suite / "test_startup.py").write_text(
+        SCALE_SUITE.replace('"answers.json"', '"answers_0.json"'))
     startup, _, _ = run(pytest_cmd(
         "test_startup.py", "-n", str(WORKERS), "--faithfulness-judge", MODEL,
         "--faithfulness-api-base", server.base_url, "--faithfulness-no-cache"), cwd=suite)

@@ -324,8 +324,14 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     ``text[start:end]`` is always a verbatim substring, and a word is never cut in two (a chunk
     cut inside a word with no space for thousands of characters is joined back). Used for
     answers; passages, which can run to megabytes, go through the faster
-    ``passage_sentence_spans``.
+    ``passage_sentence_spans``. The spans of the last few texts are remembered: alignment,
+    citations and the reports all cut the same answer.
     """
+    return list(_sentence_spans(text))
+
+
+@lru_cache(maxsize=32)
+def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans: list[tuple[int, int]] = []
     for offset, chunk in _chunks(text):
         segmenter = _segmenter(language_of(chunk), True)
@@ -342,7 +348,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
                 spans[-1] = (spans[-1][0], end)  # a hard chunk cut inside one word
             else:
                 spans.append((start, end))
-    return spans
+    return tuple(spans)
 
 
 def _chunks(text: str):
