@@ -250,6 +250,20 @@ _PHRASES = (
     (re.compile(r"\bu\.k\.|\bunited kingdom\b"), " uk "),
     (re.compile(r"\bn'(?=[aeiouyh\u00e9\u00e8\u00ea])"), " ne "),  # French "n'est"
 )
+#: Any of ``_PHRASES``: when none occurs in a text, folding the phrases changes nothing (each
+#: substitution could only act on what an earlier one wrote), so the loop is skipped.
+_ANY_PHRASE = re.compile("|".join(f"(?:{p.pattern})" for p, _ in _PHRASES))
+
+
+def _fold_phrases(lower: str) -> str:
+    """``lower`` with every ``_PHRASES`` pattern replaced by its unit or word, in order."""
+    if _ANY_PHRASE.search(lower) is None:
+        return lower
+    for pattern, repl in _PHRASES:
+        lower = pattern.sub(repl, lower)
+    return lower
+
+
 _CJK_CLASS = CJK_CLASS
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
 _TOKEN = re.compile(rf"\d+(?:\.\d+)?|[{_CJK_CLASS}]+|(?:(?![{_CJK_CLASS}])[^\W\d_])+(?:'t)?")
@@ -429,13 +443,20 @@ def _surface(text: str) -> str:
     return _TOKEN_BREAKERS.sub(" ", norm)
 
 
+@lru_cache(maxsize=16384)
+def _name_parts(lowered: str) -> tuple[str, ...]:
+    """The content words of one capitalised token (lower-cased), phrases folded, stemmed: what
+    it makes mandatory for ``_features``."""
+    return tuple(_stem(part) if not part[0].isdigit() else part
+                 for part in (_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(_fold_phrases(lowered)))
+                 if part not in _STOP)
+
+
 @lru_cache(maxsize=65536)
 def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     norm = _surface(text)
     raw_tokens = _TOKEN.findall(norm)
-    lower = norm.lower()
-    for pattern, repl in _PHRASES:
-        lower = pattern.sub(repl, lower)
+    lower = _fold_phrases(norm.lower())
     tokens = [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(lower)]
     negated = any(_negates(t) for t in tokens)
     content: set[str] = set()
@@ -474,13 +495,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
         if tok.lower() in acronyms:
             mandatory.add(tok.lower())
         elif any(ch.isupper() for ch in tok) and tok.lower() not in _STOP:
-            lowered = tok.lower()
-            for pattern, repl in _PHRASES:
-                lowered = pattern.sub(repl, lowered)
-            for part in _TOKEN.findall(lowered):
-                part = _NUMBER_WORDS.get(part, part)
-                if part not in _STOP:
-                    mandatory.add(_stem(part) if not part[0].isdigit() else part)
+            mandatory.update(_name_parts(tok.lower()))
     for unit, implied in _UNIT_IMPLIES.items():
         if unit in content:
             content.add(implied)
@@ -530,9 +545,7 @@ _NAME_BEFORE = re.compile(r"\b[A-Z][\w-]*\s*\Z")
 def _counted_word(word: str) -> str | None:
     """The stemmed content word ``_features`` reads ``word`` as (after ``_PHRASES``: "hrs" is
     "hour"), or ``None`` when it is a stop word, a negation or a number word."""
-    for pattern, repl in _PHRASES:
-        word = pattern.sub(repl, word)
-    tokens = _TOKEN.findall(word)
+    tokens = _TOKEN.findall(_fold_phrases(word))
     if not tokens or tokens[0] in _NUMBER_WORDS or tokens[0][0].isdigit() \
             or not _is_content(tokens[0]):
         return None

@@ -39,13 +39,13 @@ from ..records import Passage
 from ..text import passage_sentence_spans
 from ..verification import (
     _FILLERS,
-    _PHRASES,
     _TOKEN,
     QUOTE_CLAIM_COVERAGE,
     TOPIC_COVERAGE,
     _contradiction,
     _Features,
     _features,
+    _fold_phrases,
     _is_content,
     _stem,
     _surface,
@@ -105,9 +105,7 @@ class Alignment:
 @lru_cache(maxsize=65536)
 def _sequence(text: str) -> tuple[str, ...]:
     """The content words of ``text`` in order (stems, numbers as digits), for word order."""
-    lower = _surface(text).lower()
-    for pattern, repl in _PHRASES:
-        lower = pattern.sub(repl, lower)
+    lower = _fold_phrases(_surface(text).lower())
     return tuple(tok if tok[0].isdigit() else _stem(tok)
                  for tok in _TOKEN.findall(lower) if tok[0].isdigit() or _is_content(tok))
 
