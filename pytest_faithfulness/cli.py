@@ -247,7 +247,14 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
         UsageError: see ``merge_settings`` and ``runs.merge``.
     """
     from .reports import terminal
-    from .runs.merge import MergeError, check_shards, load_shards, merge_shards, merged_git
+    from .runs.merge import (
+        MergeError,
+        check_shards,
+        load_shards,
+        merge_shards,
+        merged_git,
+        recheck_supported,
+    )
     from .session import FaithfulnessSession
 
     out = out or sys.stdout
@@ -262,8 +269,10 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     except MergeError as exc:
         raise UsageError(str(exc)) from None
     session.ci_notes.extend(notes)
+    untrusted = recheck_supported(session, shards)
     git = merged_git(shards)
     _judge(session, settings, git)
+    session.add_failures(untrusted)
     session.exitstatus = _exit_status(session.test_exitstatus, session)
     session.write_outputs(**settings.output_files(git))
     session.exitstatus = _exit_status(session.test_exitstatus, session)

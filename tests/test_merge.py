@@ -279,3 +279,48 @@ def test_merge_runs_as_a_module_and_a_passing_gate_exits_0(pytester: pytest.Pyte
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "faithfulness: session gate passed" in proc.stdout
     assert (pytester.path / "merged.html").is_file()
+
+
+@pytest.mark.parametrize("forged, reason", [
+    ({"passage_ids": ["p1"], "quote": None}, "supported verdict gives no quote"),
+    ({"passage_ids": ["p9"], "quote": "made in Norway"}, "unknown passage id(s) p9"),
+    ({"passage_ids": ["p1"], "quote": "The Kestrel e-bike is made in Norway"},
+     "quote does not occur in passage(s) p1"),
+    ({"passage_ids": ["p1"], "quote": "The Kestrel e-bike weighs 23 kg"}, ""),
+], ids=["no-quote", "unknown-passage", "quote-not-in-passage", "quote-off-the-claim"])
+def test_a_supported_verdict_edited_into_a_shard_is_not_believed(
+        sharded: pytest.Pytester, capsys: pytest.CaptureFixture, forged: dict,
+        reason: str) -> None:
+    shards = _shards(sharded)
+    path = sharded.path
+    target: dict = {}
+
+    def forge(data):
+        for result in data["results"]:
+            for n, claim in enumerate(result["claims"], start=1):
+                verdict = claim.get("verdict") or {}
+                if verdict.get("label") != "supported" and "Norway" in claim["text"] \
+                        and not target:
+                    claim["verdict"] = {**verdict, "label": "supported",
+                                        "rationale": "forged", **forged}
+                    claim["judge_verdict"], claim["note"] = None, None
+                    target.update(test_id=result["test_id"], claim=n)
+
+    edited = _edited(shards[0], path / "edited", forge)
+    assert target, "the suite has an unsupported Norway claim in shard 1"
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(path)
+        status = cli_main(["merge", edited, *shards[1:], "--faithfulness-report", "m.json"])
+    printed = capsys.readouterr().out
+    assert status == 1, printed
+    report = json.loads((path / "m.json").read_text())
+    failures = [f for f in report["gate"]["failures"] if "does not check out" in f]
+    assert len(failures) == 1, report["gate"]["failures"]
+    assert failures[0].startswith(f"{edited}: {target['test_id']} holds a supported verdict")
+    assert f"claim {target['claim']} (" in failures[0] and reason in failures[0]
+    answer = next(a for a in report["answers"] if a["test_id"] == target["test_id"])
+    claim = answer["claims"][target["claim"] - 1]
+    assert claim["verdict"]["label"] == "unsupported"
+    assert claim["judge_verdict"]["rationale"] == "forged"
+    assert "GATE FAILED" in printed and "does not check out" in printed

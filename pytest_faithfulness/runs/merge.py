@@ -11,6 +11,11 @@ runs kept their full answer records; an incomplete (interrupted) shard; shards o
 judges, prompt versions or commits (unless ``allow_mixed``); the same test id in two shards;
 with ``expect``, a number of shards other than expected.
 
+Not believed without a check: a saved run is a file that anything may have written or edited.
+Every ``supported`` verdict is held to the quote check again (``recheck_supported``, the
+pipeline's ``verification.check_verdict``); one whose evidence does not check out is counted as
+``unsupported`` and fails the merged gate, naming the shard, the answer and the claim.
+
 Order: the answers are put in the natural order of their test ids (digits compared as
 numbers: ``test_a[2]`` before ``test_a[10]``), whatever the order of the shards and of their
 xdist workers, so that a merge is reproducible. One run of the whole suite lists its answers
@@ -29,7 +34,7 @@ from typing import Any
 from .saved import BaselineError, GitInfo, SavedRun, load_run
 
 __all__ = ["MergeError", "Shard", "load_shards", "check_shards", "merge_shards",
-           "natural_key", "merged_git", "merged_test_exitstatus"]
+           "natural_key", "merged_git", "merged_test_exitstatus", "recheck_supported"]
 
 
 class MergeError(ValueError):
@@ -211,3 +216,44 @@ def merge_shards(shards: Sequence[Shard], session: Any) -> Any:
             [j.model_dump(mode="json") for j in shard.run.judges])
     session.test_exitstatus = merged_test_exitstatus(shards)
     return session
+
+
+def recheck_supported(session: Any, shards: Sequence[Shard] = ()) -> list[str]:
+    """Hold every ``supported`` verdict of ``session.results`` to the quote check again
+    (``verification.check_verdict`` against the answer's passages and the claim).
+
+    A verdict that does not pass is replaced by the check's ``unsupported`` verdict, the
+    original kept as the claim's ``judge_verdict`` and the reason added to its note, as the
+    pipeline does for a judge's reply. A run that this version judged passes unchanged; a
+    saved run that was edited, or written by something that skipped the checks, does not.
+
+    Args:
+        session: the merged session (``merge_shards``).
+        shards: the shards merged, to name each answer's file in the reasons.
+
+    Returns:
+        one gate failure per answer with a verdict that was not accepted (empty: all held).
+    """
+    from ..verification import check_verdict
+
+    sources = {a.test_id: shard.path for shard in shards for a in shard.run.answers}
+    failures: list[str] = []
+    for result in session.results:
+        rejected: list[str] = []
+        for n, claim in enumerate(result.claims, start=1):
+            verdict = claim.verdict
+            if verdict is None or verdict.label != "supported":
+                continue
+            accepted, reason = check_verdict(verdict, result.passages, claim.text)
+            if reason is None:
+                continue
+            claim.judge_verdict, claim.verdict = verdict, accepted
+            claim.note = f"{claim.note}; {reason}" if claim.note else reason
+            rejected.append(f"claim {n} ({reason})")
+        if rejected:
+            where = sources.get(result.test_id)
+            failures.append(
+                f"{where or 'a shard'}: {result.test_id or 'an answer'} holds a supported "
+                f"verdict whose evidence does not check out: {'; '.join(rejected)}; it is "
+                "counted as unsupported (was the saved run edited?)")
+    return failures
