@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,8 @@ EXIT_FAILED = 1
 EXIT_USAGE = 4
 
 #: The ``Settings`` options ``merge`` reads (flag and ini key, as pytest's).
-MERGE_OPTIONS = ("min_mean", "max_unsupported_rate", "max_unscored_rate", "report", "markdown",
+MERGE_OPTIONS = ("min_mean", "max_unsupported_rate", "max_unscored_rate",
+                 "min_citation_precision", "max_misattributed", "report", "markdown",
                  "html", "pr_comment", "storage", "save", "autosave", "compare", "compare_fail",
                  "compare_alpha")
 
@@ -248,10 +249,12 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     """
     from .reports import terminal
     from .runs.merge import (
+        THRESHOLDS,
         MergeError,
         check_shards,
         load_shards,
         merge_shards,
+        merged_gate,
         merged_git,
         recheck_supported,
     )
@@ -264,7 +267,8 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     try:
         shards = load_shards(args.runs)
         notes = check_shards(shards, allow_mixed=args.allow_mixed, expect=args.expect)
-        session = FaithfulnessSession(gate=settings.gate_config(), report_path=settings.report)
+        gate = merged_gate(shards, settings.gate_config(), _flags_given(args, THRESHOLDS))
+        session = FaithfulnessSession(gate=gate, report_path=settings.report)
         merge_shards(shards, session)
     except MergeError as exc:
         raise UsageError(str(exc)) from None
@@ -286,6 +290,15 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     for line in lines:
         print(terminal.terminal_text(line), file=out)
     return EXIT_OK if session.exitstatus == 0 else EXIT_FAILED
+
+
+def _flags_given(args: argparse.Namespace, names: Iterable[str]) -> set[str]:
+    """Which of the ``names`` (``Settings`` option names) were set by a flag of ``merge``."""
+    from .settings import Settings
+
+    options = {o.dest: o for o in Settings.options()}
+    return {n for n in names if getattr(args, options["faithfulness_" + n].dest, None)
+            is not None}
 
 
 def _judge(session: Any, settings: Any, git: Any) -> None:

@@ -277,7 +277,8 @@ class FaithfulnessSession:
                                           if id(r) in index],
                            expected_misses=[index[id(r)] for r in self.expected_misses
                                             if id(r) in index],
-                           test_exitstatus=self.test_exitstatus, full=full)
+                           test_exitstatus=self.test_exitstatus, full=full,
+                           gate=self.gate.model_dump(mode="json"))
 
     def save_run(self, storage: str | Path, name: str, git: Any = None) -> Path:
         """Save this run in the ``storage`` folder (``NNNN_<name>.json``); returns the path.

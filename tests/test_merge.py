@@ -324,3 +324,74 @@ def test_a_supported_verdict_edited_into_a_shard_is_not_believed(
     assert claim["verdict"]["label"] == "unsupported"
     assert claim["judge_verdict"]["rationale"] == "forged"
     assert "GATE FAILED" in printed and "does not check out" in printed
+
+
+CITED = '''
+PASSAGES = [
+    {"id": "doc-11", "text": "The Model K7 kettle holds 1.7 litres of water."},
+    {"id": "doc-12", "text": "The Model K7 kettle comes with a 2-year warranty."},
+]
+ANSWER = ("The Model K7 kettle holds 1.7 litres of water [doc-12]. "
+          "The Model K7 kettle comes with a 2-year warranty [doc-12].")
+
+
+def test_cited(assert_faithful):
+    assert_faithful(ANSWER, PASSAGES)
+'''
+
+
+@pytest.mark.parametrize("where", ["ini", "addopts", "one-job-flag"])
+@pytest.mark.parametrize("threshold, value, failure", [
+    ("max-misattributed", "1", "misattributed"),
+    ("min-citation-precision", "0.9", "citation precision"),
+    ("min-mean", "0.99", "min mean"),
+])
+def test_merge_applies_every_threshold_the_shards_ran_with(
+        pytester: pytest.Pytester, capsys: pytest.CaptureFixture, where: str, threshold: str,
+        value: str, failure: str) -> None:
+    """Found by a new user: merge dropped the citation thresholds and any threshold set in
+    ``addopts`` or on one job's command line, so every job and the merge passed while one run
+    of the whole suite failed."""
+    key = "faithfulness_" + threshold.replace("-", "_")
+    ini = {"ini": f"{key} = {value}\n",
+           "addopts": f"addopts = --faithfulness-{threshold} {value}\n",
+           "one-job-flag": ""}[where]
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n" + ini)
+    for name in ("s1", "s2"):
+        (pytester.path / f"test_{name}.py").write_text(CITED)
+    pytester.makepyfile(test_wrong='''
+        def test_wrong(assert_faithful):  # recorded only: its test passes, the mean drops
+            assert_faithful("The Model K7 kettle holds 1.7 litres of water. It is made of glass.",
+                            [{"id": "p1", "text": "The Model K7 kettle holds 1.7 litres of water."}],
+                            record_only=True)
+    ''')
+    whole = pytester.runpytest(*(["--faithfulness-" + threshold, value]
+                                 if where == "one-job-flag" else []))
+    assert whole.ret == 1, whole.stdout.str()
+    assert failure in whole.stdout.str()
+    jobs = [("test_s1.py", []), ("test_s2.py", []), ("test_wrong.py", [])]
+    if where == "one-job-flag":
+        jobs[0] = ("test_s1.py", ["--faithfulness-" + threshold, value])
+    for n, (path, extra) in enumerate(jobs, start=1):
+        pytester.runpytest(path, *extra, "--faithfulness-storage", "shards",
+                           "--faithfulness-save", f"shard{n}")
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(pytester.path)
+        status = cli_main(["merge", "shards", "--expect", "3", "--faithfulness-report", "m.json"])
+    report = json.loads((pytester.path / "m.json").read_text())
+    assert status == 1, capsys.readouterr().out
+    assert report["gate"][key.removeprefix("faithfulness_")] == float(value)
+    assert any(failure in f for f in report["gate"]["failures"]), report["gate"]["failures"]
+
+
+def test_merge_refuses_a_run_whose_answer_list_and_records_disagree(
+        sharded: pytest.Pytester, capsys: pytest.CaptureFixture) -> None:
+    shards = _shards(sharded)
+
+    def swap(data):
+        data["results"][0]["test_id"] = "test_z.py::test_elsewhere"
+
+    broken = _edited(shards[0], sharded.path / "swapped", swap)
+    err = _refused(sharded.path, [broken, *shards[1:]], capsys)
+    assert "its answer list and its full answer records name different tests" in err

@@ -11,6 +11,10 @@ runs kept their full answer records; an incomplete (interrupted) shard; shards o
 judges, prompt versions or commits (unless ``allow_mixed``); the same test id in two shards;
 with ``expect``, a number of shards other than expected.
 
+The session thresholds: the strictest of the ini file's and those each shard ran with
+(``merged_gate``; ``merge``'s flags override), so a threshold set only in ``addopts`` or on one
+job's command line is not dropped.
+
 Not believed without a check: a saved run is a file that anything may have written or edited.
 Every ``supported`` verdict is held to the quote check again (``recheck_supported``, the
 pipeline's ``verification.check_verdict``); one whose evidence does not check out is counted as
@@ -34,7 +38,12 @@ from typing import Any
 from .saved import BaselineError, GitInfo, SavedRun, load_run
 
 __all__ = ["MergeError", "Shard", "load_shards", "check_shards", "merge_shards",
-           "natural_key", "merged_git", "merged_test_exitstatus", "recheck_supported"]
+           "natural_key", "merged_git", "merged_gate", "merged_test_exitstatus",
+           "recheck_supported", "THRESHOLDS"]
+
+#: The session thresholds (``gate.GateConfig`` fields) a saved run records and a merge applies.
+THRESHOLDS = ("min_mean", "max_unsupported_rate", "max_unscored_rate", "min_citation_precision",
+              "max_misattributed")
 
 
 class MergeError(ValueError):
@@ -97,6 +106,10 @@ def load_shards(paths: Iterable[str | Path]) -> list[Shard]:
         if run.answers and len(run.results) != len(run.answers):
             raise MergeError(f"{path} has no full answer records (saved by an older "
                              "pytest-faithfulness): save the shard again with this version")
+        if [r.get("test_id") if isinstance(r, dict) else None for r in run.results] != \
+                [a.test_id for a in run.answers]:
+            raise MergeError(f"{path}: its answer list and its full answer records name "
+                             "different tests (was the file edited?)")
         shards.append(Shard(path, run))
     return shards
 
@@ -257,3 +270,34 @@ def recheck_supported(session: Any, shards: Sequence[Shard] = ()) -> list[str]:
                 f"verdict whose evidence does not check out: {'; '.join(rejected)}; it is "
                 "counted as unsupported (was the saved run edited?)")
     return failures
+
+
+def merged_gate(shards: Sequence[Shard], configured: Any, given: Iterable[str] = ()) -> Any:
+    """The session thresholds of the merged gate, as a ``gate.GateConfig``.
+
+    Each threshold named in ``given`` (set by a flag of ``merge``) comes from ``configured``.
+    Every other one is the strictest of ``configured``'s (the ini file ``merge`` reads) and
+    the values the shards ran with (saved in each run, wherever pytest took them from: the ini
+    file, ``addopts``, ``PYTEST_ADDOPTS`` or a flag of that job): the highest ``min_*``, the
+    lowest ``max_*``, a bound set anywhere applied. So a threshold a shard ran with is never
+    dropped by the merge, and shards that ran with different thresholds get the strictest.
+    """
+    from ..gate import GateConfig
+
+    given = set(given)
+    data = configured.model_dump()
+    for name in THRESHOLDS:
+        if name in given:
+            continue
+        values = [getattr(configured, name)] + [s.run.gate.get(name) for s in shards]
+        values = [v for v in values if v is not None]
+        if not values:
+            continue
+        strictest = max(values) if name.startswith("min_") else min(values)
+        if strictest != data[name]:
+            data[name] = strictest
+            if name == "max_unscored_rate":
+                data["max_unscored_rate_is_default"] = all(
+                    s.run.gate.get("max_unscored_rate_is_default", False) for s in shards
+                    if s.run.gate.get(name) == strictest)
+    return GateConfig.model_validate(data)

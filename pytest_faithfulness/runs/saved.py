@@ -192,6 +192,9 @@ class SavedRun(_Loose):
             in xfail tests.
         test_exitstatus: pytest's own exit status before the faithfulness gate was ORed in
             (``None`` when unknown: a run saved from a script).
+        gate: the session thresholds the run applied (``gate.GateConfig`` as JSON, wherever
+            they were set: ini, ``addopts``, flags); empty in files saved before this field
+            existed. ``runs.merge`` applies them to the merged shards.
     """
 
     format: str = SAVED_RUN_FORMAT
@@ -210,6 +213,7 @@ class SavedRun(_Loose):
     silent_misses: list[int] = Field(default_factory=list)
     expected_misses: list[int] = Field(default_factory=list)
     test_exitstatus: int | None = None
+    gate: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
     def of(cls, results: list[AnswerResult], summary: SessionSummary, *, name: str = "run",
@@ -217,7 +221,7 @@ class SavedRun(_Loose):
            gate_failures: Iterable[str] = (), incomplete_reason: str | None = None,
            judge_names: Iterable[str] = (), silent_misses: Iterable[int] = (),
            expected_misses: Iterable[int] = (), test_exitstatus: int | None = None,
-           full: bool = True) -> SavedRun:
+           full: bool = True, gate: dict[str, Any] | None = None) -> SavedRun:
         """Build the saved form of a session's results (``created`` is now, in UTC);
         ``incomplete_reason`` marks a run that did not judge every answer. ``full=False``
         leaves ``results`` empty (a comparison needs only ``answers``)."""
@@ -230,7 +234,8 @@ class SavedRun(_Loose):
                    answers=[SavedAnswer.of(r, i) for i, r in enumerate(results, start=1)],
                    results=[r.model_dump(mode="json") for r in results] if full else [],
                    judge_names=list(judge_names), silent_misses=list(silent_misses),
-                   expected_misses=list(expected_misses), test_exitstatus=test_exitstatus)
+                   expected_misses=list(expected_misses), test_exitstatus=test_exitstatus,
+                   gate=dict(gate or {}))
 
     def label(self) -> str:
         """``name (commit abc1234, created ...)`` for headers."""
