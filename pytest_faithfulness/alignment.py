@@ -31,7 +31,9 @@ aside with reasons. Rules, in order:
    times and names twice. A claim whose words or numbers are not in the answer gets no spans
    and a note saying its source was not found.
 4. **Structure.** HTML comments and tags (``<!-- ... -->``, ``<br>``) are markup, set aside
-   (``"markup"``) and left out of every sentence. Fenced code blocks, and headings, label lines ("Key features:"), whole-bold
+   (``"markup"``) and left out of every sentence; only tags of HTML elements count
+   (``decomposition.markup_spans``): other text in angle brackets, and the value of an
+   attribute a reader sees (``alt``, ``title``), is text and judged. Fenced code blocks, and headings, label lines ("Key features:"), whole-bold
    lines and table header rows of at most eight words are Markdown structure (the offline
    decomposer's rule 1), not assertions: they
    need no claim and, when the decomposer did not list them, are recorded as set aside by

@@ -1153,15 +1153,71 @@ def _place(answer: str, lo: int, hi: int, pieces):
         yield (kind, payload, _trim(answer, bounds[i], bounds[i + 1]))
 
 
-#: HTML markup: a comment (``<!-- ... -->``) or a tag (``<br>``, ``<p class="x">``, ``</b>``).
-_MARKUP = re.compile(r"<!--.*?(?:-->|$)|</?[A-Za-z][\w-]*(?:\s[^<>\n]*)?/?>", re.DOTALL)
+#: HTML markup: a comment (``<!-- ... -->``) or something shaped like a tag (``<br>``,
+#: ``<p class="x">``, ``</b>``); ``markup_spans`` decides whether a tag shape is a tag.
+_MARKUP = re.compile(r"<!--.*?(?:-->|$)|</?([A-Za-z][\w-]*)((?:\s[^<>\n]*)?)/?>", re.DOTALL)
+#: The elements of HTML (WHATWG HTML Living Standard, section 4, plus the obsolete ones that
+#: browsers still render, and SVG / MathML roots): a tag of any other name is text to a
+#: reader (``<Sale items can be refunded.>``), unless it names a custom element (lower case
+#: with a hyphen, as the standard requires).
+HTML_ELEMENTS = frozenset("""a abbr address area article aside audio b base bdi bdo blockquote
+    body br button canvas caption cite code col colgroup data datalist dd del details dfn dialog
+    div dl dt em embed fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 head header
+    hgroup hr html i iframe img input ins kbd label legend li link main map mark menu meta meter
+    nav noscript object ol optgroup option output p param picture pre progress q rp rt ruby s
+    samp script search section select slot small source span strong style sub summary sup table
+    tbody td template textarea tfoot th thead time title tr track u ul var video wbr center font
+    big tt strike nobr svg math path g circle rect line""".split())
+#: Attributes a tag may carry without a value (the standard's boolean attributes); any other
+#: bare word inside a tag shape (``<b and sale items can be refunded>``) makes it text.
+BOOLEAN_ATTRIBUTES = frozenset("""allowfullscreen async autofocus autoplay checked controls
+    default defer disabled formnovalidate hidden inert ismap itemscope loop multiple muted
+    nomodule novalidate open playsinline readonly required reversed selected""".split())
+#: Attributes whose value a reader sees or hears (alt text, tooltips, screen readers): their
+#: text is judged like the answer's, not set aside with the tag.
+VISIBLE_ATTRIBUTES = frozenset({"alt", "title", "aria-label", "placeholder", "label", "summary",
+                                "aria-description"})
+_ATTRIBUTE = re.compile(r"""\s*([^\s"'<>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
 
 
 def markup_spans(answer: str) -> list[tuple[int, int]]:
     """Character spans of the HTML comments and tags in ``answer``: markup, not text. The
     offline decomposer sets each aside (reason ``"markup"``) and reads it as a space; the
-    pipeline's alignment needs no claim for it."""
-    return [m.span() for m in _MARKUP.finditer(answer)]
+    pipeline's alignment needs no claim for it.
+
+    A tag shape counts as a tag only when its name is an HTML element (``HTML_ELEMENTS``) or
+    a custom element, and every bare word in it is a boolean attribute
+    (``BOOLEAN_ATTRIBUTES``); otherwise it is text a reader of the answer sees, and is judged.
+    The value of an attribute a reader sees (``VISIBLE_ATTRIBUTES``: ``alt``, ``title``, ...)
+    is left out of the tag's spans, so it is judged too.
+    """
+    spans: list[tuple[int, int]] = []
+    for m in _MARKUP.finditer(answer):
+        if m.group(1) is None:  # a comment
+            spans.append(m.span())
+            continue
+        name = m.group(1)
+        if name.lower() not in HTML_ELEMENTS and not (name.islower() and "-" in name):
+            continue
+        attributes, at = m.group(2), m.start(2)
+        visible: list[tuple[int, int]] = []
+        tag = True
+        for a in _ATTRIBUTE.finditer(attributes):
+            key, value = a.group(1).lower(), a.group(2)
+            if value is None and key not in BOOLEAN_ATTRIBUTES:
+                tag = False
+                break
+            if value is not None and key in VISIBLE_ATTRIBUTES and re.search(r"[^\W\d_]", value):
+                quoted = value[:1] in "\"'"
+                visible.append((at + a.start(2) + quoted, at + a.end(2) - quoted))
+        if not tag:
+            continue
+        start = m.start()
+        for s, e in visible:
+            spans.append((start, s))
+            start = e
+        spans.append((start, m.end()))
+    return spans
 
 
 def _cut(answer: str, span: tuple[int, int], markup: list[tuple[int, int]]

@@ -195,3 +195,34 @@ def test_the_claim_carries_the_reply(answer, claim):
 ])
 def test_interrogatives_and_elliptical_questions_stay_questions(text):
     assert non_assertive_reason(text) == "question"
+
+
+#: Text in angle brackets that is not an HTML tag, or that a reader sees as alt text or a
+#: tooltip, is text of the answer (found by a new user: set aside as "markup", never scored).
+NOT_MARKUP = [
+    "Gift cards expire after one year. <Sale items can be refunded too.>",
+    "Gift cards expire after one year <and sale items can be refunded>.",
+    "Gift cards expire after one year <b and sale items can be refunded>.",
+    'Gift cards expire after one year. <img alt="Sale items can be refunded in cash" '
+    'src="sale.png">',
+    'Gift cards expire after one year. <span title="Sale items can be refunded">Details</span>',
+]
+
+
+@pytest.mark.parametrize("answer", NOT_MARKUP)
+def test_text_in_a_tag_shape_a_reader_sees_is_judged(offline, answer):
+    result = evaluate(answer, POLICY, offline)
+    assert result.status == "scored", [(d.text, d.reason) for d in result.dropped]
+    assert result.score < 1, [(c.text, c.label) for c in result.claims]
+    assert not any("Sale items can be refunded" in d.text and d.reason == "markup"
+                   for d in result.dropped)
+
+
+@pytest.mark.parametrize("answer", NOT_MARKUP)
+def test_text_in_a_tag_shape_an_llm_decomposer_sets_aside_is_judged(chat_server, answer):
+    true = "Gift cards expire after one year." if "Gift" in answer else \
+        "Refunds are issued within 14 days of a return being received."
+    chat_server.handler = judge_model(claims_reply([true], []), supports_verbatim)
+    result = evaluate(answer, POLICY_LLM, make_judge(chat_server))
+    assert result.status == "scored", [(d.text, d.reason) for d in result.dropped]
+    assert result.score < 1, [(c.text, c.label, c.note) for c in result.claims]
