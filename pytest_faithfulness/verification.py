@@ -22,6 +22,7 @@ Two things live here:
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -61,6 +62,10 @@ MIN_QUOTE_SHARED_WORDS = 1
 #: A quote that carries ``supported`` holds at least this share of the claim's content words,
 #: and every name and number of the claim.
 QUOTE_CLAIM_COVERAGE = 0.75
+#: ... and at least this share of the content words of each part of the claim (its clauses
+#: and comma-separated parts), so that "Refunds take 14 days, and sale items can be
+#: refunded" is not carried by a quote of its first part alone.
+QUOTE_PART_COVERAGE = 0.5
 
 
 def check_verdict(verdict: Verdict, passages: list[Passage],
@@ -144,6 +149,15 @@ def _quote_problem(quote: str, cited: list[Passage], label: str,
         return (f"supported verdict's quote {_clip(quote)!r} covers {len(shared)} of the "
                 f"claim's {n} content words; needs at least {QUOTE_CLAIM_COVERAGE:.0%} "
                 "(all but one of three or fewer)")
+    if len(cf.parts) > 1:  # "X, and Y": a short clause must not ride along with a long one
+        for part in cf.parts:
+            words = part - _FILLERS
+            missing = words - qf.content
+            if words and len(words) - len(missing) < math.ceil(QUOTE_PART_COVERAGE * len(words)):
+                return (f"supported verdict's quote {_clip(quote)!r} does not carry a part of "
+                        f"the claim ({', '.join(sorted(missing))}); each part of a claim "
+                        f"(clauses, comma-separated parts) needs at least "
+                        f"{QUOTE_PART_COVERAGE:.0%} of its content words in the quote")
     if flipped := sorted(w for w, neg in cf.polar if w in qf.content and (w, neg) not in qf.polar):
         return (f"supported verdict's quote {_clip(quote)!r} is negated where the claim is not "
                 f"(or the reverse): {', '.join(flipped)}")
@@ -249,6 +263,8 @@ _PHRASES = (
     (re.compile(r"\bu\.s\.(?:a\.)?|\bunited states(?: of america)?\b|\busa\b"), " us "),
     (re.compile(r"\bu\.k\.|\bunited kingdom\b"), " uk "),
     (re.compile(r"\bn'(?=[aeiouyh\u00e9\u00e8\u00ea])"), " ne "),  # French "n'est"
+    # "it is false that P" negates P as "not" does ("it is not true that" has its "not")
+    (re.compile(r"\bit(?: is|'s| was) (?:false|untrue|incorrect|wrong) that\b"), " not "),
 )
 #: Any of ``_PHRASES``: when none occurs in a text, folding the phrases changes nothing (each
 #: substitution could only act on what an earlier one wrote), so the loop is skipped.

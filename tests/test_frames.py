@@ -226,3 +226,44 @@ def test_text_in_a_tag_shape_an_llm_decomposer_sets_aside_is_judged(chat_server,
     result = evaluate(answer, POLICY_LLM, make_judge(chat_server))
     assert result.status == "scored", [(d.text, d.reason) for d in result.dropped]
     assert result.score < 1, [(c.text, c.label, c.note) for c in result.claims]
+
+
+#: A short false part riding along with a long true one (found by a new user: the quote of the
+#: true part carried 75% of the claim's words, so the claim passed), and "it is false that".
+RIDERS = [
+    ("Gift cards expire after one year, and sale items can be refunded.",
+     "Gift cards expire after one year."),
+    ("Gift cards expire after one year, so sale items can be refunded.",
+     "Gift cards expire after one year."),
+    ("Gift cards expire after one year, but not for members.",
+     "Gift cards expire after one year."),
+    ("Gift cards, which are sold in every store, expire after one year.",
+     "Gift cards expire after one year."),
+    ("It is false that gift cards expire after one year.", "Gift cards expire after one year."),
+]
+
+
+@pytest.mark.parametrize("claim, quote", RIDERS)
+def test_a_part_of_a_claim_the_quote_does_not_carry_is_not_supported(offline, claim, quote):
+    from pytest_faithfulness.records import Passage, Verdict
+    from pytest_faithfulness.verification import check_verdict
+
+    passages = [Passage(id=str(i), text=t) for i, t in enumerate(POLICY, 1)]
+    accepted, reason = check_verdict(Verdict("supported", passage_ids=["2"], quote=quote),
+                                     passages, claim)
+    assert accepted.label == "unsupported" and reason, reason
+    result = evaluate(claim, POLICY, offline)
+    assert result.score < 1, [(c.text, c.label) for c in result.claims]
+
+
+def test_a_claim_whose_every_part_the_quote_carries_is_still_supported(offline):
+    from pytest_faithfulness.records import Passage, Verdict
+    from pytest_faithfulness.verification import check_verdict
+
+    passage = Passage(id="1", text="Gift cards, sold online and in stores, expire after one year.")
+    for claim in ("Gift cards expire after one year.",
+                  "Gift cards, sold online and in stores, expire after one year.",
+                  "Gift cards expire after one year, online and in stores."):
+        accepted, reason = check_verdict(Verdict("supported", passage_ids=["1"],
+                                                 quote=passage.text), [passage], claim)
+        assert reason is None and accepted.label == "supported", (claim, reason)
