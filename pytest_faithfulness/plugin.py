@@ -36,6 +36,8 @@ WORKER_OUTPUT_KEY = "faithfulness"
 PROGRESS_KEY = pytest.StashKey[dict]()
 LEDGER_KEY = pytest.StashKey[str]()  # the run's shared budget ledger (a directory)
 LEDGER_INPUT = "faithfulness_budget_ledger"  # its path in an xdist worker's workerinput
+RATE_KEY = pytest.StashKey[str]()  # the run's shared rate ledger (a directory)
+RATE_INPUT = "faithfulness_rate_ledger"
 
 _INCOMPLETE_EXIT = {
     pytest.ExitCode.INTERRUPTED: "the session was interrupted (exit status 2)",
@@ -63,6 +65,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[RUN_KEY] = tracker
     config.pluginmanager.register(tracker, "faithfulness-run-tracker")
     _budget_ledger(config)
+    _rate_ledger(config)
 
 
 def _warn_ignored_options(config: pytest.Config, settings: Settings) -> None:
@@ -82,39 +85,56 @@ def _warn_ignored_options(config: pytest.Config, settings: Settings) -> None:
 
 def _budget_ledger(config: pytest.Config) -> None:
     """With ``--faithfulness-budget-usd``: refuse a model litellm's price map cannot price,
-    and give the run one ledger of spend that every xdist worker shares (the controller
-    creates it and passes its path in ``workerinput``; it is removed at the end)."""
+    and give the run one ledger of spend that every xdist worker shares (``_run_folder``)."""
     settings = get_settings(config)
     if settings.budget_usd is None:
         return
-    if _is_worker(config):
-        ledger = config.workerinput.get(LEDGER_INPUT)
-        if ledger:
-            config.stash[LEDGER_KEY] = ledger
-        return
-    spec = (settings.judge or "offline").strip()
-    if spec.lower() not in ("offline", "offline-heuristic", "offline-nli"):
-        from .accounting import model_is_priced
+    if not _is_worker(config):
+        spec = (settings.judge or "offline").strip()
+        if spec.lower() not in ("offline", "offline-heuristic", "offline-nli"):
+            from .accounting import model_is_priced
 
-        if not model_is_priced(spec):
-            raise pytest.UsageError(
-                f"--faithfulness-budget-usd cannot apply to {spec!r}: litellm's bundled price "
-                "map has no price for it, so its calls would cost $0 against the budget; use "
-                "a priced model string or drop the budget")
+            if not model_is_priced(spec):
+                raise pytest.UsageError(
+                    f"--faithfulness-budget-usd cannot apply to {spec!r}: litellm's bundled "
+                    "price map has no price for it, so its calls would cost $0 against the "
+                    "budget; use a priced model string or drop the budget")
+    _run_folder(config, LEDGER_KEY, LEDGER_INPUT, "faithfulness-budget-")
+
+
+def _rate_ledger(config: pytest.Config) -> None:
+    """With ``--faithfulness-max-rpm`` / ``-max-tpm``: one rate ledger for every xdist worker
+    of this run, and for this run only (``_run_folder``): a later run, or a CI machine that
+    restores the verdict cache, does not wait out an earlier run's spacing."""
+    settings = get_settings(config)
+    if settings.max_rpm is not None or settings.max_tpm is not None:
+        _run_folder(config, RATE_KEY, RATE_INPUT, "faithfulness-rate-")
+
+
+def _run_folder(config: pytest.Config, key: Any, input_name: str, prefix: str) -> None:
+    """A folder for this run alone, shared by its xdist workers: the controller creates it
+    (removed at the end) and passes its path in ``workerinput[input_name]``; it is kept in
+    ``config.stash[key]``."""
+    if _is_worker(config):
+        folder = config.workerinput.get(input_name)
+        if folder:
+            config.stash[key] = folder
+        return
     import shutil
     import tempfile
 
-    ledger = tempfile.mkdtemp(prefix="faithfulness-budget-")
-    config.add_cleanup(lambda: shutil.rmtree(ledger, ignore_errors=True))
-    config.stash[LEDGER_KEY] = ledger
+    folder = tempfile.mkdtemp(prefix=prefix)
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    config.stash[key] = folder
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """pytest-xdist: hand the run's budget ledger to each worker."""
-    ledger = node.config.stash.get(LEDGER_KEY, None)
-    if ledger:
-        node.workerinput[LEDGER_INPUT] = ledger
+    """pytest-xdist: hand the run's budget and rate ledgers to each worker."""
+    for key, input_name in ((LEDGER_KEY, LEDGER_INPUT), (RATE_KEY, RATE_INPUT)):
+        folder = node.config.stash.get(key, None)
+        if folder:
+            node.workerinput[input_name] = folder
 
 
 def get_settings(config: pytest.Config) -> Settings:
@@ -167,10 +187,10 @@ def faithfulness_judge(pytestconfig: pytest.Config):
         options["temperature"] = settings.temperature
     rate = None
     if settings.max_rpm is not None or settings.max_tpm is not None:
-        from .ratelimit import LEDGER_DIR, RateLimiter
+        from .ratelimit import RateLimiter
 
         rate = RateLimiter(settings.max_rpm, settings.max_tpm,
-                           ledger=settings.cache_path / LEDGER_DIR)
+                           ledger=pytestconfig.stash.get(RATE_KEY, None))
         options["rate"] = rate
     judge = pytestconfig.hook.pytest_faithfulness_make_judge(config=pytestconfig)
     if judge is None:

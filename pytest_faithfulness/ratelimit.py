@@ -2,8 +2,9 @@
 ``--faithfulness-max-tpm``): the rate limit of one API key, shared by pytest-xdist workers.
 
 Like the run-wide budget (``accounting.Budget``), the state lives in a diskcache ledger that
-every process opens (a folder in the verdict cache directory), so ``-n 8`` keeps to the same
-rate as one process. Updates are diskcache transactions (sqlite, atomic across processes).
+every process of the run opens (a temporary folder the plugin creates for the run and removes
+at its end: a later run, or a CI machine that restores the verdict cache, starts afresh), so
+``-n 8`` keeps to the same rate as one process. Updates are diskcache transactions (sqlite, atomic across processes).
 
 Requests: each request reserves the next free start time, spaced ``60 / max_rpm`` seconds
 after the one before (no burst), and waits until then; so between any two requests of the
@@ -27,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-#: The ledger's folder inside the verdict cache directory.
+#: A name for the ledger's folder (the plugin uses a temporary folder of its own per run).
 LEDGER_DIR = "rate-ledger"
 _NEXT_REQUEST = "next_request_at"
 _TOKENS_FREE = "tokens_free_at"
