@@ -157,7 +157,9 @@ class CacheStats:
     Attributes:
         directory: the cache directory.
         entries: entries stored.
-        verdicts: verify entries by label (``supported``, ``contradicted``, ``unsupported``).
+        verdicts: verify entries by label (``supported``, ``contradicted``, ``unsupported``),
+            as the judge replied: the cache keeps replies, and the quote check that may turn
+            a reply's ``supported`` into ``unsupported`` runs each time one is used.
         decompositions: decompose entries.
         other: entries that are neither (invalid, or of another schema).
         signed: entries stored signed.
@@ -181,6 +183,8 @@ class CacheStats:
         out = [f"cache: {self.directory}",
                f"entries: {self.entries} ({sum(self.verdicts.values())} verdicts: {labels}; "
                f"{self.decompositions} decompositions; {self.other} other)",
+               "verdicts are counted as the judge gave them, before the quote check each run "
+               "holds them to",
                f"signed: {self.signed} of {self.entries}"]
         if self.bad_signatures is not None:
             out.append(f"signatures that do not match the signing key: {self.bad_signatures}")

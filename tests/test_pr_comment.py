@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from faithfulness_ci_suite import to_v2
 
@@ -117,3 +119,13 @@ def test_confidence_intervals_are_shown_when_the_summary_has_them():
     plain = pr_comment(session.results, summary.model_copy(update={"ci": None}), [], [],
                        verdict=run_verdict([]))
     assert "CI" not in plain
+
+
+def test_quoted_text_never_mentions_anyone_on_github():
+    """Found by a new user: "@security-team" in a failing claim would notify the team."""
+    from pytest_faithfulness.reports.markdown import md_escape
+
+    for text in ("Escalate to @security-team now.", "Ask @octocat.", "mail a@b.example"):
+        escaped = md_escape(text)
+        assert not re.search(r"@[\w-]", escaped), escaped
+        assert escaped.replace("\u200b", "") == text

@@ -21,18 +21,21 @@ from .verdict import (
 )
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+_MENTION = re.compile(r"@(?=[\w-])")
 
 
 def md_escape(text: Any, limit: int | None = 300) -> str:
     """``text`` as inert Markdown table-cell text: sanitised (``text.printable``: controls,
     bidirectional and invisible characters shown as escapes), HTML-escaped (``&``, ``<``,
     ``>``), the characters that make emphasis, code, links and cells (``\\ ` * _ [ ] | ~``)
-    backslash-escaped, newlines folded to spaces, cut to ``limit`` characters."""
+    backslash-escaped, newlines folded to spaces, cut to ``limit`` characters. An ``@``
+    before a name gets a zero-width space after it, so quoted text ("ask @security-team")
+    never mentions, and notifies, anyone on GitHub."""
     text = " ".join(printable(text).split())
     if limit is not None and len(text) > limit:
         text = text[: limit - 1] + "…"
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    return _MENTION.sub("@\u200b", _MD_SPECIAL.sub(r"\\\1", text))
 
 
 _HEADING = {"incomplete": "⚠️ incomplete", "failed": "❌ gate failed", "passed": "✅ gate passed"}

@@ -270,8 +270,8 @@ def _comparison_sections(out: _Budget, comparison: Any) -> None:
         block = ["<details><summary>"
                  f"{len(comparison.added)} answer(s) added, {len(comparison.removed)} removed"
                  "</summary>", ""]
-        block += [f"- added: `{md_escape(t, 300)}`" for t in comparison.added[:200]]
-        block += [f"- removed: `{md_escape(t, 300)}`" for t in comparison.removed[:200]]
+        block += [f"- added: {md_escape(t, 300)}" for t in comparison.added[:200]]
+        block += [f"- removed: {md_escape(t, 300)}" for t in comparison.removed[:200]]
         if not out.add(block + ["", "</details>", ""], counted=True):
             out.add(["<details><summary>"
                      f"{len(comparison.added)} answer(s) added, {len(comparison.removed)} "
