@@ -280,10 +280,11 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     session.exitstatus = _exit_status(session.test_exitstatus, session)
     session.write_outputs(**settings.output_files(git))
     session.exitstatus = _exit_status(session.test_exitstatus, session)
-    lines = [f"merged {len(shards)} shard(s): {', '.join(str(s.path) for s in shards)}"]
-    lines += session.terminal_lines()
-    if session.report_path is not None:
-        lines.append(f"JSON report: {session.report_path}")
+    print(terminal.terminal_text(f"merged {len(shards)} shard(s): "
+                                 f"{', '.join(str(s.path) for s in shards)}"), file=out)
+    for line in session.terminal_lines():  # sanitised already; an answer's details keep their
+        print(line, file=out)              # own lines, as pytest prints them
+    lines = [f"JSON report: {session.report_path}"] if session.report_path is not None else []
     lines += session.ci_notes + session.comparison_lines()
     outcome = session.run_verdict(exit_failed=session.exitstatus != 0)
     lines += terminal.verdict_lines(list(session.failures), outcome)

@@ -324,6 +324,8 @@ def test_a_supported_verdict_edited_into_a_shard_is_not_believed(
     assert claim["verdict"]["label"] == "unsupported"
     assert claim["judge_verdict"]["rationale"] == "forged"
     assert "GATE FAILED" in printed and "does not check out" in printed
+    # an answer's claims print on their own lines, as pytest prints them (found by a new user)
+    assert re.search(r"^  \[\d+\] (?:UNSUPPORTED|CONTRADICTED): ", printed, flags=re.M)
 
 
 CITED = '''
