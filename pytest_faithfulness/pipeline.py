@@ -189,7 +189,7 @@ async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]],
             claim_result.verdict = accepted
             if reason:
                 claim_result.judge_verdict = verdict
-                _add_note(claim_result, reason)
+                claim_result.add_note(reason)
             return
 
 
@@ -213,22 +213,19 @@ async def _verify_cited(claim_result: ClaimResult, citation: Any, passages: list
             claim_result.verdict, claim_result.judge_verdict = first.verdict, first.judge_verdict
             claim_result.votes, claim_result.unstable = first.votes, first.unstable
             if first.note:
-                _add_note(claim_result, first.note)
+                claim_result.add_note(first.note)
             settled = True
     if not settled:
         await _verify_claim(claim_result, windows, judge, semaphore)
     claim_result.citation = citation_label(claim_result.verdict, citation)  # type: ignore[assignment]
     if citation.note():
-        _add_note(claim_result, citation.note())
+        claim_result.add_note(citation.note())
     if claim_result.citation == "misattributed" and not citation.unknown:
         verdict = claim_result.verdict
-        _add_note(claim_result, f"misattributed: supported by "
-                  f"{', '.join(verdict.passage_ids) or 'a passage'}, which it does not cite "
-                  f"(it cites {', '.join(citation.passage_ids)})" if verdict else "misattributed")
-
-
-def _add_note(claim_result: ClaimResult, note: str) -> None:
-    claim_result.note = f"{claim_result.note}; {note}" if claim_result.note else note
+        claim_result.add_note(f"misattributed: supported by "
+                              f"{', '.join(verdict.passage_ids) or 'a passage'}, which it does "
+                              f"not cite (it cites {', '.join(citation.passage_ids)})"
+                              if verdict else "misattributed")
 
 
 def verify_claim(claim: str, passages: Any, judge: Any, *,
@@ -376,7 +373,7 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
         result.error = redact(f"judge returned no verdict for {len(missing)} of "
                               f"{len(result.claims)} claim(s){detail}")
         for claim_result, exc in failures:
-            _add_note(claim_result, redact(f"verify failed: {type(exc).__name__}: {exc}"))
+            claim_result.add_note(redact(f"verify failed: {type(exc).__name__}: {exc}"))
         return result
     result.status = "scored"
     return result

@@ -273,6 +273,10 @@ class ClaimResult(BaseModel):
         """True only for an accepted ``supported`` verdict."""
         return self.label == "supported"
 
+    def add_note(self, note: str) -> None:
+        """Append ``note`` to ``note`` (``"; "`` between remarks)."""
+        self.note = f"{self.note}; {note}" if self.note else note
+
 
 class AnswerResult(BaseModel):
     """The faithfulness of one answer.

@@ -261,7 +261,7 @@ def recheck_supported(session: Any, shards: Sequence[Shard] = ()) -> list[str]:
             if reason is None:
                 continue
             claim.judge_verdict, claim.verdict = verdict, accepted
-            claim.note = f"{claim.note}; {reason}" if claim.note else reason
+            claim.add_note(reason)
             rejected.append(f"claim {n} ({reason})")
         if rejected:
             where = sources.get(result.test_id)
