@@ -337,10 +337,15 @@ def _answer_marks(r: AnswerResult, index: int = 1) -> str:
     return _highlight(r.answer, spans, numbered=f"a{index}-c")
 
 
+def _failing(r: AnswerResult) -> bool:
+    """What the ``failing`` filter shows: an answer that failed its thresholds or errored,
+    or has a claim that is not supported."""
+    return (not r.passed) or r.not_supported > 0
+
+
 def _filter_attrs(r: AnswerResult) -> str:
     """The answer's ``data-`` flags the filters read (on its article, or on its lazy block)."""
-    failing = (not r.passed) or r.not_supported > 0
-    return (f'data-failing="{int(failing)}" data-contradicted="{int(r.contradicted > 0)}" '
+    return (f'data-failing="{int(_failing(r))}" data-contradicted="{int(r.contradicted > 0)}" '
             f'data-unsupported="{int(r.unsupported > 0)}" data-passed="{int(r.passed)}"')
 
 
@@ -354,7 +359,7 @@ def _lazy(article: str, r: AnswerResult) -> str:
 
 
 def _answer_html(index: int, r: AnswerResult) -> str:
-    failing = (not r.passed) or r.not_supported > 0
+    failing = _failing(r)
     status_badge = (f'<span class="badge b-{_e(r.status)}">{_e(r.status)}</span>'
                     if r.status != "scored" else "")
     attrs = _filter_attrs(r)
@@ -584,7 +589,7 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
     outcome = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored,
                            silent=silent, expected=expected)
     scores = [r.score for r in results if r.score is not None]
-    n_fail = sum(1 for r in results if (not r.passed) or r.not_supported > 0)
+    n_fail = sum(1 for r in results if _failing(r))
     n_con = sum(1 for r in results if r.contradicted > 0)
     n_uns = sum(1 for r in results if r.unsupported > 0)
     csp = (f"default-src 'none'; style-src {_csp_hash(_CSS)}; script-src {_csp_hash(_JS)}; "
