@@ -241,7 +241,7 @@ class Settings:
         "GitHub's 65,536-character limit)")
     max_rpm: float | None = option(
         "max-rpm", "most LLM judge requests per minute, shared by every xdist worker of the "
-        "run (a ledger in the cache directory)", number(0.001))
+        "run (a ledger of the run's own, removed at its end)", number(0.001))
     max_tpm: float | None = option(
         "max-tpm", "most LLM judge tokens (input + output) per minute, shared by every xdist "
         "worker of the run", number(1))
