@@ -248,8 +248,8 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
         UsageError: see ``merge_settings`` and ``runs.merge``.
     """
     from .reports import terminal
+    from .gate import THRESHOLDS
     from .runs.merge import (
-        THRESHOLDS,
         MergeError,
         check_shards,
         load_shards,

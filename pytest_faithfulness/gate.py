@@ -16,6 +16,9 @@ from .records import AnswerResult, SessionSummary
 #: ``max_unscored_rate`` when it is not given but another session threshold is: a mean over
 #: fewer than half of the answers does not speak for the suite.
 DEFAULT_MAX_UNSCORED_RATE = 0.5
+#: The session thresholds: the ``GateConfig`` fields that bound the run's figures.
+THRESHOLDS = ("min_mean", "max_unsupported_rate", "max_unscored_rate", "min_citation_precision",
+              "max_misattributed")
 
 
 class GateConfig(BaseModel):
@@ -57,9 +60,7 @@ class GateConfig(BaseModel):
     @property
     def any_threshold(self) -> bool:
         """Whether any session threshold applies."""
-        return any(v is not None for v in (self.min_mean, self.max_unsupported_rate,
-                                           self.max_unscored_rate, self.min_citation_precision,
-                                           self.max_misattributed))
+        return any(getattr(self, name) is not None for name in THRESHOLDS)
 
     def applied(self) -> list[tuple[str, str]]:
         """The session thresholds as ``(name, value)`` for people, ``"none"`` where unset;

@@ -39,11 +39,7 @@ from .saved import BaselineError, GitInfo, SavedRun, load_run
 
 __all__ = ["MergeError", "Shard", "load_shards", "check_shards", "merge_shards",
            "natural_key", "merged_git", "merged_gate", "merged_test_exitstatus",
-           "recheck_supported", "THRESHOLDS"]
-
-#: The session thresholds (``gate.GateConfig`` fields) a saved run records and a merge applies.
-THRESHOLDS = ("min_mean", "max_unsupported_rate", "max_unscored_rate", "min_citation_precision",
-              "max_misattributed")
+           "recheck_supported"]
 
 
 class MergeError(ValueError):
@@ -282,7 +278,7 @@ def merged_gate(shards: Sequence[Shard], configured: Any, given: Iterable[str] =
     lowest ``max_*``, a bound set anywhere applied. So a threshold a shard ran with is never
     dropped by the merge, and shards that ran with different thresholds get the strictest.
     """
-    from ..gate import GateConfig
+    from ..gate import THRESHOLDS, GateConfig
 
     given = set(given)
     data = configured.model_dump()
