@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
 VerdictLabel = Literal["supported", "contradicted", "unsupported"]
 AnswerStatus = Literal["scored", "unscored", "error"]
@@ -109,29 +109,63 @@ class Passage(BaseModel):
         return value if value is None or value.strip() else None
 
 
+#: At most this many evidence items carry one verdict (a claim resting on several sentences or
+#: passages: a total of two figures, a fact and the name in its title).
+MAX_EVIDENCE_ITEMS = 4
+
+
+class Evidence(BaseModel):
+    """One piece of a verdict's evidence: a verbatim span of one passage.
+
+    Args:
+        passage_id: the id of the passage the quote is taken from (its text or its title).
+        quote: the span, as the passage writes it; typography (curly or straight quotes,
+            dashes, non-breaking spaces, ligatures, whitespace) may differ, nothing else.
+
+    An empty ``passage_id`` or ``quote`` is kept as given: the evidence check
+    (``verification.check_verdict``) refuses it with a reason, so nothing a judge said is lost.
+
+    Raises:
+        pydantic.ValidationError: either field is not a string.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    passage_id: str
+    quote: str
+
+
 class Verdict(BaseModel):
     """A judge's verdict on one claim.
 
     Args:
         label: ``"supported" | "contradicted" | "unsupported"``.
-        passage_ids: ids of the passages that entail (``supported``) or contradict
-            (``contradicted``) the claim; empty for ``unsupported``.
-        quote: a verbatim span of the cited passage that carries the evidence.
+        evidence: what carries the verdict: zero to ``MAX_EVIDENCE_ITEMS`` items
+            ``{"passage_id", "quote"}``, from one passage or several, each quote a verbatim span
+            of its passage's text or title; empty for ``unsupported``. The older form, one
+            ``quote`` with ``passage_ids``, is accepted as one piece of evidence: one item per
+            cited id, each with that quote (the evidence check keeps the items whose passage
+            holds it); with no quote, one item per id with an empty quote, which the check
+            refuses for a verdict that needs one.
         rationale: free text from the judge, kept for the report.
         confidence: the judge's probability, in [0, 1], that the verdict is right (supported
             or not), for judges that give one (the calibrated offline judge); ``None`` for
             judges that give none. Reports show it; nothing scores it.
 
+    ``passage_ids`` (the cited ids, in order, once each) and ``quote`` (the first item's
+    quote) are read-only views of ``evidence``, written beside it in every dump so that
+    readers of the older form (JSON report consumers, saved runs) keep working; a dump read
+    back keeps its ``evidence``.
+
     Raises:
-        pydantic.ValidationError: the label is outside the vocabulary, or ``confidence`` is
-            outside [0, 1].
+        pydantic.ValidationError: the label is outside the vocabulary, ``confidence`` is
+            outside [0, 1], or there are more than ``MAX_EVIDENCE_ITEMS`` evidence items.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     label: VerdictLabel
-    passage_ids: list[str] = Field(default_factory=list)
-    quote: str | None = None
+    evidence: list[Evidence] = Field(default_factory=list, max_length=MAX_EVIDENCE_ITEMS)
     rationale: str | None = None
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
@@ -139,6 +173,36 @@ class Verdict(BaseModel):
         if label is not None:
             data["label"] = label
         super().__init__(**data)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_form(cls, data: Any) -> Any:
+        """``passage_ids`` + ``quote`` (the form before evidence lists) as evidence items."""
+        if not isinstance(data, dict) or ("passage_ids" not in data and "quote" not in data):
+            return data
+        data = dict(data)
+        ids = data.pop("passage_ids", None) or []
+        quote = data.pop("quote", None)
+        if isinstance(ids, str):
+            ids = [ids]
+        if data.get("evidence"):
+            return data  # a record written with both keeps its evidence list
+        if not ids and quote is not None:
+            ids = [""]  # a quote that names no passage: kept, and refused by the check
+        data["evidence"] = [{"passage_id": pid, "quote": quote or ""} for pid in ids]
+        return data
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def passage_ids(self) -> list[str]:
+        """The cited passage ids, in evidence order, each once."""
+        return list(dict.fromkeys(item.passage_id for item in self.evidence))
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def quote(self) -> str | None:
+        """The first evidence item's quote (``None`` without evidence or with an empty one)."""
+        return self.evidence[0].quote or None if self.evidence else None
 
 
 #: A character span ``(start, end)`` of the answer text: ``answer[start:end]`` is the source.

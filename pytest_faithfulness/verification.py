@@ -28,7 +28,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .records import Passage, Verdict
+from .records import Evidence, Passage, Verdict
 from .text import CJK_CLASS, normalize_ws, passage_sentence_spans, quote_in_passage
 
 HEURISTIC_VERSION = "heuristic-2026.12-5"  # negation in de, fr, es, zh, ja
@@ -103,20 +103,55 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
         return verdict, None
     by_id = {p.id: p for p in passages}
     label = verdict.label
-    if not verdict.passage_ids:
+    items = verdict.evidence
+    kept = []
+    if not items or not all(item.passage_id for item in items):
         reason = f"{label} verdict cites no passage id"
+    elif unknown := list(dict.fromkeys(i.passage_id for i in items if i.passage_id not in by_id)):
+        reason = f"{label} verdict cites unknown passage id(s) {', '.join(unknown)}"
+    elif any(not item.quote.strip() for item in items):
+        reason = f"{label} verdict gives no quote"
     else:
-        unknown = [pid for pid in verdict.passage_ids if pid not in by_id]
-        if unknown:
-            reason = f"{label} verdict cites unknown passage id(s) {', '.join(unknown)}"
-        elif not verdict.quote or not verdict.quote.strip():
-            reason = f"{label} verdict gives no quote"
-        else:
-            reason = _quote_problem(verdict.quote, [by_id[pid] for pid in verdict.passage_ids],
-                                    label, claim)
-            if reason is None:
+        reason = None
+        for quote, cited in _by_quote(items).items():
+            holding = [pid for pid in cited if _holds(by_id[pid], quote)]
+            if not holding:
+                reason = (f"{label} verdict's quote does not occur in passage(s) "
+                          f"{', '.join(cited)}")
+                break
+            kept += [Evidence(passage_id=pid, quote=quote) for pid in holding]
+        if reason is None:
+            reason = _evidence_problem(kept, by_id, label, claim)
+        if reason is None:
+            if len(kept) == len(items):
                 return verdict, None
+            return verdict.model_copy(update={"evidence": kept}), None
     return Verdict("unsupported", rationale=f"not accepted: {reason}"), reason
+
+
+def _by_quote(items: list[Evidence]) -> dict[str, list[str]]:
+    """Evidence items grouped by quote: one quote cited to several passages (the older
+    ``passage_ids`` + ``quote`` form) is one piece of evidence that must occur in at least one
+    of them; the items whose passage does not hold it are dropped from the accepted verdict."""
+    groups: dict[str, list[str]] = {}
+    for item in items:
+        groups.setdefault(item.quote, []).append(item.passage_id)
+    return groups
+
+
+def _holds(passage: Passage, quote: str) -> bool:
+    """Whether ``quote`` occurs in ``passage``'s text or title (``text.quote_in_passage``)."""
+    return any(source and quote_in_passage(quote, source)
+               for source in (passage.text, passage.title))
+
+
+def _evidence_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
+                      claim: str | None) -> str | None:
+    """Why the evidence items (each already found in its passage) cannot carry the verdict,
+    or ``None`` when they can."""
+    quotes = list(dict.fromkeys(item.quote for item in items))
+    cited = [by_id[pid] for pid in dict.fromkeys(item.passage_id for item in items)]
+    return _quote_problem(" ".join(quotes), cited, label, claim)
 
 
 def _quote_problem(quote: str, cited: list[Passage], label: str,
