@@ -278,8 +278,8 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
         return (f"supported verdict's quote {shown!r} negates nothing where the claim is "
                 "negated (a negated claim needs a negation in its evidence)")
     if flipped := _polarity_problem(cf, xf):
-        return (f"supported verdict's quote {shown!r} is negated where the claim is not "
-                f"(or the reverse): {', '.join(flipped)}")
+        return (f"supported verdict's quote {shown!r}: its sentence negates "
+                f"{', '.join(flipped)} where the claim does not (or the reverse)")
     if problem := _quantifier_problem(claim, ev):
         return f"supported verdict's quote {shown!r} {problem}"
     return None
@@ -994,7 +994,8 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
             if stoks := [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(sub)]:
                 pcontent = _clause_content(stoks)
                 parts.append(frozenset(pcontent))
-                pneg = any(_negates(t) for t in stoks)
+                # "it is not true that P" turns P's own negation round ("... cannot ...")
+                pneg = any(_negates(t) for t in stoks if t != "notthat") != ("notthat" in stoks)
                 polar.update((w, pneg) for w in pcontent)
                 in_scope, left = False, 0
                 for t in stoks:

@@ -46,8 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from ..records import Passage, Verdict
-from ..verification import check_verdict
-from .features import FEATURE_NAMES, align
+from ..verification import _features, check_verdict
+from .features import FEATURE_NAMES, _quotable, align
 
 #: Measured balanced accuracy (supported vs not) of the offline judge with this model on the
 #: public development data (``../shared/data``: claims.jsonl, answers.jsonl), never tuned on.
@@ -132,7 +132,7 @@ class CalibratedVerifier:
         if p >= self.support_threshold and veto is None:
             verdict = Verdict("supported", passage_ids=[al.passage_id], quote=al.quote,
                               rationale=odds, confidence=round(p, 4))
-            reason = check_verdict(verdict, passages, claim)[1]
+            reason = check_verdict(verdict, passages, claim)[1] or _thin(claim, al.quote)
             if reason is None:
                 return verdict
             veto = f"the best window does not pass the quote check: {reason}"
@@ -150,6 +150,16 @@ class CalibratedVerifier:
         why = veto or "the best window does not carry the claim"
         return Verdict("unsupported", rationale=f"{why} ({odds})",
                        confidence=round(1 - p, 4))
+
+
+def _thin(claim: str, quote: str) -> str | None:
+    """This judge's own coverage rule for ``supported`` (the quote check no longer asks a
+    share of the whole claim's words, issue 20): the window holds every name and number and
+    ``QUOTE_CLAIM_COVERAGE`` of the claim's content words (all but one of three or fewer)."""
+    cf = _features(claim)
+    if _quotable(cf, cf.content & _features(quote, sentence_start_exempt=False).content):
+        return None
+    return "the window covers too little of the claim"
 
 
 def _veto(f: dict[str, float]) -> str | None:
