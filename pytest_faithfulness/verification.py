@@ -213,6 +213,25 @@ def _answered(text: str) -> str:
 _SENTENCE_BREAK = re.compile(r"[.!?\u3002\n](?!\d)")
 
 
+def _table_row(source: str, quote: str) -> str | None:
+    """When ``quote`` lies in a row of a Markdown table of ``source``, that row read with its
+    header, cell by cell ("| Team | 25 |" under "| Plan | Users |" reads "Plan: Team. Users:
+    25."); otherwise ``None``."""
+    lines = [fold_typography(line) for line in source.splitlines()]
+    for i, line in enumerate(lines):
+        if not line.startswith("|") or quote not in line:
+            continue
+        start = i
+        while start > 0 and lines[start - 1].startswith("|"):
+            start -= 1
+        header = [c.strip() for c in lines[start].strip("|").split("|")]
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if start == i or len(header) != len(cells):
+            return None
+        return " ".join(f"{h}: {c}." for h, c in zip(header, cells) if c)
+    return None
+
+
 def _sentence_around(quote: str, source: str) -> tuple[str, str]:
     """The sentence(s) of ``source`` that the first occurrence of ``quote`` lies in (the
     quote widened to sentence breaks), and the sentence just before them when the quote is a
@@ -226,6 +245,8 @@ def _sentence_around(quote: str, source: str) -> tuple[str, str]:
     m = _SENTENCE_BREAK.search(text, end - 1 if q[-1:] in ".!?\u3002" else end)
     right = m.end() if m else len(text)
     sentence = text[left:right].strip()
+    if row := _table_row(source, q):
+        sentence = row
     before = ""
     if _BARE_ANSWER.fullmatch(_bare(q)):
         prev = text[:left].rstrip()
