@@ -315,7 +315,7 @@ _OPPOSITES = [
     ("The charger is incompatible with the Zeta phone.", "The charger is compatible with the Zeta phone."),
     ("Late applications are rejected.", "Late applications are accepted."),
     ("Refunds are denied after 30 days.", "Refunds are issued after 30 days."),
-    ("Annual billing lets customers avoid the setup fee.", "Annual billing makes customers incur the setup fee."),
+    ("Customers on annual billing avoid the setup fee.", "Customers on annual billing incur the setup fee."),
     ("Trial accounts are inactive after 14 days.", "Trial accounts are active after 14 days."),
     ("Coupons are invalid on sale items.", "Coupons are valid on sale items."),
     ("Students are excluded from the discount.", "Students qualify for the discount."),
