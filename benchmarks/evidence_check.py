@@ -386,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         kept_ids |= set(perfect_judge([r for r in rows_all if r["source"] == "train-twin"], records)["kept_ids"])
     e = real_edits(rows_all, records, args.data_dir, args.limit, kept_ids)
     c = cases()
+    a = {k: v for k, v in a.items() if k != "kept_ids"}
     result = {"perfect_judge": a, "lying_judge": b, "real_edits": e, "cases": c,
               "seconds": round(time.monotonic() - t0, 1)}
     print("(a) perfect judge: share of supported claims kept (target >= 0.95)")
