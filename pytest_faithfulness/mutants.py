@@ -446,6 +446,8 @@ def _quantifier(claim: str, hay: str) -> Mutant:
     for old, new in _QUANTIFIERS:
         tail = number_ahead if old in numeric_only else ""
         for m in re.finditer(r"\b" + re.escape(old) + r"\b" + tail, claim, flags=re.IGNORECASE):
+            if m.group(0) != m.group(0).lower() and claim[:m.start()].strip():
+                continue  # "Stand Up To Ashley": part of a title or name, not a quantifier
             options.append((m, new))
     if not options:
         return _skip("quantifier", "no quantifier or bound")

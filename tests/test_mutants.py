@@ -142,3 +142,8 @@ def test_sentence_negation_keeps_a_capitalised_first_word():
         "It is not true that Swedish firms sell meatballs."
     assert one("negation", "The firm sells meatballs.").claim == \
         "It is not true that the firm sells meatballs."
+
+
+def test_a_capitalised_quantifier_inside_a_title_is_left_alone():
+    assert not one("quantifier", "Fans will 'Stand Up To Ashley' on Saturday.").built
+    assert one("quantifier", "All staff attended.").claim == "Some staff attended."
