@@ -318,9 +318,11 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                     f"(clauses, comma-separated parts) needs at least "
                     f"{QUOTE_PART_COVERAGE:.0%} of its content words in the quotes or the "
                     "sentences around them")
-    if unsaid := sorted(w for w in cf.words if _negated_inside(w) and w not in stated):
+    if unsaid := sorted(w for w in cf.words if (_negated_inside(w) or w in _CURATED)
+                        and not _stated(w, stated)):
         return (f"supported verdict's quote {shown!r} does not state the claim's "
-                f"{', '.join(unsaid)} (a word negated inside must be stated as it is)")
+                f"{', '.join(unsaid)} (a word negated inside, or one with a listed opposite, "
+                "must be stated as it is)")
     if cf.negated and not xf.negated and not any(
             _negated_inside(w) or w in _NEGATIVE_WORDS for w in xf.words):
         return (f"supported verdict's quote {shown!r} negates nothing where the claim is "
@@ -539,7 +541,7 @@ def _computed(value: float, dim: str | None, qf: _Features) -> bool:
     difference of two or a sum of three numbers the quotes state (with units of the same
     dimension), or (bare numbers) a product or ratio of two; never of numbers only a rationale
     names."""
-    if dim is None:
+    if dim is None or dim == "percent":
         operands = sorted({float(n) for n in qf.numbers})
     else:
         operands = sorted({v for d, v in (_value(n, u) for n, u in qf.number_labels
@@ -547,11 +549,12 @@ def _computed(value: float, dim: str | None, qf: _Features) -> bool:
     operands = operands[:12]
     if len(operands) < 2:
         return False
+    if dim is None and value.is_integer() and 1800 <= value <= 2100:
+        return False  # a year is stated, never computed
     for a, b in combinations(operands, 2):
         if _same(a + b, value) or _same(b - a, value):
             return True
-        if dim is None and a > 1 and (_same(a * b, value) or _same(b / a, value)
-                                      or _same(100 * a / b, value)):
+        if dim == "percent" and a > 0 and _same(100 * a / b, value):
             return True
     return any(_same(sum(c), value) for c in combinations(operands, 3))
 
@@ -615,6 +618,12 @@ _OPPOSITE_WORDS = (
     "first last", "before after", "more fewer", "most least", "always never", "always rarely",
     "always sometimes", "often rarely", "usually rarely",
 )
+
+
+#: The curated (domain) opposites' stems: a claim word among them is stated as it is.
+_CURATED = frozenset(w for pair in _ANTONYM_PAIRS for w in pair) - {
+    "add", "keep", "open", "more", "less", "first", "last", "before", "after", "same", "start",
+    "win", "on", "pass", "rise", "fall"}
 
 
 @cache
