@@ -623,7 +623,7 @@ _OPPOSITE_WORDS = (
 #: The curated (domain) opposites' stems: a claim word among them is stated as it is.
 _CURATED = frozenset(w for pair in _ANTONYM_PAIRS for w in pair) - {
     "add", "keep", "open", "more", "less", "first", "last", "before", "after", "same", "start",
-    "win", "on", "pass", "rise", "fall"}
+    "win", "on", "pass", "rise", "fall", "allow", "permit", "includ", "requir", "free"}
 
 
 @cache
