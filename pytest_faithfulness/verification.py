@@ -172,6 +172,12 @@ def _holds(passage: Passage, quote: str) -> bool:
                for source in (passage.text, passage.title))
 
 
+#: A word with its hyphenated parts ("USB-C" is one word for the quote-length rule).
+_WORD_GROUP = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+#: Where a claim joins two things: "SSO and audit logs", "A, B or C".
+_CONJUNCT = re.compile(r"\band\b|\bor\b|,(?!\d)")
+
+
 def _evidence_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                       claim: str | None) -> str | None:
     """Why the evidence items (each already found in its passage) cannot carry the verdict,
@@ -287,7 +293,9 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
     ev = _read_evidence(items, by_id)
     shown = _clip(" | ".join(dict.fromkeys(i.quote for i in items)))
     qf = _features(ev.quotes, sentence_start_exempt=False)
-    if len(qf.content) < MIN_QUOTE_CONTENT_WORDS and not ev.whole:
+    groups = [t for t in _WORD_GROUP.findall(ev.quotes) if t.lower() not in _STOP]
+    if (len(qf.content) < MIN_QUOTE_CONTENT_WORDS or not _CJK_RUN.search(ev.quotes)
+            and len(groups) < MIN_QUOTE_CONTENT_WORDS) and not ev.whole:
         return (f"{label} verdict's quote {shown!r} is too short to carry evidence "
                 f"({len(qf.content)} content word(s); needs {MIN_QUOTE_CONTENT_WORDS} or the "
                 "whole passage)")
@@ -327,6 +335,12 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
             _negated_inside(w) or w in _NEGATIVE_WORDS for w in xf.words):
         return (f"supported verdict's quote {shown!r} negates nothing where the claim is "
                 "negated (a negated claim needs a negation in its evidence)")
+    for item in _CONJUNCT.split(claim.lower()):
+        words = _features(item).content - _FILLERS - _DISCOURSE
+        if len(words) >= 2 and not any(_stated(w, stated) for w in words):
+            return (f"supported verdict's quote {shown!r} does not speak to "
+                    f"{', '.join(sorted(words))} (one of the things the claim joins with "
+                    "'and'/'or' or a comma)")
     if flipped := _polarity_problem(cf, xf):
         return (f"supported verdict's quote {shown!r}: its sentence negates "
                 f"{', '.join(flipped)} where the claim does not (or the reverse)")
