@@ -84,21 +84,24 @@ def _warn_ignored_options(config: pytest.Config, settings: Settings) -> None:
 
 
 def _budget_ledger(config: pytest.Config) -> None:
-    """With ``--faithfulness-budget-usd``: refuse a model litellm's price map cannot price,
-    and give the run one ledger of spend that every xdist worker shares (``_run_folder``)."""
+    """With ``--faithfulness-budget-usd``: refuse a model litellm's price map cannot price
+    (the main judge's or a ``--faithfulness-panel`` member's), and give the run one ledger of spend that every xdist worker shares (``_run_folder``)."""
     settings = get_settings(config)
     if settings.budget_usd is None:
         return
     if not _is_worker(config):
-        spec = (settings.judge or "offline").strip()
-        if spec.lower() not in ("offline", "offline-heuristic", "offline-nli"):
-            from .accounting import model_is_priced
+        from .accounting import model_is_priced
 
-            if not model_is_priced(spec):
+        members = [("judge", settings.judge or "offline")]
+        members += [("panel member", spec) for spec in settings.panel]
+        for role, spec in members:  # every model the budget must price, the panel's too
+            spec = spec.strip()
+            if spec.lower() not in ("offline", "offline-heuristic", "offline-nli") \
+                    and not model_is_priced(spec):
                 raise pytest.UsageError(
-                    f"--faithfulness-budget-usd cannot apply to {spec!r}: litellm's bundled "
-                    "price map has no price for it, so its calls would cost $0 against the "
-                    "budget; use a priced model string or drop the budget")
+                    f"--faithfulness-budget-usd cannot apply to the {role} {spec!r}: litellm's "
+                    "bundled price map has no price for it, so its calls would cost $0 against "
+                    "the budget; use a priced model string or drop the budget")
     _run_folder(config, LEDGER_KEY, LEDGER_INPUT, "faithfulness-budget-")
 
 
