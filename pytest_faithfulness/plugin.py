@@ -36,6 +36,8 @@ WORKER_OUTPUT_KEY = "faithfulness"
 PROGRESS_KEY = pytest.StashKey[dict]()
 LEDGER_KEY = pytest.StashKey[str]()  # the run's shared budget ledger (a directory)
 LEDGER_INPUT = "faithfulness_budget_ledger"  # its path in an xdist worker's workerinput
+WAIT_KEY = pytest.StashKey[str]()  # the run's shared rate-limit wait ledger (a directory)
+WAIT_INPUT = "faithfulness_wait_ledger"
 RATE_KEY = pytest.StashKey[str]()  # the run's shared rate ledger (a directory)
 RATE_INPUT = "faithfulness_rate_ledger"
 
@@ -61,11 +63,13 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = Settings.from_config(config)
     config.stash[SETTINGS_KEY] = settings
     _warn_ignored_options(config, settings)
+    _known_keys(config, settings)
     tracker = _RunTracker()
     config.stash[RUN_KEY] = tracker
     config.pluginmanager.register(tracker, "faithfulness-run-tracker")
     _budget_ledger(config)
     _rate_ledger(config)
+    _run_folder(config, WAIT_KEY, WAIT_INPUT, "faithfulness-wait-")
 
 
 def _warn_ignored_options(config: pytest.Config, settings: Settings) -> None:
@@ -81,6 +85,25 @@ def _warn_ignored_options(config: pytest.Config, settings: Settings) -> None:
             f"{', '.join(ignored)} do{'es' if len(ignored) == 1 else ''} not apply to the "
             f"{settings.judge!r} judge: it runs locally, makes no network call, spends nothing "
             "and is not cached (these options are for an LLM judge)"), stacklevel=2)
+
+
+def _known_keys(config: pytest.Config, settings: Settings) -> None:
+    """Register the key variable of the judge and of each panel member, so that their keys
+    are redacted from every error text whatever their length (``redaction``), and warn once
+    at start-up (in the controller) of each known key so short that redacting it blanks
+    ordinary text."""
+    from .redaction import key_variable, known_key_variables, register_key_variable, short_keys
+
+    for spec in (settings.judge, *settings.panel):
+        if spec and spec.strip().lower() not in ("offline", "offline-heuristic", "offline-nli"):
+            register_key_variable(key_variable(spec.strip()))
+    if _is_worker(config):
+        return
+    for name, length in short_keys(known_key_variables()):
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"{name} is {length} character(s) long: it is redacted from every error text and "
+            "report wherever it stands as a whole token, so words or numbers equal to it are "
+            "blanked too; use a longer key (16 characters or more)"), stacklevel=2)
 
 
 def _budget_ledger(config: pytest.Config) -> None:
@@ -133,8 +156,9 @@ def _run_folder(config: pytest.Config, key: Any, input_name: str, prefix: str) -
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """pytest-xdist: hand the run's budget and rate ledgers to each worker."""
-    for key, input_name in ((LEDGER_KEY, LEDGER_INPUT), (RATE_KEY, RATE_INPUT)):
+    """pytest-xdist: hand the run's budget, rate and rate-limit wait ledgers to each worker."""
+    for key, input_name in ((LEDGER_KEY, LEDGER_INPUT), (RATE_KEY, RATE_INPUT),
+                            (WAIT_KEY, WAIT_INPUT)):
         folder = node.config.stash.get(key, None)
         if folder:
             node.workerinput[input_name] = folder
@@ -181,7 +205,12 @@ def faithfulness_judge(pytestconfig: pytest.Config):
 
     settings = get_settings(pytestconfig)
     budget = Budget(settings.budget_usd, ledger=pytestconfig.stash.get(LEDGER_KEY, None))
-    options: dict[str, Any] = {"budget": budget}
+    from .ratelimit import DEFAULT_RUN_WAIT_S, RateLimitWait
+
+    run_wait = RateLimitWait(DEFAULT_RUN_WAIT_S if settings.max_rate_limit_wait is None
+                             else settings.max_rate_limit_wait,
+                             ledger=pytestconfig.stash.get(WAIT_KEY, None))
+    options: dict[str, Any] = {"budget": budget, "run_wait": run_wait}
     if settings.api_base:
         options["api_base"] = settings.api_base
     if settings.timeout is not None:
@@ -216,6 +245,7 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     for cached in caches:
         cached.close()
     budget.close()
+    run_wait.close()
     _close_rate(rate)
 
 
@@ -426,6 +456,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _is_worker(config):
         config.workeroutput[WORKER_OUTPUT_KEY] = state.to_payload()
         return
+    state.sort_results()  # every report lists the answers in test-id order
     git = _judge_session(config, state)
     state.test_exitstatus = int(session.exitstatus)
     state.exitstatus = _exit_status(session.exitstatus, state)
@@ -540,7 +571,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if state.results or not state.calibration:  # a run that judged nothing says so too
         reporter.section("faithfulness")
         verbose = (config.getoption("verbose", 0) or 0) > 0
-        for line in state.terminal_lines(verbose=verbose):
+        reported = [] if verbose else _reported_in_failures(config, state)
+        for line in state.terminal_lines(verbose=verbose, reported=reported):
             reporter.write_line(line)
         if state.report_path is not None:
             reporter.write_line(terminal.terminal_text(f"JSON report: {state.report_path}"))
@@ -552,6 +584,25 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     colour = {"red": True} if outcome.failed else {"green": True}
     reporter.write_sep("=", lines[-1], bold=True, **colour)
     return result
+
+
+def _reported_in_failures(config: pytest.Config, state: FaithfulnessSession
+                          ) -> list[AnswerResult]:
+    """The answers whose per-claim report pytest already printed: those that missed their
+    own thresholds in a test that failed (not xfail), when tracebacks show the
+    ``AssertionError``'s message (``--tb`` auto, long, short or native). The faithfulness
+    section names them without their claims, so that no claim is printed twice; under
+    ``-v`` it repeats them with the judge's rationale."""
+    if (config.getoption("tbstyle", "auto") or "auto") not in ("auto", "long", "short",
+                                                                "native"):
+        return []
+    tracker = config.stash[RUN_KEY]
+    out = []
+    for result in state.answers_failing_own_thresholds():
+        test = tracker.test_of(result)
+        if test in tracker.failed and test not in tracker.xfail:
+            out.append(result)
+    return out
 
 
 def _write_ci_lines(terminalreporter: Any, state: FaithfulnessSession) -> None:

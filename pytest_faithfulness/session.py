@@ -112,11 +112,16 @@ class FaithfulnessSession:
 
     def _report_inputs(self) -> dict[str, Any]:
         """What every report writer needs beside the results: the incomplete run, the
-        thresholds applied, the unscored answers and those failing their own thresholds."""
+        thresholds applied, the unscored answers, those failing their own thresholds, and
+        whether pytest's own exit status (``test_exitstatus``, once known) says the tests
+        failed, so that no report words a red run as a pass."""
+        exit_failed = None if self.test_exitstatus is None else \
+            self.test_exitstatus not in (0, 5)  # pytest's OK and NO_TESTS_COLLECTED
         return {"incomplete": self.incomplete_reason, "thresholds": self.thresholds_applied(),
                 "unscored": self.unscored_answers(),
                 "failing": self.answers_failing_own_thresholds(),
-                "silent": self.silent_misses, "expected": self.expected_misses}
+                "silent": self.silent_misses, "expected": self.expected_misses,
+                "exit_failed": exit_failed}
 
     def record(self, result: AnswerResult, judge: Any = None) -> None:
         """Keep one answer result (and remember the judge for its counters)."""
@@ -124,6 +129,16 @@ class FaithfulnessSession:
             self.results.append(result)
             if judge is not None:
                 self._judges[id(judge)] = judge
+
+    def sort_results(self) -> None:
+        """Put the answers in test-id order (digit runs compared as numbers, the answers of
+        one test in the order it recorded them; answers without a test id last), so that
+        every report lists them alike however the run was split (``-n 2`` records them in
+        finishing order). The plugin's controller calls it once every answer is in."""
+        from .runs.merge import natural_key
+
+        with self._lock:
+            self.results.sort(key=lambda r: (r.test_id is None, natural_key(r.test_id)))
 
     def add_merged_judges(self, names: list[str], info: list[dict[str, Any]]) -> None:
         """Add judges known only by description and fingerprint (``JudgeInfo`` dicts): an
@@ -185,16 +200,20 @@ class FaithfulnessSession:
             return None
         return write_json(self.report_path, self.report())
 
-    def terminal_lines(self, *, verbose: bool = False) -> list[str]:
-        """The terminal section's body: headline figures, thresholds, unscored answers and
-        every failing answer's per-claim report (with ``verbose``, the judge's rationale);
-        the gate's reasons and the verdict come from ``run_verdict`` after it."""
-        from .reports.terminal import failing_answer_lines
+    def terminal_lines(self, *, verbose: bool = False,
+                       reported: Sequence[AnswerResult] = ()) -> list[str]:
+        """The terminal section's body: headline figures, thresholds, unscored answers,
+        every answer's warnings, and every failing answer's per-claim report (with
+        ``verbose``, the judge's rationale; ``reported``: answers whose per-claim report the
+        terminal already shows, named here without their claims); the gate's reasons and the
+        verdict come from ``run_verdict`` after it."""
+        from .reports.terminal import failing_answer_lines, warning_lines
 
         lines = summary_lines(self.summary(), self.judges(), self.failures, verdict=False,
                               thresholds=self.thresholds_applied(),
                               unscored=self.unscored_answers())
-        return lines + failing_answer_lines(self.results, verbose=verbose)
+        return (lines + warning_lines(self.results)
+                + failing_answer_lines(self.results, verbose=verbose, reported=reported))
 
     def run_verdict(self, *, exit_failed: bool | None = None,
                     incomplete: str | None = None) -> Any:
@@ -211,7 +230,9 @@ class FaithfulnessSession:
         inputs.pop("thresholds")
         if incomplete is not None:
             inputs["incomplete"] = incomplete
-        return run_verdict(self.failures, exit_failed=exit_failed, **inputs)
+        if exit_failed is not None:
+            inputs["exit_failed"] = exit_failed
+        return run_verdict(self.failures, **inputs)
 
     # xdist ----------------------------------------------------------------------------------
     def to_payload(self) -> str:

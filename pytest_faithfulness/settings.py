@@ -145,7 +145,8 @@ def url(raw: Any) -> str:
 
 
 #: Options that only an LLM judge reads: with a built-in offline judge they do nothing.
-LLM_ONLY_OPTIONS = ("api_base", "timeout", "temperature", "budget_usd", "max_rpm", "max_tpm")
+LLM_ONLY_OPTIONS = ("api_base", "timeout", "temperature", "budget_usd", "max_rpm", "max_tpm",
+                    "max_rate_limit_wait")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -245,6 +246,11 @@ class Settings:
     max_tpm: float | None = option(
         "max-tpm", "most LLM judge tokens (input + output) per minute, shared by every xdist "
         "worker of the run", number(1))
+    max_rate_limit_wait: float | None = option(
+        "max-rate-limit-wait", "most seconds the whole run spends waiting out 'limit reached' "
+        "(HTTP 429) answers of the LLM judge, shared by every call and xdist worker (default "
+        "120; 0: never wait); once spent, each call answered 429 errors at once and the gate "
+        "fails naming it", number(0))
     compare_alpha: float | None = option(
         "compare-alpha", "with it, a mean or unsupported_rate compare-fail bound fails only "
         "when the change is beyond the bound and significant at this level (paired test); a "

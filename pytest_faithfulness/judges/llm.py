@@ -29,8 +29,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .. import _loop
 from ..accounting import GATEWAY_BUDGET_SPENT, Budget
 from ..accounting import record as record_usage
+from ..ratelimit import RATE_LIMIT_WAIT_SPENT, RateLimitWait
 from ..records import Decomposition, Passage, Verdict, VerdictLabel
-from ..redaction import REDACTED, is_secret_name, redact
+from ..redaction import REDACTED, is_secret_name, key_variable, redact, register_key_variable
 from .prompts import (
     PASSAGES_MESSAGE,
     decompose_messages,
@@ -244,7 +245,7 @@ class LiteLLMJudge:
             seconds or as a date, or ``x-ratelimit-reset-requests`` / ``-tokens`` when that
             count is exhausted), or else ``backoff_base`` doubling up to ``backoff_max``, with
             jitter. These waits do not use up ``max_retries``; a limit still reached after
-            them errors the call. A 429 that waiting cannot cure is not waited on: a spent
+            them errors the call. The whole run's waits are bounded too: ``run_wait``. A 429 that waiting cannot cure is not waited on: a spent
             budget or quota (the proxy's ``budget_exceeded``, its router's "crossed budget",
             OpenAI's ``insufficient_quota``, ...) errors the call at once, its text holding
             ``accounting.GATEWAY_BUDGET_SPENT`` so that the gate names the budget; so does a
@@ -256,6 +257,13 @@ class LiteLLMJudge:
         budget: a shared ``accounting.Budget``; once spent, calls raise ``BudgetExceeded``.
         rate: a shared ``ratelimit.RateLimiter`` (``--faithfulness-max-rpm`` / ``-max-tpm``):
             each request waits for its turn, each reply's tokens are charged to it.
+        run_wait: the run's ``ratelimit.RateLimitWait``, the seconds every call of the run
+            together may spend waiting on "limit reached" answers (the plugin shares one
+            across judges, votes, panel members and xdist workers:
+            ``--faithfulness-max-rate-limit-wait``, default 120 s); default: one of this
+            judge's own with 120 s. Once it is spent, a call answered "limit reached" errors
+            at once, its text holding ``ratelimit.RATE_LIMIT_WAIT_SPENT`` so that the gate
+            names it.
         schema_in_response_format: send the reply's JSON schema inside
             ``response_format={"type": "json_object", "schema": ...}`` (llama.cpp's server
             constrains its output with it) instead of choosing the mode automatically.
@@ -302,7 +310,8 @@ class LiteLLMJudge:
                  schema_in_response_format: bool = False,
                  max_tokens: int | None = None, temperature: float = 0.0,
                  cache_markers: bool | None = None,
-                 rate_limit_wait: float = 300.0, rate: Any = None) -> None:
+                 rate_limit_wait: float = 300.0, rate: Any = None,
+                 run_wait: RateLimitWait | None = None) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError("model must be a non-empty litellm model string")
         if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
@@ -314,6 +323,7 @@ class LiteLLMJudge:
             raise ValueError(f"rate_limit_wait must be a finite number of seconds >= 0, "
                              f"got {rate_limit_wait!r}")
         self.model = model.strip()
+        register_key_variable(_key_variable(self.model))  # its key is redacted at any length
         self.api_base = api_base
         self.timeout = timeout
         self.max_retries = max_retries
@@ -330,6 +340,7 @@ class LiteLLMJudge:
             raise ValueError(f"cache_markers must be True, False or None, got {cache_markers!r}")
         self.cache_markers = cache_markers
         self.rate_limit_wait = float(rate_limit_wait)
+        self.run_wait = run_wait if run_wait is not None else RateLimitWait()
         self.calls = 0
         self.retries = 0
         self._plan: _RequestPlan | None = None
@@ -498,8 +509,14 @@ class LiteLLMJudge:
                             f"{op}: rate limit still reached after waiting "
                             f"{self.rate_limit_wait:g} s ({limited + 1} attempt(s) in "
                             f"{waited:.1f} s): {type(exc).__name__}: {_short(exc)}")) from exc
-                    delay = min(self._rate_limit_delay(exc, limited),
-                                self.rate_limit_wait - waited)
+                    delay = self.run_wait.grant(min(self._rate_limit_delay(exc, limited),
+                                                    self.rate_limit_wait - waited))
+                    if delay <= 0:  # the run's wait budget is spent: fail now, wait no more
+                        raise JudgeError(redact(
+                            f"{op}: rate limit reached and {RATE_LIMIT_WAIT_SPENT} "
+                            f"({self.run_wait.limit_s:g} s for the whole run, "
+                            "--faithfulness-max-rate-limit-wait): "
+                            f"{type(exc).__name__}: {_short(exc)}")) from exc
                     limited += 1
                     self.retries += 1
                     await asyncio.sleep(delay)
@@ -884,21 +901,10 @@ def _content_policy_code(exc: BaseException) -> bool:
     return isinstance(code, str) and code.lower() in ("content_policy_violation", "content_filter")
 
 
-#: The environment variable litellm reads a provider's API key from, where it is not
-#: ``<PROVIDER>_API_KEY``.
-_KEY_VARS = {"text-completion-openai": "OPENAI_API_KEY", "azure_text": "AZURE_API_KEY"}
-
-
 def _key_variable(model: str, environ: dict[str, str] | None = None) -> str:
-    """The environment variable that holds the API key for ``model``: the provider's
-    (``openai/...`` -> ``OPENAI_API_KEY``, ``litellm_proxy/...`` -> ``LITELLM_PROXY_API_KEY``,
-    the proxy's virtual key; also for any model with ``USE_LITELLM_PROXY=true``, which sends
-    every call through the proxy)."""
-    env = os.environ if environ is None else environ
-    provider = model.split("/", 1)[0].strip().lower() if "/" in model else "openai"
-    if (env.get("USE_LITELLM_PROXY") or "").strip().lower() == "true":
-        provider = "litellm_proxy"
-    return _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
+    """The environment variable that holds the API key for ``model``
+    (``redaction.key_variable``)."""
+    return key_variable(model, environ)
 
 
 def _missing_credentials(exc: BaseException) -> bool:
