@@ -95,7 +95,9 @@ class FaithfulnessSession:
     def verdict(self) -> dict[str, Any]:
         """Everything the closing verdict sentence needs, JSON-ready::
 
-            {"status": "passed" | "failed" | "incomplete", "exitstatus": int | None,
+            {"status": "passed" | "failed" | "incomplete" (the session gate),
+             "run_status": the same, for the whole run (failed when tests failed),
+             "exitstatus": int | None,
              "incomplete_reason": str | None, "gate_failures": [str, ...],
              "answers_failing_own_thresholds": [test id, ...], "unscored_answers": [test id,
              ...], "thresholds": [[name, value], ...]}
@@ -103,7 +105,8 @@ class FaithfulnessSession:
         def ids(results: list[AnswerResult]) -> list[str]:
             return [r.test_id or f"answer {self.results.index(r) + 1}" for r in results]
 
-        return {"status": self.gate_status, "exitstatus": self.exitstatus,
+        return {"status": self.gate_status, "run_status": self.run_verdict().status,
+                "exitstatus": self.exitstatus,
                 "incomplete_reason": self.incomplete_reason,
                 "gate_failures": list(self.failures),
                 "answers_failing_own_thresholds": ids(self.answers_failing_own_thresholds()),
