@@ -112,7 +112,7 @@ def test_echoed_keys_reach_no_report_and_no_terminal(chat_server, pytester, monk
         "-p", "no:cacheprovider", "-rA", "-v", "--faithfulness-judge", MODEL,
         "--faithfulness-api-base", chat_server.base_url, "--faithfulness-no-cache",
         "--faithfulness-report", "r.json", "--faithfulness-markdown", "m.md",
-        "--faithfulness-html", "r.html", "--junitxml", "j.xml", timeout=120)
+        "--faithfulness-html", "r.html", "--junitxml", "j.xml", timeout=300)
 
     assert result.ret != 0
     result.assert_outcomes(failed=2)
@@ -187,10 +187,10 @@ def test_keys_echoed_by_a_litellm_proxy_reach_no_output(chat_server, pytester, m
         "--faithfulness-api-base", chat_server.base_url.rsplit("/v1", 1)[0],
         "--faithfulness-no-cache", "--faithfulness-report", "r.json",
         "--faithfulness-markdown", "m.md", "--faithfulness-html", "r.html",
-        "--faithfulness-pr-comment", "c.md", "--junitxml", "j.xml", timeout=120)
+        "--faithfulness-pr-comment", "c.md", "--junitxml", "j.xml", timeout=300)
 
     result.assert_outcomes(failed=2)
-    assert all(authorization(r) == f"Bearer {PROXY_KEY}" for r in chat_server.requests)
+    assert all(authorization(r) == f"Bearer {PROXY_KEY}" for r in chat_server.records)
     outputs = {"terminal": "\n".join(result.outlines + result.errlines)}
     for name in ("r.json", "m.md", "r.html", "j.xml", "c.md", "step_summary.md"):
         outputs[name] = (pytester.path / name).read_text(encoding="utf-8")
