@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .settings import Settings
+from .settings import BUILTIN_JUDGES, Settings
 
 if TYPE_CHECKING:  # pragma: no cover
     from .assertion import FaithfulnessAssertion
@@ -95,7 +95,7 @@ def _known_keys(config: pytest.Config, settings: Settings) -> None:
     from .redaction import key_variable, known_key_variables, register_key_variable, short_keys
 
     for spec in (settings.judge, *settings.panel):
-        if spec and spec.strip().lower() not in ("offline", "offline-heuristic", "offline-nli"):
+        if spec and spec.strip().lower() not in BUILTIN_JUDGES:
             register_key_variable(key_variable(spec.strip()))
     if _is_worker(config):
         return
@@ -108,7 +108,8 @@ def _known_keys(config: pytest.Config, settings: Settings) -> None:
 
 def _budget_ledger(config: pytest.Config) -> None:
     """With ``--faithfulness-budget-usd``: refuse a model litellm's price map cannot price
-    (the main judge's or a ``--faithfulness-panel`` member's), and give the run one ledger of spend that every xdist worker shares (``_run_folder``)."""
+    (the main judge's or a ``--faithfulness-panel`` member's), and give the run one ledger of
+    spend that every xdist worker shares (``_run_folder``)."""
     settings = get_settings(config)
     if settings.budget_usd is None:
         return
@@ -119,8 +120,7 @@ def _budget_ledger(config: pytest.Config) -> None:
         members += [("panel member", spec) for spec in settings.panel]
         for role, spec in members:  # every model the budget must price, the panel's too
             spec = spec.strip()
-            if spec.lower() not in ("offline", "offline-heuristic", "offline-nli") \
-                    and not model_is_priced(spec):
+            if spec.lower() not in BUILTIN_JUDGES and not model_is_priced(spec):
                 raise pytest.UsageError(
                     f"--faithfulness-budget-usd cannot apply to the {role} {spec!r}: litellm's "
                     "bundled price map has no price for it, so its calls would cost $0 against "
