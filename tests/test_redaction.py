@@ -136,7 +136,8 @@ def test_echoed_keys_reach_no_report_and_no_terminal(chat_server, pytester, monk
 PROXY_KEY = "sk-1234"                                   # the proxy's virtual key: 7 characters
 UPSTREAM = {"groq": "gsk_" + "Qw3rTy9UiOp0AsDfGhJkLzXc",
             "hugging face": "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ",
-            "xai": "xai-" + "Zx9Cv8Bn7Mq6Wl5Ek4Rj3Th2", "replicate": "r8_" + "Ab12Cd34Ef56Gh78Ij90Kl"}
+            "xai": "xai-" + "Zx9Cv8Bn7Mq6Wl5Ek4Rj3Th2",
+            "replicate": "r8_" + "Ab12Cd34Ef56Gh78Ij90Kl"}
 
 
 @pytest.mark.parametrize("provider", sorted(UPSTREAM))

@@ -245,9 +245,10 @@ class LiteLLMJudge:
             seconds or as a date, or ``x-ratelimit-reset-requests`` / ``-tokens`` when that
             count is exhausted), or else ``backoff_base`` doubling up to ``backoff_max``, with
             jitter. These waits do not use up ``max_retries``; a limit still reached after
-            them errors the call. The whole run's waits are bounded too: ``run_wait``. A 429 that waiting cannot cure is not waited on: a spent
-            budget or quota (the proxy's ``budget_exceeded``, its router's "crossed budget",
-            OpenAI's ``insufficient_quota``, ...) errors the call at once, its text holding
+            them errors the call. The whole run's waits are bounded too: ``run_wait``. A 429
+            that waiting cannot cure is not waited on: a spent budget or quota (the proxy's
+            ``budget_exceeded``, its router's "crossed budget", OpenAI's
+            ``insufficient_quota``, ...) errors the call at once, its text holding
             ``accounting.GATEWAY_BUDGET_SPENT`` so that the gate names the budget; so does a
             single request larger than the provider's token limit.
         parse_retries: extra attempts when a reply cannot be parsed or validated.

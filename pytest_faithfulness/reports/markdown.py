@@ -23,8 +23,8 @@ from .verdict import (
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 _MENTION = re.compile(r"@(?=[\w-])")
 #: Where GitHub's autolinking starts, each the place for a zero-width space: after any URL
-#: scheme (``https://``, ``ftp://``), after ``www`` before its dot, after ``#`` before an issue number
-#: (``#12``, ``owner/repo#12``) and after ``GH-`` before one.
+#: scheme (``https://``, ``ftp://``), after ``www`` before its dot, after ``#`` before an
+#: issue number (``#12``, ``owner/repo#12``) and after ``GH-`` before one.
 _LIVE = [re.compile(r"(?<=[A-Za-z0-9])(?=://)"),
          re.compile(r"(?i)(?<=\bwww)(?=\.)"),
          re.compile(r"(?<=#)(?=\d)"),
