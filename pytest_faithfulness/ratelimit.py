@@ -17,8 +17,9 @@ off at the allowed rate). Over a run the tokens per minute stay at ``max_tpm``, 
 by at most the replies in flight.
 
 Waits on "limit reached" answers (HTTP 429): ``RateLimitWait`` is one budget of seconds for
-the whole run (default 120 s), on a ledger of its own shared the same way, after which every
-remaining judge call fails at once and the gate names it.
+the whole run (default 120 s of waiting with no judge call answered in between), on a ledger
+of its own shared the same way, after which each call answered 429 fails at once and the
+gate names it.
 
 The clock is ``time.time()`` (shared by the processes of one machine). Nothing here imports
 pytest or litellm.
@@ -169,11 +170,14 @@ class RateLimitWait:
     (HTTP 429 from the provider or a judge gateway), shared by every judge call of every
     process on the same ``ledger`` (pytest-xdist workers), like ``RateLimiter``.
 
-    What is counted is the run's time held by such waits, not the sum over calls: calls
-    waiting side by side count once (the union of their waits, in ``time.time()`` seconds;
-    each wait is charged when it starts, so its interval extends the union by at most its
-    length). Once ``limit_s`` is used up, ``spent`` is true and ``grant`` gives nothing: the
-    judge then fails every remaining call at once (``RATE_LIMIT_WAIT_SPENT`` in its error)
+    What is counted is the run's time held by such waits since a judge call of the run was
+    last answered (``answered``), not the sum over calls: calls waiting side by side count
+    once (the union of their waits, in ``time.time()`` seconds; each wait is charged when it
+    starts, so its interval extends the union by at most its length). A provider that keeps
+    serving the run now and then (a rate limit below the run's demand, waited out call
+    after call) therefore never spends it; one that answers nothing but 429 does, after
+    ``limit_s``. Once it is used up, ``spent`` is true and ``grant`` gives nothing: the judge
+    then fails each call answered 429 at once (``RATE_LIMIT_WAIT_SPENT`` in its error)
     rather than holding the run for minutes per answer.
 
     Args:
@@ -248,6 +252,15 @@ class RateLimitWait:
             self._set(_WAITED_TOTAL, total + added)
             self._set(_WAITED_UNTIL, max(start, now + delay))
             return delay
+
+    def answered(self) -> None:
+        """A judge call of the run was answered: the provider is serving the run, so the
+        waits so far no longer count."""
+        if self._get(_WAITED_TOTAL) <= 0:  # the common case: one read, no transaction
+            return
+        with self._transact():
+            self._set(_WAITED_TOTAL, 0.0)
+            self._set(_WAITED_UNTIL, time.time())
 
     def close(self) -> None:
         """Close the ledger's database connections (this thread's and the judge loop's)."""

@@ -248,9 +248,9 @@ class Settings:
         "worker of the run", number(1))
     max_rate_limit_wait: float | None = option(
         "max-rate-limit-wait", "most seconds the whole run spends waiting out 'limit reached' "
-        "(HTTP 429) answers of the LLM judge, shared by every call and xdist worker (default "
-        "120; 0: never wait); once spent, each call answered 429 errors at once and the gate "
-        "fails naming it", number(0))
+        "(HTTP 429) answers of the LLM judge with no call answered in between, shared by every "
+        "call and xdist worker (default 120; 0: never wait); once spent, each call answered "
+        "429 errors at once and the gate fails naming it", number(0))
     compare_alpha: float | None = option(
         "compare-alpha", "with it, a mean or unsupported_rate compare-fail bound fails only "
         "when the change is beyond the bound and significant at this level (paired test); a "

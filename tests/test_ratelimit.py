@@ -186,3 +186,16 @@ def test_a_provider_that_always_answers_429_holds_the_run_once(pytester, chat_se
     assert elapsed < 120  # on a loaded machine; 3 answers x 300 s before the run's budget
     report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
     assert all(a["status"] == "error" and "wait budget" in a["error"] for a in report["answers"])
+
+
+def test_an_answered_call_starts_the_run_wait_over(tmp_path):
+    """A limit below the run's demand lets calls through now and then: the run is being
+    served, so its waits never add up to a failure (no false alarm on a throttled run)."""
+    from pytest_faithfulness.ratelimit import RateLimitWait
+
+    wait = RateLimitWait(10.0, ledger=tmp_path / "wait")
+    for minute in range(5):  # 5 x 8 s of waiting, each followed by an answered call
+        assert wait.grant(8.0, now=1000.0 + 60 * minute) == 8.0
+        RateLimitWait(10.0, ledger=tmp_path / "wait").answered()  # in another worker
+    assert not wait.spent and wait.waited_s == 0.0
+    assert wait.grant(12.0, now=2000.0) == 10.0 and wait.spent

@@ -259,7 +259,8 @@ class LiteLLMJudge:
         rate: a shared ``ratelimit.RateLimiter`` (``--faithfulness-max-rpm`` / ``-max-tpm``):
             each request waits for its turn, each reply's tokens are charged to it.
         run_wait: the run's ``ratelimit.RateLimitWait``, the seconds every call of the run
-            together may spend waiting on "limit reached" answers (the plugin shares one
+            together may spend waiting on "limit reached" answers with no call answered in
+            between (the plugin shares one
             across judges, votes, panel members and xdist workers:
             ``--faithfulness-max-rate-limit-wait``, default 120 s); default: one of this
             judge's own with 120 s. Once it is spent, a call answered "limit reached" errors
@@ -477,6 +478,7 @@ class LiteLLMJudge:
             record_usage(calls=1)
             try:
                 response = await litellm.acompletion(**kwargs)
+                self.run_wait.answered()  # the provider serves the run: its waits start over
                 self._account(litellm, response)
                 choice = response.choices[0]
                 if getattr(choice, "finish_reason", None) == "content_filter":
