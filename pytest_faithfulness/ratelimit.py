@@ -260,7 +260,6 @@ class RateLimitWait:
             return
         with self._transact():
             self._set(_WAITED_TOTAL, 0.0)
-            self._set(_WAITED_UNTIL, time.time())
 
     def close(self) -> None:
         """Close the ledger's database connections (this thread's and the judge loop's)."""
