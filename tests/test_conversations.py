@@ -142,10 +142,11 @@ def test_assert_faithful_conversation_through_pytest(pytester, tmp_path):
     data = json.loads(report.read_text())
     assert data["summary"]["conversations"] == 2
     assert data["summary"]["conversation_unsupported_rate"] == 0.5
+    # in test-id order (issue 21 item 18), each conversation's turns in order
     assert [(a["conversation"].split("::")[-1], a["turn"]) for a in data["answers"]] == [
+        ("test_own_turn_only", 1), ("test_own_turn_only", 2), ("test_own_turn_only", 3),
         ("test_whole_conversation", 1), ("test_whole_conversation", 2),
-        ("test_whole_conversation", 3), ("test_own_turn_only", 1), ("test_own_turn_only", 2),
-        ("test_own_turn_only", 3)]
+        ("test_whole_conversation", 3)]
     assert "(conversation test\\_" in md.read_text() and "turn 3)" in md.read_text()
     html = page.read_text()
     assert html.count('<section class="conversation"') == 2
