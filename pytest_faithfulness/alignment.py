@@ -29,7 +29,10 @@ aside with reasons. Rules, in order:
    that holds most of its content words, weighing first the words no other claim has (so "The Kestrel e-bike
    is red." goes to "It is red.", not to the sentence that named the e-bike), numbers three
    times and names twice. A claim whose words or numbers are not in the answer gets no spans
-   and a note saying its source was not found.
+   and a note saying its source was not found. A bracket of numbers inside a sentence that
+   names no passage ("weighs [800]." with three passages: ``text.citation_spans``) is a value,
+   not a citation: a claim aligned to that text that holds the word before it and not the
+   value gets the value back, after that word, with a note.
 4. **Structure.** HTML comments and tags (``<!-- ... -->``, ``<br>``) are markup, set aside
    (``"markup"``) and left out of every sentence; only tags of HTML elements count
    (``decomposition.markup_spans``): other text in angle brackets, and the value of an
@@ -53,7 +56,19 @@ aside with reasons. Rules, in order:
    with a note saying why.
 6. **Duplicates.** Claims identical after normalisation (case, whitespace, punctuation,
    quotes) are one claim; each later copy is recorded as set aside ("duplicate of claim N")
-   with its spans.
+   with its spans. Paraphrases of one sentence must not outweigh it, so near-duplicates are
+   merged by content: a decomposer's claim aligned to the same answer sentence as another,
+   with the same polarity and no content word the other lacks ("has three levels" / "has 3
+   levels" / "There are three levels on it", or a fragment of it), is recorded as set aside
+   ("restates claim N ... counted once"); the one with more content words stays.
+7. **Grounding.** A decomposer's claim must be grounded in the answer: each of its content
+   words (stems, numbers, names) in the sentence it is aligned to or in the answer before it
+   (so "It comes with ..." -> "The Vela lamp comes with ..." is grounded once the answer named
+   the Vela lamp). A claim that is not ("sold in black", aligned to "comes with a 5-year
+   warranty" because they share a word), or whose source was not found, keeps the reason
+   (``AlignedClaim.ungrounded``, in its note) and the pipeline scores it ``unsupported``
+   without a judge call: a claim the answer never made can lift no score. Grounding is
+   checked before rule 6's merge by content, so an ungrounded claim absorbs no other.
 
 The result keeps the decomposer's claims in their order, with added claims placed by their
 position in the answer.
@@ -226,7 +241,7 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
     # 3. sources of claims; bracketed values kept in them
     units = _units(answer)
     _align_claims(answer, claims, units)
-    _keep_values(answer, claims, ids)
+    _keep_values(answer, claims, ids, units)
 
     # 4 + 5. structure and coverage
     dropped_spans = [s for d in trusted for s in d.spans]
@@ -630,10 +645,12 @@ def _dedupe_key(text: str) -> str:
 # --------------------------------------------------------------------------------------------
 # Bracketed values (rule 3), restatements (rule 6), grounding (rule 7).
 
-def _keep_values(answer: str, claims: list[AlignedClaim], ids: tuple[str, ...]) -> None:
+def _keep_values(answer: str, claims: list[AlignedClaim], ids: tuple[str, ...],
+                 units: list[Span]) -> None:
     """Put back a bracketed value a decomposer took for a citation marker ("weighs [800]."
     with no passage 800: ``text.citation_spans``): after the word it follows in the answer,
-    when the claim aligned to that text holds the word and not the value."""
+    in a claim whose spans reach the value and that holds the word, or in a claim of the same
+    sentence that ends with that word ("The Kestrel e-bike weighs.")."""
     if "[" not in answer and "\u3010" not in answer:
         return
     markers = set(citation_spans(answer))  # brackets in citation position, passages unknown
@@ -645,12 +662,16 @@ def _keep_values(answer: str, claims: list[AlignedClaim], ids: tuple[str, ...]) 
         if not before:
             continue
         anchor = before[-1]
+        unit = next(((a, b) for a, b in units if a <= end and start < b), (start, end))
         for claim in claims:
-            if value in claim.text or not any(s <= start < e for s, e in claim.spans):
+            if value in claim.text:
+                continue
+            reaches = any(s <= start <= e for s, e in claim.spans)
+            if not reaches and not any(_overlaps(sp, unit) for sp in claim.spans):
                 continue
             hits = list(re.finditer(rf"(?<![\w-]){re.escape(anchor)}(?![\w-])", claim.text,
                                     re.IGNORECASE))
-            if not hits:
+            if not hits or not (reaches or not re.search(r"\w", claim.text[hits[-1].end():])):
                 continue
             at = hits[-1].end()
             claim.text = f"{claim.text[:at]} {value}{claim.text[at:]}"
