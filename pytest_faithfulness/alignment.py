@@ -653,9 +653,9 @@ def _keep_values(answer: str, claims: list[AlignedClaim], ids: tuple[str, ...],
     sentence that ends with that word ("The Kestrel e-bike weighs.")."""
     if "[" not in answer and "\u3010" not in answer:
         return
-    markers = set(citation_spans(answer))  # brackets in citation position, passages unknown
-    real = set(citation_spans(answer, ids, passage_count=len(ids)))
-    values = sorted(markers - real)
+    markers = citation_spans(answer)  # brackets in citation position, passages unknown
+    real = {e for _, e in citation_spans(answer, ids, passage_count=len(ids))}
+    values = [(s, e) for s, e in markers if e not in real]
     for start, end in values:
         value = answer[start:end].strip()
         before = re.findall(r"[\w'\u2019-]+", answer[max(0, start - 60):start])
