@@ -258,11 +258,33 @@ _ANNOUNCE = re.compile(
     r"^(?:so,? )?here(?:'s| is| are) (?:an? |the |some |my )?(?:quick |short |brief )?"
     r"(?:overview|summary|rundown|breakdown|answer|explanation|details)\b[^:;]*[.!]?$",
     re.IGNORECASE)
-#: A lead-in line that announces a list without naming its topic ("Here is how returns work:",
-#: "It works as follows:", "The steps are below:"): set aside, and not given to the items.
-_LIST_ANNOUNCE = re.compile(
-    r"^(?:here(?:'s| is| are)\b|(?:the )?(?:following|steps)\b)|"
-    r"\b(?:as follows|like this|like so|below|the following(?: \w+)?)\W*$", re.IGNORECASE)
+#: A lead-in line that announces a list: "Here is how returns work:", "Here are the Pico's
+#: specs:", "Returns work like this:", "The steps are below:" (see ``_list_topic``).
+_HERE = re.compile(r"^(?:so,? )?here(?:'s| is| are)\s+", re.IGNORECASE)
+_ANNOUNCED = re.compile(r"^(?P<topic>.*?)\s*\b(?:(?:works?|goes|go|happens?|is done|are done|"
+                        r"are|is)\s+)?(?:as follows|like this|like so|below)\W*$",
+                        re.IGNORECASE)
+
+
+def _list_topic(lead_in: str) -> str | None:
+    """The topic the items under a lead-in line carry: the lead-in without its announcing
+    frame ("Here are the Pico's specs" -> "The Pico's specs", "Returns work like this" ->
+    "Returns"); ``None`` when nothing but the frame is left ("Here is how returns work": a
+    wh-clause names no topic an item could carry). Any other lead-in is its own topic."""
+    here = _HERE.match(lead_in)
+    if here:
+        rest = lead_in[here.end():].strip()
+        if not rest or rest.split()[0].lower() in _WH_WORDS:
+            return None
+        return rest[:1].upper() + rest[1:]
+    announced = _ANNOUNCED.match(lead_in)
+    if announced:
+        topic = announced.group("topic").strip()
+        if re.fullmatch(r"(?:the )?(?:steps?|details?|options?|following|answer|list)", topic,
+                        re.IGNORECASE):
+            return None  # "The steps are below:" names no topic of its own
+        return topic or None
+    return lead_in
 _REFUSAL = re.compile(
     r"^(?:(?:i|we)\s+(?:could(?:n'?t| not)|can(?:'?t|not| not)|do(?:n'?t| not)|did(?:n'?t| not)|"
     r"was(?:n'?t| not) able to|were(?:n'?t| not) able to|am (?:not able|unable) to|"
@@ -949,10 +971,11 @@ def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
             label = is_topic_label(plain.text) if not lead_in else None
             blocks.append(_Block("heading", s, e, plain, label=("lead-in" if lead_in else
                                                                  "heading" if label else None)))
-            if lead_in and _LIST_ANNOUNCE.search(plain.text.rstrip(":").strip()):
-                topic = None  # "Here is how returns work:": announces, names no topic
-            elif label or lead_in:
+            if label or lead_in:
                 topic = _TOPIC_SUFFIX.sub("", plain.text.rstrip(":")).strip() or None
+                if topic and lead_in:  # "Here is how returns work:" gives no topic
+                    topic = _list_topic(topic)
+                    topic = re.sub(r"['\u2019]s$", "", topic) if topic else None
                 blocks[-1].topic = topic
             else:
                 parsed = _subject_of(plain.text)

@@ -69,6 +69,21 @@ def test_a_topic_the_items_carry_says_so_in_its_reason():
         "lead-in (its topic is carried into the list items below it)"]
 
 
+@pytest.mark.parametrize("answer, claims", [
+    ("Here are the Pico's specs:\n- 300 g\n- waterproof to 10 m",
+     ["The Pico: 300 g.", "The Pico: waterproof to 10 m."]),  # the frame, not the topic, goes
+    ("The following plans include Wi-Fi 6:\n- Pro\n- Max",  # a lead-in that asserts: carried
+     ["The following plans include Wi-Fi 6: Pro.", "The following plans include Wi-Fi 6: Max."]),
+    ("The steps are below:\n- pack it\n- ship it", ["Pack it.", "Ship it."]),
+])
+def test_a_lead_in_gives_its_items_its_topic_without_the_frame(answer, claims):
+    result = evaluate(answer, RETURNS, OfflineJudge())
+    assert [c.text for c in result.claims] == claims
+    (lead_in,) = result.dropped
+    assert lead_in.reason.startswith("lead-in")
+    assert ("carried" in lead_in.reason) == (claims[0] != "Pack it.")
+
+
 @pytest.mark.parametrize("lead_in", ["Here is how returns work.", "Here's what you need to know."])
 def test_an_announcing_sentence_is_set_aside_with_a_reason(lead_in):
     """Before: scored as an unsupported claim (0.5)."""
