@@ -20,9 +20,11 @@ Rules (this package's, stated so they can be argued with):
    (``[^1]: p-2071``, ``[^1]: 3``, ``[^1]: [3]``, ``[^1]: Source 3``, ``[^1]: Passage 3``;
    prose: the passage ids written in it); a definition that names no passage is an unknown
    citation (``^N``), never passage ``N``. A footnote without a definition is the number
-   ``N``. A reference that maps to no passage (``[7]`` with three passages, ``[p-9999]``) is an
-   **unknown citation**: it is kept (``unknown``), it can never make a citation correct, and
-   the claim's note says so.
+   ``N``. A reference that maps to no passage (``... received. [7]`` with three passages,
+   ``[p-9999]``) is an **unknown citation**: it is kept (``unknown``), it can never make a
+   citation correct, and the claim's note says so. A bracket of numbers *inside* a sentence
+   that maps to no passage ("weighs [800].") is a value, not a marker
+   (``text.citation_spans`` with ``passage_count``): it stays in the claim and is judged.
 3. **Attachment.** A marker inside a sentence (before its closing punctuation) cites the clause
    it follows: the text of its sentence since the previous marker of that sentence. A marker
    after a sentence's closing punctuation (``... indefinitely. [p-2071]``) cites the text since

@@ -56,9 +56,11 @@ rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
    that opens with a subordinate clause keeps it whole and gives it to each conjunct of its
    main clause ("If the item is unused, you get a refund and keep the tags." -> "If the item
    is unused, you get a refund." / "If the item is unused, you keep the tags."); a condition
-   inside a sentence ("... if X and Y") stops any split. A lead-in line that only announces a
-   list ("Here is how returns work:") is set aside and given to no item; a topic that items
-   carry ("To return an item:") is set aside with a reason that says so. Recap openers ("As
+   inside a sentence ("... if X and Y") stops any split. A lead-in line gives the items below
+   it its topic without its announcing frame ("Here are the Pico's specs:" -> "The Pico";
+   ``_list_topic``), and none when only the frame is left ("Here is how returns work:", "The
+   steps are below:"); a lead-in whose topic items carry is set aside with a reason that
+   says so. Recap openers ("As
    I said,", "As noted above,", "To recap,") are openers (rule 4); "Here is how returns
    work." is a lead-in.
 6. Pronouns and possessives that open a claim (it, its, they, their, this) are resolved to the
