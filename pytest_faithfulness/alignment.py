@@ -732,9 +732,10 @@ def _ungrounded(answer: str, claim: AlignedClaim, units: list[Span]) -> str | No
     of it (stems, numbers, names; CJK bigrams are not held to this) must be in the sentence it
     is aligned to or in the answer before it, so "It comes with ..." may become "The Vela
     lamp comes with ..." when the answer named the Vela lamp before. Allowed besides: the
-    frame of a statement made from a yes/no question ("It is not the case that"), and, once
-    the answer says "you"/"your", a word for the reader ("customer", "user", ...: a resolved
-    "your"). A claim without a source in the answer is not grounded."""
+    frame of a statement made from a yes/no question ("It is not the case that"); once the
+    answer says "you"/"your", a word for the reader ("customer", "user", ...: a resolved
+    "your"); and the one word right after a name, its kind ("The Lumo 2 projector" for "The
+    Lumo 2", ``_name_kinds``). A claim without a source in the answer is not grounded."""
     if not claim.spans:
         return "its source was not found in the answer"
     if claim.added:
@@ -747,7 +748,7 @@ def _ungrounded(answer: str, claim: AlignedClaim, units: list[Span]) -> str | No
     if _YOU.search(answer[:end]):
         context = context | _frame_stems(_READER_STEMS)
     words = {w for w in _features(claim.text).content if not _CJK_BIGRAM.fullmatch(w)}
-    missing = sorted(words - context - _frame_stems(_FRAME_STEMS))
+    missing = sorted(words - context - _frame_stems(_FRAME_STEMS) - _name_kinds(claim.text, _context_names(answer[:end])))
     if not missing:
         return None
     return ("not grounded in the answer: " + ", ".join(repr(w) for w in missing[:5])
@@ -766,3 +767,37 @@ def _context_words(text: str) -> frozenset[str]:
 @lru_cache(maxsize=4)
 def _frame_stems(words: tuple[str, ...]) -> frozenset[str]:
     return frozenset(w for word in words for w in _features(word).content)
+
+
+_TOKEN_RUN = re.compile(r"[\w][\w.'\u2019-]*")
+
+
+@lru_cache(maxsize=256)
+def _context_names(text: str) -> frozenset[str]:
+    return _features(text).mandatory
+
+
+def _name_kinds(claim: str, names: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Stems of the word right after each name in ``claim``: its kind, which a decomposer may
+    add when it writes the name out ("The Lumo 2 projector", "the Vela desk lamp"). A name is
+    a run of capitalised words and numbers that holds a capitalised word other than a stop
+    word (the claim's first word only when it is a name of the answer, ``names``: "Sale
+    items" is no name); a word after a bare number ("3 levels") is not a kind."""
+    from .verification import _STOP
+
+    tokens = _TOKEN_RUN.findall(claim)
+    kinds: set[str] = set()
+    i = 0
+    while i < len(tokens):
+        word = tokens[i]
+        if word[:1].isupper() and word.lower() not in _STOP and (
+                i > 0 or word.lower() in names):
+            j = i + 1
+            while j < len(tokens) and (tokens[j][:1].isupper() or tokens[j][:1].isdigit()):
+                j += 1
+            if j < len(tokens) and tokens[j][:1].islower():
+                kinds |= _features(tokens[j]).content
+            i = j
+            continue
+        i += 1
+    return frozenset(kinds)

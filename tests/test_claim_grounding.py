@@ -149,3 +149,16 @@ def test_the_gate_fails_both_repros_through_pytest(chat_server, pytester):
     result.assert_outcomes(failed=2)
     report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
     assert sorted(a["score"] for a in report["answers"]) == [0.5, 0.5]
+
+
+def test_a_name_written_out_with_its_kind_is_grounded(chat_server):
+    """"The Lumo 2" -> "The Lumo 2 projector": the one word after a name (its kind) may be
+    added; a word after anything else may not."""
+    passages = [{"id": "1", "text": "The Lumo 2 projector supports 1080p input."}]
+    claims = ["The Lumo 2 projector supports 1080p input.",
+              "The Lumo 2 projector supports wireless input."]
+    chat_server.handler = judge_model(claims_reply(claims), supports_verbatim)
+    result = evaluate("The Lumo 2 supports 1080p input.", passages, make_judge(chat_server))
+    assert [c.label for c in result.claims] == ["supported", "unsupported"]
+    assert result.claims[0].note is None
+    assert "not grounded in the answer: 'wireless'" in result.claims[1].note
