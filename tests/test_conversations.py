@@ -199,3 +199,44 @@ def test_plain_string_passages_in_several_turns_are_named_by_turn(as_dict):
     assert [r.score for r in results][:2] == [1.0, 1.0]
     assert [p.id for p in results[1].passages][:1] == ["t2-p1"]
     assert results[2].score is not None and results[2].score < 1
+
+
+# --------------------------------------------------------------------------------------------
+# Two conversations in one test (issue 21, item 12): the second one's turns are named
+# ``<node id>#conversation2#turn<n>``; they belong to the same test for the session gate.
+
+TWO_CONVERSATIONS = f'''
+import pytest
+TURNS = {TURNS!r}
+
+@pytest.mark.xfail(reason="the third turn rests on the first turn's passage", strict=True)
+def test_expects_a_miss(assert_faithful_conversation):
+    assert_faithful_conversation(TURNS)
+    assert_faithful_conversation(TURNS, window=1)
+
+def test_fails_on_its_second(assert_faithful_conversation):
+    assert_faithful_conversation(TURNS)
+    assert_faithful_conversation(TURNS, window=1)
+
+def test_swallows_its_second(assert_faithful_conversation):
+    assert_faithful_conversation(TURNS)
+    try:
+        assert_faithful_conversation(TURNS, window=1)
+    except AssertionError:
+        pass
+'''
+
+
+def test_a_second_conversation_in_a_test_belongs_to_that_test(pytester):
+    pytester.makepyfile(TWO_CONVERSATIONS)
+    xfail = pytester.runpytest("-p", "no:cacheprovider", "-k", "expects_a_miss or fails_on")
+    xfail.assert_outcomes(xfailed=1, failed=1)
+    assert "missed their own thresholds without failing" not in xfail.stdout.str()
+    # only the test's own failure fails the run: the gate itself passed
+    xfail.stdout.fnmatch_lines(["*faithfulness: session gate passed*"])
+    swallowed = pytester.runpytest("-p", "no:cacheprovider", "-k", "swallows")
+    swallowed.assert_outcomes(passed=1)
+    assert swallowed.ret == pytest.ExitCode.TESTS_FAILED
+    swallowed.stdout.fnmatch_lines(["GATE FAILED: 1 answer(s) missed their own thresholds "
+                                    "without failing their tests "
+                                    "(*test_swallows_its_second#conversation2#turn3)*"])
