@@ -11,8 +11,8 @@ order, and returns one ``AnswerResult`` per turn. Rules:
   only); ``None`` (the default): every turn so far;
 * a passage retrieved again in a later turn (same id, same text, same title) counts once; the
   same id with other text is a ``ValueError`` naming both turns (ids must name one passage);
-* a turn's own passages are newer than the earlier turns': a claim that only an earlier
-  turn's passage supports is verified again against the turn's own passages alone, and when
+* a turn's own passages are newer than the earlier turns': a claim whose support cites an
+  earlier turn's passage is verified again against the turn's own passages alone, and when
   they contradict it (an accepted ``contradicted`` verdict, its evidence checked) the claim is
   ``contradicted``, whatever the older passage says ("$10" in turn 1's passage, "$12 per
   month, not $10" in turn 2's). The older passage's ``supported`` verdict is kept in
@@ -147,7 +147,7 @@ def _cases_and_own(turns: Any, window: int | None
 async def _judge_turns(cases: list[tuple[str, list[Passage]]], own: list[list[Passage]],
                        judge: Any, concurrency: int, context_budget_chars: int | None
                        ) -> list[AnswerResult]:
-    """Judge every turn, then hold each claim that only an earlier turn's passage supports
+    """Judge every turn, then hold each claim whose support cites an earlier turn's passage
     to the turn's own passages (the module docstring)."""
     results = await _evaluate_many(cases, judge, concurrency, context_budget_chars)
     semaphore = asyncio.Semaphore(max(1, int(concurrency)))
@@ -160,14 +160,14 @@ async def _judge_turns(cases: list[tuple[str, list[Passage]]], own: list[list[Pa
 async def _own_passages_first(result: AnswerResult, own: list[Passage], judge: Any,
                               semaphore: asyncio.Semaphore,
                               context_budget_chars: int | None) -> None:
-    """Verify each claim of ``result`` that only older passages support against the turn's
-    own passages; a ``contradicted`` verdict there replaces the older support."""
+    """Verify each claim of ``result`` whose support cites an older passage against the
+    turn's own passages; a ``contradicted`` verdict there replaces the older support."""
     own_ids = {p.id for p in own}
     if result.status != "scored" or not own or all(p.id in own_ids for p in result.passages):
         return
-    stale = [c for c in result.claims
+    stale = [c for c in result.claims  # supported by evidence from an earlier turn at all
              if c.supported and c.verdict is not None
-             and not own_ids & set(c.verdict.passage_ids)]
+             and any(pid not in own_ids for pid in c.verdict.passage_ids)]
     if not stale:
         return
     budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
