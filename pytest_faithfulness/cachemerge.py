@@ -8,10 +8,11 @@ no signing key is needed to merge. Rules:
 
 * Entries with the same key are compared on what the cache is for: a verdict's label and
   evidence (passage id and quote of each item), a decomposition's claims and set-aside text
-  (not the reasons given for it). Two entries that agree there are the same entry (the first one is kept), however their
-  rationale or confidence is worded and whoever signed them. Two that do not agree are a
-  conflict: reported by key, source and what differs; the first value stays, never
-  overwritten. A conflict is a warning (exit 0); ``--strict`` makes it a failure (exit 1).
+  (not the reasons given for it). Two entries that agree there are the same entry (the first
+  one is kept), however their rationale or confidence is worded and whoever signed them. Two
+  that do not agree are a conflict: reported by key, source and what differs; the first
+  value stays, never overwritten. A conflict is a warning (exit 0); ``--strict`` makes it a
+  failure (exit 1).
 * With a signing key (``FAITHFULNESS_CACHE_KEY``) an entry that is unsigned or mis-signed is
   not copied: it would be refused on read anyway. An entry already there that does not check
   out under the key (signed with the key before a rotation, say) is replaced by a source's
