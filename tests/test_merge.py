@@ -305,6 +305,7 @@ def test_a_supported_verdict_edited_into_a_shard_is_not_believed(
                                         "rationale": "forged", **forged}
                     claim["judge_verdict"], claim["note"] = None, None
                     target.update(test_id=result["test_id"], claim=n)
+        _consistent(data)  # the answer list and figures agree: only the quote check is left
 
     edited = _edited(shards[0], path / "edited", forge)
     assert target, "the suite has an unsupported Norway claim in shard 1"
