@@ -68,7 +68,7 @@ def _read(path: Path) -> list[dict]:
 
 
 def load_gold(data_dir: Path, gold_path: Path) -> tuple[list[dict], dict[tuple[str, str], dict]]:
-    """Gold rows with ``claim`` and quotes rebuilt (FaithBench rows store offsets only), and
+    """Gold rows with ``claim`` and quotes rebuilt (rows store ids and offsets only), and
     the records they come from, by ``(record_file, record_id)``."""
     rows = [r for r in _read(gold_path) if not r.get("header")]
     records: dict[tuple[str, str], dict] = {}
@@ -79,8 +79,11 @@ def load_gold(data_dir: Path, gold_path: Path) -> tuple[list[dict], dict[tuple[s
         rec = records[(row["record_file"], row["record_id"])]
         if row["claim"] is None:
             text = rec.get("answer") if "answer" in rec else rec["claim"]
-            s, e = row["claim_span"]
-            row["claim"] = text[s:e]
+            if row["claim_span"] is None:
+                row["claim"] = text
+            else:
+                s, e = row["claim_span"]
+                row["claim"] = text[s:e]
         by_id = {p["id"]: p for p in rec["passages"]}
         for item in row["evidence"]:
             if item["quote"] is None:
@@ -120,8 +123,8 @@ def perfect_judge(rows: list[dict], records: dict) -> dict[str, Any]:
             per[key][0] += reason is None
         if reason is not None:
             reasons[re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "…", reason)[:90]] += 1
-            if len(examples) < 15 and not row["record_id"].startswith("faithbench-"):
-                examples.append({"id": row["id"], "claim": row["claim"], "reason": reason})
+            if len(examples) < 15:  # ids only: no text of the data in the results file
+                examples.append({"id": row["id"], "reason": reason})
     return {"kept": {k: {"kept": v[0], "of": v[1], "share": _share(*v)} for k, v in sorted(per.items())},
             "refusal_reasons": reasons.most_common(12), "examples": examples,
             "kept_ids": sorted(kept_ids)}
@@ -158,8 +161,8 @@ def lying_judge(rows: list[dict], records: dict, kept_ids: set[str]) -> dict[str
             if row["id"] in kept_ids:
                 per_kept[m.kind][1] += 1
                 per_kept[m.kind][0] += reason is not None
-            if reason is None and len(missed[m.kind]) < 8 and not row["record_id"].startswith("faithbench-"):
-                missed[m.kind].append({"id": row["id"], "mutant": m.claim, "change": m.detail})
+            if reason is None and len(missed[m.kind]) < 8:
+                missed[m.kind].append({"id": row["id"], "kind": m.kind})
     return {"refused": {k: {"refused": v[0], "of": v[1], "share": _share(*v), "target": TARGETS_B[k],
                             "share_given_kept": _share(*per_kept[k]), "of_given_kept": per_kept[k][1]}
                         for k, v in per.items()},
@@ -228,7 +231,7 @@ def real_edits(rows: list[dict], records: dict, data_dir: Path, limit: int | Non
                     per_kept[t][1] += 1
                     per_kept[t][0] += refused
             if not refused and len(missed) < 10:
-                missed.append({"id": r["id"], "changed": [c for c, _ in verdicts][:2]})
+                missed.append({"id": r["id"]})  # ids only: no text of the data
     return {"refused": {k: {"refused": v[0], "of": v[1], "share": _share(*v),
                             "share_given_kept": _share(*per_kept[k]), "of_given_kept": per_kept[k][1]}
                         for k, v in sorted(per.items())},

@@ -39,16 +39,15 @@ def test_header_counts_and_row_shape(gold):
             assert item["passage_id"] and 0 <= item["start"] < item["end"]
 
 
-def test_non_commercial_rows_hold_no_text(gold):
+def test_no_row_holds_text_of_the_data(gold):
+    """Ids and offsets only: FaithBench is non-commercial, and the other sources' passages
+    are third-party text whose copyright their licences do not settle."""
     _, rows = gold
-    faithbench = [r for r in rows if r["record_id"].startswith("faithbench-")]
-    assert faithbench, "the FaithBench faithful answers are part of the gold set"
-    for r in faithbench:
-        assert r["claim"] is None and r["claim_span"] is not None
-        assert all(item["quote"] is None for item in r["evidence"])
+    assert any(r["record_id"].startswith("faithbench-") for r in rows)
     for r in rows:
-        if not r["record_id"].startswith("faithbench-"):
-            assert r["claim"] and all(item["quote"] for item in r["evidence"])
+        assert r["claim"] is None
+        assert all(item["quote"] is None for item in r["evidence"])
+        assert r["claim_span"] is not None or r["source"] == "claims"
 
 
 def _data_dir():
