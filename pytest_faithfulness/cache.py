@@ -232,6 +232,22 @@ class ReadOnlyCache:
         mode, filename, value = row
         return self._disk.fetch(mode, filename, value, False)
 
+    def items(self) -> list[tuple[Any, Any]]:
+        """Every unexpired ``(key, value)`` stored, in insertion order, decoded as ``get``
+        does (``cache merge`` reads its sources this way, never writing to them).
+
+        Raises:
+            sqlite3.DatabaseError / OSError / ValueError: the database or a value file
+            cannot be read or decoded.
+        """
+        with self._lock:
+            rows = self._con.execute(
+                "SELECT key, raw, mode, filename, value FROM Cache"
+                " WHERE expire_time IS NULL OR expire_time > ? ORDER BY rowid",
+                (time.time(),)).fetchall()
+        return [(self._disk.get(key, raw), self._disk.fetch(mode, filename, value, False))
+                for key, raw, mode, filename, value in rows]
+
     def set(self, key: Any, value: Any, **_: Any) -> bool:
         """Always raises ``PermissionError``: this cache is read-only."""
         raise PermissionError(f"read-only ({self.reason})")

@@ -3,7 +3,7 @@
 Commands::
 
     pytest-faithfulness merge RUN... [--expect N] [--allow-mixed] [-c INI] [options]
-    pytest-faithfulness cache merge SRC... DEST
+    pytest-faithfulness cache merge SRC... DEST [--strict]
     pytest-faithfulness cache stats DIR...
 
 ``merge`` reads the saved runs of a sharded suite (``--faithfulness-save`` in each shard; a
@@ -356,15 +356,20 @@ def _cache_parser(sub: Any) -> None:
     cache_sub = parser.add_subparsers(dest="cache_command", required=True)
     merge = cache_sub.add_parser(
         "merge", help="copy every entry of the SRC caches into DEST; an entry with the same "
-        "key and a different value is reported, never overwritten")
+        "key and a verdict that does not agree (label, evidence; claims for a decomposition) "
+        "is reported, never overwritten; an unreadable SRC is skipped with a warning")
     merge.add_argument("paths", nargs="+", metavar="SRC... DEST")
+    merge.add_argument("--strict", action="store_true",
+                       help="exit 1 when entries conflict or a source could not be read "
+                       "(default: warn, exit 0)")
     stats = cache_sub.add_parser("stats", help="count a cache's entries by kind and signature")
     stats.add_argument("paths", nargs="+", metavar="DIR")
 
 
 def run_cache(args: argparse.Namespace, out: Any = None) -> int:
-    """``pytest-faithfulness cache merge|stats``. Returns 0, or 1 when a merge met
-    conflicting entries (they are kept, and reported).
+    """``pytest-faithfulness cache merge|stats``. Returns 0, or 1 when a ``--strict`` merge
+    met conflicting entries or an unreadable source (reported either way; see
+    ``cachemerge``).
 
     Raises:
         UsageError: too few paths, a source that is not a cache.
@@ -381,7 +386,7 @@ def run_cache(args: argparse.Namespace, out: Any = None) -> int:
             report = merge_caches(args.paths[:-1], args.paths[-1], signing_key=key)
             for line in report.lines():
                 print(line, file=out)
-            return EXIT_FAILED if report.conflicts else EXIT_OK
+            return EXIT_FAILED if report.failed(args.strict) else EXIT_OK
         for path in args.paths:
             for line in cache_stats(path, signing_key=key).lines():
                 print(line, file=out)

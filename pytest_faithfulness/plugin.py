@@ -18,6 +18,7 @@ never 0, and a saved run is marked incomplete so that it is never compared with.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -345,6 +346,10 @@ def _calibration_test(record: Any, config: pytest.Config):
 
 # The end of the session ----------------------------------------------------------------------
 
+#: What ``FaithfulnessAssertion`` adds to a node id to name one answer of a test.
+_ANSWER_SUFFIX = re.compile(r"(?:#conversation\d+)?(?:#turn\d+|#\d+)$")
+
+
 class _RunTracker:
     """Counts the tests that finished (the controller sees its workers' reports too) and the
     xdist workers lost, so that the end of the session knows whether it saw every answer."""
@@ -364,11 +369,21 @@ class _RunTracker:
             self.xfail.add(report.nodeid)
 
     def test_of(self, result: AnswerResult) -> str | None:
-        """The node id of the test that recorded ``result`` (its test id less a ``#n``)."""
+        """The node id of the test that recorded ``result``: its test id less the suffixes
+        the assertion adds (``#n``, ``#turn<n>``, ``#conversation<k>#turn<n>``), the longest
+        prefix that names a test that finished (a node id may hold a ``#`` of its own);
+        failing that, the test id less those suffixes."""
         test_id = result.test_id or ""
-        if test_id in self.finished or "#" not in test_id:
-            return test_id or None
-        return test_id.rsplit("#", 1)[0]
+        if not test_id:
+            return None
+        candidate = test_id
+        while True:
+            if candidate in self.finished:
+                return candidate
+            if "#" not in candidate:
+                break
+            candidate = candidate.rsplit("#", 1)[0]
+        return _ANSWER_SUFFIX.sub("", test_id) or test_id
 
     def by_outcome(self, failing: list[AnswerResult]
                    ) -> tuple[list[AnswerResult], list[AnswerResult]]:
