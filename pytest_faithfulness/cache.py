@@ -103,8 +103,10 @@ def signing_key_from_env() -> bytes | None:
 
 
 def _canonical(value: Any) -> bytes:
+    # surrogatepass: a lone surrogate (text that is not valid Unicode, kept as it was given)
+    # has bytes of its own, so any text can be keyed and signed; valid text is plain UTF-8
     return json.dumps(value, sort_keys=True, ensure_ascii=False,
-                      separators=(",", ":")).encode("utf-8")
+                      separators=(",", ":")).encode("utf-8", errors="surrogatepass")
 
 
 def open_cache(directory: str | Path, *, read_only: bool = False):

@@ -454,22 +454,30 @@ def _judge_session(config: pytest.Config, state: FaithfulnessSession) -> Any:
     settings = get_settings(config)
     git = None
 
-    def step(what: str, run: Any) -> Any:
+    def step(what: str, run: Any, *, local: str = "") -> Any:
+        before = len(state.failures)
         try:
             return run()
         except Exception as exc:  # fail closed, and keep going: the reports must be written
-            state.add_failures([f"the faithfulness gate could not {what}: "
-                                f"{type(exc).__name__}: {exc}"])
+            reason = f"the faithfulness gate could not {what}: {type(exc).__name__}: {exc}"
+            state.add_failures([reason])
+            if local == "error":  # it may have stopped before a gate merge cannot run
+                state.local_failures.append(reason)
             return None
+        finally:
+            if local == "all":
+                state.local_failures.extend(state.failures[before:])
 
     step("apply the session thresholds",
          lambda: state.evaluate_gate(settings.session_threshold_flags()))
+    # the calibration gate and the conftest hooks are the run's own: a merge of saved runs
+    # cannot recompute them, so their failures are also kept apart (``local_failures``)
     step("apply the calibration gate",
-         lambda: state.evaluate_calibration_gate(settings.min_agreement))
+         lambda: state.evaluate_calibration_gate(settings.min_agreement), local="all")
     step("check the answers that missed their own thresholds",
          lambda: _silent_misses(config, state))
     git = step("compare with the saved run or run the gate hooks",
-               lambda: _ci_gates(config, state))
+               lambda: _ci_gates(config, state), local="error")
     return git
 
 
@@ -507,7 +515,7 @@ def _ci_gates(config: pytest.Config, state: FaithfulnessSession) -> Any:
     except Exception as exc:  # fail closed: a broken custom gate never passes
         answers = [f"a pytest_faithfulness_gate hook raised {type(exc).__name__}: {exc}"]
     for answer in answers:  # pluggy leaves out the hooks that returned None
-        state.add_failures(gate_hook_reasons(answer))
+        state.add_local_failures(gate_hook_reasons(answer))
     return git
 
 
