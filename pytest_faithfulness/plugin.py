@@ -18,6 +18,7 @@ never 0, and a saved run is marked incomplete so that it is never compared with.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -378,6 +379,10 @@ def _calibration_test(record: Any, config: pytest.Config):
 
 # The end of the session ----------------------------------------------------------------------
 
+#: What ``FaithfulnessAssertion`` adds to a node id to name one answer of a test.
+_ANSWER_SUFFIX = re.compile(r"(?:#conversation\d+)?(?:#turn\d+|#\d+)$")
+
+
 class _RunTracker:
     """Counts the tests that finished (the controller sees its workers' reports too) and the
     xdist workers lost, so that the end of the session knows whether it saw every answer."""
@@ -397,11 +402,21 @@ class _RunTracker:
             self.xfail.add(report.nodeid)
 
     def test_of(self, result: AnswerResult) -> str | None:
-        """The node id of the test that recorded ``result`` (its test id less a ``#n``)."""
+        """The node id of the test that recorded ``result``: its test id less the suffixes
+        the assertion adds (``#n``, ``#turn<n>``, ``#conversation<k>#turn<n>``), the longest
+        prefix that names a test that finished (a node id may hold a ``#`` of its own);
+        failing that, the test id less those suffixes."""
         test_id = result.test_id or ""
-        if test_id in self.finished or "#" not in test_id:
-            return test_id or None
-        return test_id.rsplit("#", 1)[0]
+        if not test_id:
+            return None
+        candidate = test_id
+        while True:
+            if candidate in self.finished:
+                return candidate
+            if "#" not in candidate:
+                break
+            candidate = candidate.rsplit("#", 1)[0]
+        return _ANSWER_SUFFIX.sub("", test_id) or test_id
 
     def by_outcome(self, failing: list[AnswerResult]
                    ) -> tuple[list[AnswerResult], list[AnswerResult]]:
@@ -473,22 +488,30 @@ def _judge_session(config: pytest.Config, state: FaithfulnessSession) -> Any:
     settings = get_settings(config)
     git = None
 
-    def step(what: str, run: Any) -> Any:
+    def step(what: str, run: Any, *, local: str = "") -> Any:
+        before = len(state.failures)
         try:
             return run()
         except Exception as exc:  # fail closed, and keep going: the reports must be written
-            state.add_failures([f"the faithfulness gate could not {what}: "
-                                f"{type(exc).__name__}: {exc}"])
+            reason = f"the faithfulness gate could not {what}: {type(exc).__name__}: {exc}"
+            state.add_failures([reason])
+            if local == "error":  # it may have stopped before a gate merge cannot run
+                state.local_failures.append(reason)
             return None
+        finally:
+            if local == "all":
+                state.local_failures.extend(state.failures[before:])
 
     step("apply the session thresholds",
          lambda: state.evaluate_gate(settings.session_threshold_flags()))
+    # the calibration gate and the conftest hooks are the run's own: a merge of saved runs
+    # cannot recompute them, so their failures are also kept apart (``local_failures``)
     step("apply the calibration gate",
-         lambda: state.evaluate_calibration_gate(settings.min_agreement))
+         lambda: state.evaluate_calibration_gate(settings.min_agreement), local="all")
     step("check the answers that missed their own thresholds",
          lambda: _silent_misses(config, state))
     git = step("compare with the saved run or run the gate hooks",
-               lambda: _ci_gates(config, state))
+               lambda: _ci_gates(config, state), local="error")
     return git
 
 
@@ -526,7 +549,7 @@ def _ci_gates(config: pytest.Config, state: FaithfulnessSession) -> Any:
     except Exception as exc:  # fail closed: a broken custom gate never passes
         answers = [f"a pytest_faithfulness_gate hook raised {type(exc).__name__}: {exc}"]
     for answer in answers:  # pluggy leaves out the hooks that returned None
-        state.add_failures(gate_hook_reasons(answer))
+        state.add_local_failures(gate_hook_reasons(answer))
     return git
 
 

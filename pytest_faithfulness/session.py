@@ -62,6 +62,19 @@ class FaithfulnessSession:
         #: pytest's own exit status before the gate was ORed in (kept in the saved run, so
         #: that ``runs.merge`` gives the exit status one run of every shard would have had).
         self.test_exitstatus: int | None = None
+        #: the gate failures only this run could decide, also in ``failures``: the conftest
+        #: ``pytest_faithfulness_gate`` hooks, the calibration gate, a gate step that raised
+        #: before they ran, and those a merge carried over from its shards. Kept in the saved
+        #: run, so that ``runs.merge`` fails the merged gate with them (it cannot recompute
+        #: them; the session thresholds and silent misses it recomputes itself).
+        self.local_failures: list[str] = []
+
+    def add_local_failures(self, reasons: Any) -> list[str]:
+        """``add_failures`` for failures only this run can decide (see ``local_failures``).
+        Returns the reasons added."""
+        added = self.add_failures(reasons)
+        self.local_failures.extend(added)
+        return added
 
     def mark_incomplete(self, reason: str) -> None:
         """Record that the run did not judge every answer (reasons accumulate, ``; ``-joined)."""
@@ -302,7 +315,8 @@ class FaithfulnessSession:
                            expected_misses=[index[id(r)] for r in self.expected_misses
                                             if id(r) in index],
                            test_exitstatus=self.test_exitstatus, full=full,
-                           gate=self.gate.model_dump(mode="json"))
+                           gate=self.gate.model_dump(mode="json"),
+                           local_failures=self.local_failures)
 
     def save_run(self, storage: str | Path, name: str, git: Any = None) -> Path:
         """Save this run in the ``storage`` folder (``NNNN_<name>.json``); returns the path.
@@ -449,7 +463,10 @@ class FaithfulnessSession:
         append. Each is written even when no answer was judged. One that fails (any exception) never stops
         the others: its reason becomes a gate failure (``could not write the HTML report
         (PATH): ...``), its temporary file is removed, and the reports already written are
-        written again so that they show the failure too.
+        written again so that they show the failure too. Every report is written atomically
+        (a temporary file in its folder, then renamed over it); a report that cannot be
+        written (a full disk) is removed rather than left as it was (an earlier run's, or
+        this run's before the failure: one that may say the gate passed).
 
         Returns:
             the reasons of the outputs that failed (also added to ``failures``).
@@ -473,7 +490,7 @@ class FaithfulnessSession:
         failed: list[str] = []
         written: list[tuple[str, Any, Any, bool]] = []
         for job in jobs:
-            reason = _attempt(*job[:3])
+            reason = _attempt(*job[:3], stale=job[3])
             if reason is None:
                 written.append(job)
             else:
@@ -483,7 +500,7 @@ class FaithfulnessSession:
             notes = list(self.ci_notes)
             for what, where, write, rewritable in written:
                 if rewritable:
-                    reason = _attempt(what, where, write)
+                    reason = _attempt(what, where, write, stale=True)
                     if reason is not None:
                         self.add_failures([reason])
                         failed.append(reason)
@@ -539,17 +556,28 @@ class FaithfulnessSession:
         return [f"judge: {j}" for j in self.judges()] + format_report(self.calibration_report())
 
 
-def _attempt(what: str, where: Any, write: Any) -> str | None:
-    """Run one output's ``write``; on any exception remove its temporary file and return the
-    reason (``None`` when it was written)."""
+def _attempt(what: str, where: Any, write: Any, *, stale: bool = False) -> str | None:
+    """Run one output's ``write``; on any exception remove its temporary file and, with
+    ``stale`` (a report file, not the storage folder), the file already at ``where``: an
+    earlier version of the report must not be left behind saying something this run did not
+    (the gate passed). Returns the reason (``None`` when it was written)."""
     try:
         write()
         return None
     except Exception as exc:  # one failing output never stops the others
+        reason = f"could not write the {what} ({where}): {type(exc).__name__}: {exc}"
         if where is not None:
             target = Path(where)
             try:
                 target.with_name(target.name + ".tmp").unlink(missing_ok=True)
             except (OSError, ValueError):
                 pass
-        return f"could not write the {what} ({where}): {type(exc).__name__}: {exc}"
+            if stale:
+                try:  # removing a file needs no space, so this works on a full disk
+                    if target.is_file() or target.is_symlink():
+                        target.unlink()
+                        reason += "; the earlier file there was removed"
+                except OSError as gone:
+                    reason += (f"; the earlier file there could not be removed ({gone}): "
+                               "do not trust it")
+        return reason

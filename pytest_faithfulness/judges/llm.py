@@ -789,7 +789,10 @@ def resolve_endpoint(model: str, api_base: str | None = None,
     Order (litellm's): the explicit ``api_base``; ``litellm.api_base`` when litellm is loaded
     and it is set; with ``USE_LITELLM_PROXY=true``, ``LITELLM_PROXY_API_BASE``; the
     provider's environment variables (``_BASE_URL_VARS``, the provider being the model
-    string's prefix, ``openai`` without one); else the provider's default.
+    string's prefix, ``openai`` without one); else the provider's default. The URL is
+    normalised (``_normalised_url``: a trailing slash is no other endpoint), and the
+    provider's known default given explicitly (``_DEFAULT_BASES``) is the default: the same
+    display and key as unset, so a replay cache recorded either way is hit either way.
     """
     env = os.environ if environ is None else environ
     provider = model.split("/", 1)[0].strip().lower() if "/" in model else "openai"
@@ -811,8 +814,32 @@ def resolve_endpoint(model: str, api_base: str | None = None,
     if url is None:
         key_material = {"provider": provider, "url": None}
         return Endpoint(None, _digest(key_material), "provider default")
-    url = url.strip()
+    url = _normalised_url(url)
+    if url == _DEFAULT_BASES.get(provider):  # the default, given: the same endpoint as unset
+        return Endpoint(None, _digest({"provider": provider, "url": None}), source)
     return Endpoint(_public_url(url), _digest({"provider": provider, "url": url}), source)
+
+
+#: The base URL litellm uses for a provider when none is configured (``litellm/main.py``);
+#: given explicitly, it is the same endpoint (and cache key) as left unset. Providers not
+#: listed: an explicit base URL is keyed as given (normalised), unset as "provider default".
+_DEFAULT_BASES: dict[str, str] = {
+    "openai": "https://api.openai.com/v1",
+    "text-completion-openai": "https://api.openai.com/v1",
+}
+
+
+def _normalised_url(url: str) -> str:
+    """``url`` as one endpoint has one spelling: surrounding spaces and the path's trailing
+    slashes removed (``http://host/v1/`` and ``http://host/v1`` are one base URL to the
+    OpenAI client), scheme and host lower-cased; user info, path case and query kept."""
+    url = url.strip()
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        return url.rstrip("/")
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    return urlunsplit((parts.scheme.lower(), f"{userinfo}{at}{hostport.lower()}",
+                       parts.path.rstrip("/"), parts.query, parts.fragment))
 
 
 def _digest(value: Any) -> str:
