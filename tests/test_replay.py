@@ -101,7 +101,7 @@ def test_an_empty_answer_is_unscored_and_named_and_fails_under_require_claims(py
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["answers: 2 (0 scored, 2 unscored, 0 errored)",
                                  "unscored answers (no claims to score, not in the mean): 2",
-                                 "  - *::test_empty", "  - *::test_blank",
+                                 "  - *::test_blank", "  - *::test_empty",  # test-id order
                                  "*session gate passed; 2 answers not scored (no claims)*"])
     strict = pytester.runpytest("-p", "no:cacheprovider", "--faithfulness-require-claims")
     strict.assert_outcomes(failed=2)
