@@ -29,7 +29,10 @@ aside with reasons. Rules, in order:
    that holds most of its content words, weighing first the words no other claim has (so "The Kestrel e-bike
    is red." goes to "It is red.", not to the sentence that named the e-bike), numbers three
    times and names twice. A claim whose words or numbers are not in the answer gets no spans
-   and a note saying its source was not found.
+   and a note saying its source was not found. A bracket of numbers inside a sentence that
+   names no passage ("weighs [800]." with three passages: ``text.citation_spans``) is a value,
+   not a citation: a claim aligned to that text that holds the word before it and not the
+   value gets the value back, after that word, with a note.
 4. **Structure.** HTML comments and tags (``<!-- ... -->``, ``<br>``) are markup, set aside
    (``"markup"``) and left out of every sentence; only tags of HTML elements count
    (``decomposition.markup_spans``): other text in angle brackets, and the value of an
@@ -53,7 +56,19 @@ aside with reasons. Rules, in order:
    with a note saying why.
 6. **Duplicates.** Claims identical after normalisation (case, whitespace, punctuation,
    quotes) are one claim; each later copy is recorded as set aside ("duplicate of claim N")
-   with its spans.
+   with its spans. Paraphrases of one sentence must not outweigh it, so near-duplicates are
+   merged by content: a decomposer's claim aligned to the same answer sentence as another,
+   with the same polarity and no content word the other lacks ("has three levels" / "has 3
+   levels" / "There are three levels on it", or a fragment of it), is recorded as set aside
+   ("restates claim N ... counted once"); the one with more content words stays.
+7. **Grounding.** A decomposer's claim must be grounded in the answer: each of its content
+   words (stems, numbers, names) in the sentence it is aligned to or in the answer before it
+   (so "It comes with ..." -> "The Vela lamp comes with ..." is grounded once the answer named
+   the Vela lamp). A claim that is not ("sold in black", aligned to "comes with a 5-year
+   warranty" because they share a word), or whose source was not found, keeps the reason
+   (``AlignedClaim.ungrounded``, in its note) and the pipeline scores it ``unsupported``
+   without a judge call: a claim the answer never made can lift no score. Grounding is
+   checked before rule 6's merge by content, so an ungrounded claim absorbs no other.
 
 The result keeps the decomposer's claims in their order, with added claims placed by their
 position in the answer.
@@ -69,6 +84,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .decomposition import (
+    RECAP_OPENER,
     answered_question,
     is_topic_label,
     markup_spans,
@@ -81,6 +97,7 @@ from .text import (
     MD_HEADING,
     MD_TABLE_SEP,
     QUOTES,
+    citation_spans,
     collapse_ws,
     is_source_line,
     sentence_spans,
@@ -109,7 +126,8 @@ _ATTRIBUTION = re.compile(
 )
 _INTERJECTION = re.compile(
     r"^(?:(?:(?:yes|yeah|yep|yup|sure|ok|okay|well|oh|ah|hmm+|wow|indeed|certainly|"
-    r"absolutely|of course|great question|good question)\b\s*[,!.:;\u2013\u2014-]*|"
+    r"absolutely|of course|great question|good question|" + RECAP_OPENER +
+    r")\b\s*[,!.:;\u2013\u2014-]*|"
     r"(?:no|nope|nah)\b(?:\s*[,!.:;\u2013\u2014-]+|(?=\s+(?:but|and|so)\b)))\s*)+",  # "No immediate injuries": a determiner
     re.IGNORECASE,
 )
@@ -129,6 +147,9 @@ class AlignedClaim:
     spans: list[Span] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     added: bool = False  # made by the pipeline, not the decomposer
+    #: why the claim is not grounded in the answer (rule 7), else ``None``: the pipeline
+    #: scores such a claim ``unsupported`` without asking the judge
+    ungrounded: str | None = None
 
     @property
     def note(self) -> str | None:
@@ -166,7 +187,7 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
     # 1. claims, citation markers out
     given = decomposition.claim_spans
     for index, raw in enumerate(decomposition.claims):
-        text = collapse_ws(strip_citations(raw, passage_ids=ids))
+        text = collapse_ws(strip_citations(raw, passage_ids=ids, passage_count=len(ids)))
         spans = list(given[index]) if given else []
         if not re.search(r"\w", text):
             dropped.append(DroppedText(text=raw, reason="claim holds only citation markers",
@@ -217,9 +238,10 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
                 flagged.append((part, item.reason))
     dropped[:0] = trusted
 
-    # 3. sources of claims
+    # 3. sources of claims; bracketed values kept in them
     units = _units(answer)
     _align_claims(answer, claims, units)
+    _keep_values(answer, claims, ids, units)
 
     # 4 + 5. structure and coverage
     dropped_spans = [s for d in trusted for s in d.spans]
@@ -255,7 +277,7 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
 
     ordered = _in_answer_order(claims)
 
-    # 6. duplicates
+    # 6. duplicates, word for word and by content
     kept: list[AlignedClaim] = []
     first: dict[str, int] = {}
     for claim in ordered:
@@ -266,9 +288,14 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
             continue
         kept.append(claim)
         first[key] = len(kept)
+    # 7. grounding (before restatements are merged: an ungrounded claim absorbs none)
     for claim in kept:
         if not claim.spans:
             claim.notes.append("its source was not found in the answer")
+        claim.ungrounded = _ungrounded(answer, claim, units)
+        if claim.ungrounded and claim.spans:
+            claim.notes.append(claim.ungrounded)
+    kept = _merge_restatements(kept, units, dropped)
     dropped.sort(key=lambda d: d.spans[0][0] if d.spans else len(answer) + 1)
     return Alignment(claims=kept, dropped=dropped, warnings=warnings)
 
@@ -449,7 +476,7 @@ def _bare_sentence(text: str, ids: tuple[str, ...]) -> str:
     """A sentence as coverage measures it: no list marker, citation markers, opening
     interjection ("Yeah, ...", "No, ...") or attribution lead-in ("According to the docs,")."""
     text = MD_BULLET.sub("", collapse_ws(text))
-    text = strip_citations(text, passage_ids=ids)
+    text = strip_citations(text, passage_ids=ids, passage_count=len(ids))
     text = _ATTRIBUTION.sub(" ", _INTERJECTION.sub("", text.strip()))
     return collapse_ws(text)
 
@@ -613,3 +640,164 @@ def _in_answer_order(claims: list[AlignedClaim]) -> list[AlignedClaim]:
 def _dedupe_key(text: str) -> str:
     norm = unicodedata.normalize("NFKC", text).translate(QUOTES).casefold()
     return " ".join(_PUNCT.sub(" ", norm).split())
+
+
+# --------------------------------------------------------------------------------------------
+# Bracketed values (rule 3), restatements (rule 6), grounding (rule 7).
+
+def _keep_values(answer: str, claims: list[AlignedClaim], ids: tuple[str, ...],
+                 units: list[Span]) -> None:
+    """Put back a bracketed value a decomposer took for a citation marker ("weighs [800]."
+    with no passage 800: ``text.citation_spans``): after the word it follows in the answer,
+    in a claim whose spans reach the value and that holds the word, or in a claim of the same
+    sentence that ends with that word ("The Kestrel e-bike weighs.")."""
+    if "[" not in answer and "\u3010" not in answer:
+        return
+    markers = citation_spans(answer)  # brackets in citation position, passages unknown
+    real = {e for _, e in citation_spans(answer, ids, passage_count=len(ids))}
+    values = [(s, e) for s, e in markers if e not in real]
+    for start, end in values:
+        value = answer[start:end].strip()
+        before = re.findall(r"[\w'\u2019-]+", answer[max(0, start - 60):start])
+        if not before:
+            continue
+        anchor = before[-1]
+        unit = next(((a, b) for a, b in units if a <= end and start < b), (start, end))
+        for claim in claims:
+            if value in claim.text:
+                continue
+            reaches = any(s <= start <= e for s, e in claim.spans)
+            if not reaches and not any(_overlaps(sp, unit) for sp in claim.spans):
+                continue
+            hits = list(re.finditer(rf"(?<![\w-]){re.escape(anchor)}(?![\w-])", claim.text,
+                                    re.IGNORECASE))
+            if not hits or not (reaches or not re.search(r"\w", claim.text[hits[-1].end():])):
+                continue
+            at = hits[-1].end()
+            claim.text = f"{claim.text[:at]} {value}{claim.text[at:]}"
+            claim.notes.append(f"{value} names no passage of this answer: read as a value of "
+                               "the claim, not as a citation")
+
+
+def _units_of(claim: AlignedClaim, units: list[Span]) -> set[int]:
+    starts, ends = [u[0] for u in units], [u[1] for u in units]
+    return {k for span in claim.spans for k in _overlapping(span, units, starts, ends)}
+
+
+def _merge_restatements(claims: list[AlignedClaim], units: list[Span],
+                        dropped: list[DroppedText]) -> list[AlignedClaim]:
+    """Rule 6, by content: a claim from the same answer sentence as another, with the same
+    polarity and no content word (number, name, stem) the other lacks, restates it ("has
+    three levels" / "has 3 levels" / "There are three levels on it", or a fragment of it): it
+    is recorded as set aside ("restates claim N") and counted once, so paraphrases of one
+    sentence cannot outweigh it. The claim with more content words is kept (the earlier on a
+    tie). Claims the pipeline added, ungrounded claims (rule 7) and claims without spans are
+    left as they are."""
+    features = [_features(c.text) for c in claims]
+    where = [_units_of(c, units) for c in claims]
+    gone: dict[int, int] = {}
+    order = sorted(range(len(claims)), key=lambda i: (-len(features[i].content), i))
+    for rank, i in enumerate(order):
+        if (i in gone or claims[i].added or claims[i].ungrounded or not where[i]
+                or not features[i].content):
+            continue
+        for j in order[rank + 1:]:
+            if (j in gone or claims[j].added or claims[j].ungrounded
+                    or not (where[j] & where[i])):
+                continue
+            if (features[j].content <= features[i].content
+                    and features[j].negated == features[i].negated):
+                gone[j] = i
+    kept = [c for k, c in enumerate(claims) if k not in gone]
+    number = {id(c): n for n, c in enumerate(kept, start=1)}
+    for j, i in sorted(gone.items()):
+        dropped.append(DroppedText(text=claims[j].text, spans=claims[j].spans,
+                                   reason=f"restates claim {number[id(claims[i])]} (no content "
+                                   "word it lacks, from the same sentence): counted once"))
+    return kept
+
+
+#: Words a decomposer may write that are in no answer: the frame of a statement made from a
+#: yes/no question and its reply ("It is not the case that ...").
+_FRAME_STEMS = ("case",)
+#: Who "you" / "your" is, as a decomposer may write it once the answer addresses the reader
+#: ("retained in your bucket" -> "retained in the customer's bucket").
+_READER_STEMS = ("customer", "user", "client", "buyer", "purchaser", "shopper", "owner",
+                 "member", "subscriber", "reader", "account", "holder")
+_YOU = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
+
+
+def _ungrounded(answer: str, claim: AlignedClaim, units: list[Span]) -> str | None:
+    """Why ``claim`` is not grounded in the answer, else ``None`` (rule 7): every content word
+    of it (stems, numbers, names; CJK bigrams are not held to this) must be in the sentence it
+    is aligned to or in the answer before it, so "It comes with ..." may become "The Vela
+    lamp comes with ..." when the answer named the Vela lamp before. Allowed besides: the
+    frame of a statement made from a yes/no question ("It is not the case that"); once the
+    answer says "you"/"your", a word for the reader ("customer", "user", ...: a resolved
+    "your"); and the one word right after a name, its kind ("The Lumo 2 projector" for "The
+    Lumo 2", ``_name_kinds``). A claim without a source in the answer is not grounded."""
+    if not claim.spans:
+        return "its source was not found in the answer"
+    if claim.added:
+        return None
+    end = max(e for _, e in claim.spans)
+    covering = [u for u in units if u[0] < end <= u[1]]
+    if covering:
+        end = covering[0][1]
+    context = _context_words(answer[:end])
+    if _YOU.search(answer[:end]):
+        context = context | _frame_stems(_READER_STEMS)
+    words = {w for w in _features(claim.text).content if not _CJK_BIGRAM.fullmatch(w)}
+    missing = sorted(words - context - _frame_stems(_FRAME_STEMS) - _name_kinds(claim.text, _context_names(answer[:end])))
+    if not missing:
+        return None
+    return ("not grounded in the answer: " + ", ".join(repr(w) for w in missing[:5])
+            + (" ..." if len(missing) > 5 else "") + " in neither the sentence it is aligned "
+            "to nor the answer before it")
+
+
+_CJK_BIGRAM = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{1,2}")
+
+
+@lru_cache(maxsize=256)
+def _context_words(text: str) -> frozenset[str]:
+    return _features(text).content
+
+
+@lru_cache(maxsize=4)
+def _frame_stems(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w for word in words for w in _features(word).content)
+
+
+_TOKEN_RUN = re.compile(r"[\w][\w.'\u2019-]*")
+
+
+@lru_cache(maxsize=256)
+def _context_names(text: str) -> frozenset[str]:
+    return _features(text).mandatory
+
+
+def _name_kinds(claim: str, names: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Stems of the word right after each name in ``claim``: its kind, which a decomposer may
+    add when it writes the name out ("The Lumo 2 projector", "the Vela desk lamp"). A name is
+    a run of capitalised words and numbers that holds a capitalised word other than a stop
+    word (the claim's first word only when it is a name of the answer, ``names``: "Sale
+    items" is no name); a word after a bare number ("3 levels") is not a kind."""
+    from .verification import _STOP
+
+    tokens = _TOKEN_RUN.findall(claim)
+    kinds: set[str] = set()
+    i = 0
+    while i < len(tokens):
+        word = tokens[i]
+        if word[:1].isupper() and word.lower() not in _STOP and (
+                i > 0 or word.lower() in names):
+            j = i + 1
+            while j < len(tokens) and (tokens[j][:1].isupper() or tokens[j][:1].isdigit()):
+                j += 1
+            if j < len(tokens) and tokens[j][:1].islower():
+                kinds |= _features(tokens[j]).content
+            i = j
+            continue
+        i += 1
+    return frozenset(kinds)

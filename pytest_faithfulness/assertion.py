@@ -104,8 +104,7 @@ class FaithfulnessAssertion:
         result.min_citation_precision = citation
         self._record(result, thresholds)
         if not result.passed:
-            raise AssertionError(f"answer is not faithful enough{_note(thresholds)}\n"
-                                 + format_answer(result))
+            raise AssertionError(f"{_headline(result, thresholds)}\n" + format_answer(result))
         return result
 
     def evaluate_many(self, cases: Any, *, min_score: float | None = None,
@@ -269,15 +268,49 @@ def _citation_bound(value: Any, record_only: bool) -> float | None:
 def _raise_if_any_failed(results: list[AnswerResult], what: str,
                          thresholds: tuple[Any, ...]) -> None:
     """Raise ``AssertionError`` listing every result that did not pass (``N of M <what> are
-    not faithful enough``, each failing answer's report below); nothing when all passed."""
+    not faithful enough``, or ``judge error: ...`` first when some errored, with how many
+    were cache misses in replay mode; each failing answer's report below); nothing when all
+    passed."""
     __tracebackhide__ = True
     from .reports.terminal import format_answer
 
     failing = [r for r in results if not r.passed]
-    if failing:
-        raise AssertionError(f"{len(failing)} of {len(results)} {what} are not faithful "
-                             f"enough{_note(thresholds)}\n"
-                             + "\n".join(format_answer(r) for r in failing))
+    if not failing:
+        return
+    errored = [r for r in failing if r.status == "error"]
+    if not errored:
+        head = f"{len(failing)} of {len(results)} {what} are not faithful enough" \
+            f"{_note(thresholds)}"
+    else:
+        misses = sum(1 for r in errored if _replay_miss(r))
+        kind = (" (cache miss in replay mode)" if misses == len(errored)
+                else f" ({misses} a cache miss in replay mode)" if misses else "")
+        rest = len(failing) - len(errored)
+        head = (f"judge error: {len(errored)} of {len(results)} {what} could not be judged"
+                f"{kind}" + (f"; {rest} not faithful enough{_note(thresholds)}" if rest else ""))
+    raise AssertionError(head + "\n" + "\n".join(format_answer(r) for r in failing))
+
+
+#: The judge errors a replay-mode cache raises (``cache.CacheMiss`` and its subclass
+#: ``CacheRejected``), as the pipeline records them (``<type name>: <message>``).
+_REPLAY_ERRORS = ("CacheMiss:", "CacheRejected:")
+
+
+def _replay_miss(result: AnswerResult) -> bool:
+    """Whether ``result`` errored because a judge call missed the cache in replay mode."""
+    return any(name in (result.error or "") for name in _REPLAY_ERRORS)
+
+
+def _headline(result: AnswerResult, thresholds: tuple[Any, ...]) -> str:
+    """The first line of a failed assertion: a judge error says so (a cache miss in replay
+    mode by name), never "not faithful enough", which is a verdict on the answer."""
+    if result.status == "error":
+        if _replay_miss(result):
+            return ("judge error: cache miss in replay mode: a judge call for this answer was "
+                    "not recorded in the verdict cache (or its entry was refused), so it was "
+                    "not judged; record it with --faithfulness-cache-mode rw")
+        return "judge error: the answer could not be judged (an error never passes)"
+    return f"answer is not faithful enough{_note(thresholds)}"
 
 
 def _note(thresholds: tuple[Any, ...]) -> str:

@@ -103,8 +103,10 @@ def signing_key_from_env() -> bytes | None:
 
 
 def _canonical(value: Any) -> bytes:
+    # surrogatepass: a lone surrogate (text that is not valid Unicode, kept as it was given)
+    # has bytes of its own, so any text can be keyed and signed; valid text is plain UTF-8
     return json.dumps(value, sort_keys=True, ensure_ascii=False,
-                      separators=(",", ":")).encode("utf-8")
+                      separators=(",", ":")).encode("utf-8", errors="surrogatepass")
 
 
 def open_cache(directory: str | Path, *, read_only: bool = False):
@@ -229,6 +231,22 @@ class ReadOnlyCache:
             return default
         mode, filename, value = row
         return self._disk.fetch(mode, filename, value, False)
+
+    def items(self) -> list[tuple[Any, Any]]:
+        """Every unexpired ``(key, value)`` stored, in insertion order, decoded as ``get``
+        does (``cache merge`` reads its sources this way, never writing to them).
+
+        Raises:
+            sqlite3.DatabaseError / OSError / ValueError: the database or a value file
+            cannot be read or decoded.
+        """
+        with self._lock:
+            rows = self._con.execute(
+                "SELECT key, raw, mode, filename, value FROM Cache"
+                " WHERE expire_time IS NULL OR expire_time > ? ORDER BY rowid",
+                (time.time(),)).fetchall()
+        return [(self._disk.get(key, raw), self._disk.fetch(mode, filename, value, False))
+                for key, raw, mode, filename, value in rows]
 
     def set(self, key: Any, value: Any, **_: Any) -> bool:
         """Always raises ``PermissionError``: this cache is read-only."""

@@ -16,10 +16,15 @@ Rules (this package's, stated so they can be argued with):
 2. **Mapping.** An id maps to the passage with exactly that id. A number ``N`` maps to the
    passage whose id is ``N`` when there is one, else to the ``N``-th passage (1-based, the
    order given); a range ``1-3`` is each number in it (at most ``MAX_RANGE``). A footnote
-   ``[^N]`` whose definition line names passage ids maps to those ids, else it is the number
-   ``N``. A reference that maps to no passage (``[7]`` with three passages, ``[p-9999]``) is an
-   **unknown citation**: it is kept (``unknown``), it can never make a citation correct, and
-   the claim's note says so.
+   ``[^N]`` with a definition line maps to what the definition names, resolved the same way
+   (``[^1]: p-2071``, ``[^1]: 3``, ``[^1]: [3]``, ``[^1]: Source 3``, ``[^1]: Passage 3``;
+   prose: the passage ids written in it); a definition that names no passage is an unknown
+   citation (``^N``), never passage ``N``. A footnote without a definition is the number
+   ``N``. A reference that maps to no passage (``... received. [7]`` with three passages,
+   ``[p-9999]``) is an **unknown citation**: it is kept (``unknown``), it can never make a
+   citation correct, and the claim's note says so. A bracket of numbers *inside* a sentence
+   that maps to no passage ("weighs [800].") is a value, not a marker
+   (``text.citation_spans`` with ``passage_count``): it stays in the claim and is judged.
 3. **Attachment.** A marker inside a sentence (before its closing punctuation) cites the clause
    it follows: the text of its sentence since the previous marker of that sentence. A marker
    after a sentence's closing punctuation (``... indefinitely. [p-2071]``) cites the text since
@@ -48,6 +53,7 @@ from .records import Passage, Span, Verdict
 from .text import (
     FOOTNOTE_DEFINITION,
     citation_markers,
+    footnote_refs,
     sentence_spans,
     source_line_refs,
 )
@@ -64,6 +70,7 @@ it its this that these those there their they we you your our can may will would
 yes so than then also any all each""".split())
 #: A claim states a marker's cited text when it holds this share of its content words.
 _STATES = 0.5
+_URL = re.compile(r"https?://\S+")
 _SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][\"'\u201d\u2019)\]*_]*[ \t]*$")
 
 
@@ -118,9 +125,9 @@ def find_markers(answer: str, passages: Sequence[Passage]) -> list[Marker]:
     (rules 1-3 of the module docstring); lines that list sources come last, with
     ``cites=None``."""
     ids = [p.id for p in passages]
-    footnotes = _footnotes(answer, ids)
+    footnotes = _footnotes(answer, passages)
     raw: list[tuple[int, int, list[str]]] = []
-    for start, end, refs in citation_markers(answer, ids):
+    for start, end, refs in citation_markers(answer, ids, passage_count=len(ids)):
         if raw and not answer[raw[-1][1]:start].strip(" \t,"):
             raw[-1] = (raw[-1][0], end, raw[-1][2] + refs)  # "[1][2]", "[1], [2]": one run
         else:
@@ -236,9 +243,12 @@ def _resolve(refs: Sequence[str], passages: Sequence[Passage],
 
     for ref in refs:
         ref = ref.strip()
-        if ref.startswith("^") and ref[1:] in footnotes and footnotes[ref[1:]]:
-            for pid in footnotes[ref[1:]]:
+        if ref.startswith("^") and ref[1:] in footnotes:  # what its definition names
+            named, missing = footnotes[ref[1:]]
+            for pid in named:
                 add(found, pid)
+            for value in missing:
+                add(unknown, value)
             continue
         bare = ref.lstrip("^").strip()
         if bare in by_id:
@@ -266,17 +276,36 @@ def _resolve(refs: Sequence[str], passages: Sequence[Passage],
     return found, unknown
 
 
-def _footnotes(answer: str, ids: list[str]) -> dict[str, list[str]]:
-    """Footnote label -> passage ids its definition line names (exact ids, in order)."""
-    out: dict[str, list[str]] = {}
-    known = sorted(ids, key=len, reverse=True)
+def _footnotes(answer: str, passages: Sequence[Passage]
+               ) -> dict[str, tuple[list[str], list[str]]]:
+    """Footnote label -> (passage ids, unknown references) of what its definition line names.
+
+    A definition that only names sources (``text.footnote_refs``: ``p-2071``, ``3``, ``[3]``,
+    ``Source 3``, ``Passage 3``) is resolved like an inline marker (rule 2: an id, else a
+    number's id or position); one with prose in it names the passage ids written in it. A
+    definition that names no passage at all is an unknown reference (``^1``): the footnote
+    never falls back to the passage of its own number.
+    """
+    out: dict[str, tuple[list[str], list[str]]] = {}
+    known = sorted((p.id for p in passages), key=len, reverse=True)
     for line in answer.splitlines():
         m = FOOTNOTE_DEFINITION.match(line)
         if not m:
             continue
-        body = m.group("body")
-        named = [i for i in known if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", body)]
-        out[m.group("label")] = sorted(named, key=body.find)
+        refs = footnote_refs(line)
+        if refs is not None:
+            refs = [r for r in refs if not _URL.fullmatch(r)]
+        if refs:
+            found, unknown = _resolve(refs, passages, {})
+        else:
+            body = m.group("body")
+            found = sorted((i for i in known
+                            if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", body)),
+                           key=body.find)
+            unknown = []
+        if not found and not unknown:
+            unknown = [f"^{m.group('label')}"]
+        out[m.group("label")] = (found, unknown)
     return out
 
 

@@ -3,7 +3,7 @@
 Commands::
 
     pytest-faithfulness merge RUN... [--expect N] [--allow-mixed] [-c INI] [options]
-    pytest-faithfulness cache merge SRC... DEST
+    pytest-faithfulness cache merge SRC... DEST [--strict]
     pytest-faithfulness cache stats DIR...
 
 ``merge`` reads the saved runs of a sharded suite (``--faithfulness-save`` in each shard; a
@@ -18,8 +18,12 @@ of the project's pytest configuration, found as pytest finds it (``pytest.ini``,
 ``-c FILE``). A flag overrides the ini value. Paths of outputs are relative to the working
 directory, the storage folder to the rootdir (the configuration file's folder), as in pytest.
 
-Exit status (as pytest's): 0 the gate passes, 1 it fails (or a shard's tests failed), 4 a
-usage error (bad option, shards that do not belong together, a file that is not a saved run).
+Exit status (as pytest's): 0 the gate passes, 1 it fails (or a shard's tests failed, or a
+shard's own gate failed in a way merge cannot recompute: a conftest gate hook, the calibration
+gate), 4 a usage error (bad option, shards that do not belong together, a file that is not a
+saved run or is malformed, a signed run whose signature does not match, an unsigned run under
+``--faithfulness-require-signed-runs``). A usage error is one ``ERROR:`` line, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ MERGE_OPTIONS = ("min_mean", "max_unsupported_rate", "max_unscored_rate",
                  "min_citation_precision", "max_misattributed", "max_unstable",
                  "max_unstable_rate", "report", "markdown",
                  "html", "pr_comment", "storage", "save", "autosave", "compare", "compare_fail",
-                 "compare_alpha")
+                 "compare_alpha", "require_signed_runs")
 
 
 class UsageError(Exception):
@@ -252,11 +256,14 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     from .gate import THRESHOLDS
     from .runs.merge import (
         MergeError,
+        carried_failures,
         check_shards,
+        check_signatures,
         load_shards,
         merge_shards,
         merged_gate,
         merged_git,
+        recheck_coverage,
         recheck_supported,
     )
     from .session import FaithfulnessSession
@@ -267,17 +274,22 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
         raise UsageError(f"--expect must be at least 1, got {args.expect}")
     try:
         shards = load_shards(args.runs)
-        notes = check_shards(shards, allow_mixed=args.allow_mixed, expect=args.expect)
+        notes = check_signatures(shards, require_signed=settings.require_signed_runs)
+        notes += check_shards(shards, allow_mixed=args.allow_mixed, expect=args.expect)
         gate = merged_gate(shards, settings.gate_config(), _flags_given(args, THRESHOLDS))
         session = FaithfulnessSession(gate=gate, report_path=settings.report)
         merge_shards(shards, session)
     except MergeError as exc:
         raise UsageError(str(exc)) from None
+    except Exception as exc:  # a shard that got past the checks and still breaks the merge
+        raise UsageError(f"cannot merge {', '.join(str(p) for p in args.runs)}: a shard is "
+                         f"malformed: {type(exc).__name__}: {exc}") from None
     session.ci_notes.extend(notes)
-    untrusted = recheck_supported(session, shards)
+    untrusted = recheck_supported(session, shards) + recheck_coverage(session, shards)
     git = merged_git(shards)
     _judge(session, settings, git)
     session.add_failures(untrusted)
+    session.add_local_failures(carried_failures(shards))
     session.exitstatus = _exit_status(session.test_exitstatus, session)
     session.write_outputs(**settings.output_files(git))
     session.exitstatus = _exit_status(session.test_exitstatus, session)
@@ -307,7 +319,9 @@ def _judge(session: Any, settings: Any, git: Any) -> None:
     """The plugin's gates in the plugin's order (``plugin._judge_session``): the session
     thresholds, the answers that missed their own thresholds silently, the comparison with
     the saved run; each on its own, an error becoming a gate failure. The
-    ``pytest_faithfulness_gate`` hooks of a conftest are not run (no pytest session)."""
+    ``pytest_faithfulness_gate`` hooks of a conftest are not run (no pytest session): the
+    failures the shards' hooks and calibration gates gave are carried instead
+    (``runs.merge.carried_failures``)."""
     def step(what: str, run: Any) -> None:
         try:
             run()
@@ -342,15 +356,20 @@ def _cache_parser(sub: Any) -> None:
     cache_sub = parser.add_subparsers(dest="cache_command", required=True)
     merge = cache_sub.add_parser(
         "merge", help="copy every entry of the SRC caches into DEST; an entry with the same "
-        "key and a different value is reported, never overwritten")
+        "key and a verdict that does not agree (label, evidence; claims for a decomposition) "
+        "is reported, never overwritten; an unreadable SRC is skipped with a warning")
     merge.add_argument("paths", nargs="+", metavar="SRC... DEST")
+    merge.add_argument("--strict", action="store_true",
+                       help="exit 1 when entries conflict or a source could not be read "
+                       "(default: warn, exit 0)")
     stats = cache_sub.add_parser("stats", help="count a cache's entries by kind and signature")
     stats.add_argument("paths", nargs="+", metavar="DIR")
 
 
 def run_cache(args: argparse.Namespace, out: Any = None) -> int:
-    """``pytest-faithfulness cache merge|stats``. Returns 0, or 1 when a merge met
-    conflicting entries (they are kept, and reported).
+    """``pytest-faithfulness cache merge|stats``. Returns 0, or 1 when a ``--strict`` merge
+    met conflicting entries or an unreadable source (reported either way; see
+    ``cachemerge``).
 
     Raises:
         UsageError: too few paths, a source that is not a cache.
@@ -367,7 +386,7 @@ def run_cache(args: argparse.Namespace, out: Any = None) -> int:
             report = merge_caches(args.paths[:-1], args.paths[-1], signing_key=key)
             for line in report.lines():
                 print(line, file=out)
-            return EXIT_FAILED if report.conflicts else EXIT_OK
+            return EXIT_FAILED if report.failed(args.strict) else EXIT_OK
         for path in args.paths:
             for line in cache_stats(path, signing_key=key).lines():
                 print(line, file=out)

@@ -11,6 +11,14 @@ order, and returns one ``AnswerResult`` per turn. Rules:
   only); ``None`` (the default): every turn so far;
 * a passage retrieved again in a later turn (same id, same text, same title) counts once; the
   same id with other text is a ``ValueError`` naming both turns (ids must name one passage);
+* a turn's own passages are newer than the earlier turns': a claim whose support cites an
+  earlier turn's passage is verified again against the turn's own passages alone, and when
+  they contradict it (an accepted ``contradicted`` verdict, its evidence checked) the claim is
+  ``contradicted``, whatever the older passage says ("$10" in turn 1's passage, "$12 per
+  month, not $10" in turn 2's). The older passage's ``supported`` verdict is kept in
+  ``judge_verdict`` and named in the claim's note. Claims the turn's own passages support,
+  or that no passage supports, cost no further call; a failure of this check fails the turn
+  closed (``error``);
 * the decomposer still sees only the answer text of its turn (nothing of the other turns);
 * every turn is a full answer for the session: thresholds, the gate and the figures count it
   as one. ``AnswerResult.conversation`` names the conversation and ``AnswerResult.turn`` is
@@ -20,10 +28,19 @@ order, and returns one ``AnswerResult`` per turn. Rules:
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-from .pipeline import DEFAULT_CONCURRENCY, _evaluate_many, check_cases
-from .records import AnswerResult, Passage
+from .accounting import usage_scope
+from .pipeline import (
+    DEFAULT_CONCURRENCY,
+    _evaluate_many,
+    _verify_claim,
+    check_cases,
+    passage_windows,
+)
+from .records import AnswerResult, ClaimResult, Passage
+from .redaction import redact
 
 
 def conversation_cases(turns: Any, *, window: int | None = None
@@ -43,6 +60,11 @@ def conversation_cases(turns: Any, *, window: int | None = None
         ValueError: no turns, a bad ``window``, or one passage id given two different texts
             in two turns.
     """
+    return _combined(_checked_turns(turns, window), window)
+
+
+def _checked_turns(turns: Any, window: int | None) -> list[tuple[str, list[Passage]]]:
+    """The turns checked (see ``conversation_cases``), each with its own passages."""
     if isinstance(turns, (str, bytes, dict)) or not isinstance(turns, (list, tuple)):
         raise TypeError("turns must be a list of (answer, passages) pairs or dicts with "
                         f"'answer' and 'passages', got {type(turns).__name__}")
@@ -61,6 +83,11 @@ def conversation_cases(turns: Any, *, window: int | None = None
                 raise ValueError(f"turn {number}: passage id {p.id!r} was retrieved in turn "
                                  f"{seen[p.id][0]} with other text; an id must name one passage")
             seen.setdefault(p.id, (number, p))
+    return checked
+
+
+def _combined(checked: list[tuple[str, list[Passage]]], window: int | None
+              ) -> list[tuple[str, list[Passage]]]:
     cases = []
     for index, (answer, _) in enumerate(checked):
         first = 0 if window is None else max(0, index - window + 1)
@@ -92,8 +119,8 @@ def evaluate_conversation(turns: Any, judge: Any, *, window: int | None = None,
     """
     from . import _loop
 
-    cases = conversation_cases(turns, window=window)
-    results = _loop.run_sync(_evaluate_many(cases, judge, concurrency, context_budget_chars))
+    cases, own = _cases_and_own(turns, window)
+    results = _loop.run_sync(_judge_turns(cases, own, judge, concurrency, context_budget_chars))
     return _numbered(results, conversation)
 
 
@@ -104,10 +131,84 @@ async def aevaluate_conversation(turns: Any, judge: Any, *, window: int | None =
     """``evaluate_conversation`` as a coroutine."""
     from . import _loop
 
-    cases = conversation_cases(turns, window=window)
-    results = await _loop.run_async(_evaluate_many(cases, judge, concurrency,
-                                                   context_budget_chars))
+    cases, own = _cases_and_own(turns, window)
+    results = await _loop.run_async(_judge_turns(cases, own, judge, concurrency,
+                                                 context_budget_chars))
     return _numbered(results, conversation)
+
+
+def _cases_and_own(turns: Any, window: int | None
+                   ) -> tuple[list[tuple[str, list[Passage]]], list[list[Passage]]]:
+    """The cases each turn is judged on and each turn's own passages (as checked)."""
+    checked = _checked_turns(turns, window)
+    return _combined(checked, window), [passages for _, passages in checked]
+
+
+async def _judge_turns(cases: list[tuple[str, list[Passage]]], own: list[list[Passage]],
+                       judge: Any, concurrency: int, context_budget_chars: int | None
+                       ) -> list[AnswerResult]:
+    """Judge every turn, then hold each claim whose support cites an earlier turn's passage
+    to the turn's own passages (the module docstring)."""
+    results = await _evaluate_many(cases, judge, concurrency, context_budget_chars)
+    semaphore = asyncio.Semaphore(max(1, int(concurrency)))
+    await asyncio.gather(*(_own_passages_first(result, passages, judge, semaphore,
+                                               context_budget_chars)
+                           for result, passages in zip(results, own)))
+    return results
+
+
+async def _own_passages_first(result: AnswerResult, own: list[Passage], judge: Any,
+                              semaphore: asyncio.Semaphore,
+                              context_budget_chars: int | None) -> None:
+    """Verify each claim of ``result`` whose support cites an older passage against the
+    turn's own passages; a ``contradicted`` verdict there replaces the older support."""
+    own_ids = {p.id for p in own}
+    if result.status != "scored" or not own or all(p.id in own_ids for p in result.passages):
+        return
+    stale = [c for c in result.claims  # supported by evidence from an earlier turn at all
+             if c.supported and c.verdict is not None
+             and any(pid not in own_ids for pid in c.verdict.passage_ids)]
+    if not stale:
+        return
+    budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
+    checks = [ClaimResult(text=c.text) for c in stale]
+    with usage_scope(result.usage):
+        try:
+            windows = passage_windows(own, budget)
+        except ValueError as exc:
+            outcomes: list[Any] = [exc] * len(checks)
+        else:
+            outcomes = await asyncio.gather(*(_verify_claim(check, windows, judge, semaphore)
+                                              for check in checks), return_exceptions=True)
+    failed = False
+    for claim, check, outcome in zip(stale, checks, outcomes):
+        if isinstance(outcome, BaseException) or check.verdict is None:
+            failed = True
+            detail = f"{type(outcome).__name__}: {outcome}" \
+                if isinstance(outcome, BaseException) else "no verdict"
+            claim.add_note(redact("the check against its own turn's passages failed: "
+                                  + detail))
+            continue
+        claim.votes = [*claim.votes, *check.votes]
+        claim.unstable = claim.unstable or check.unstable
+        if check.label != "contradicted":
+            continue
+        older = claim.verdict
+        assert older is not None
+        claim.judge_verdict = claim.judge_verdict or older
+        claim.verdict = check.verdict
+        claim.add_note(f"contradicted by its own turn's passage(s) "
+                       f"{', '.join(check.verdict.passage_ids) or '?'}; an earlier turn's "
+                       f"passage(s) {', '.join(older.passage_ids) or '?'} supported it: the "
+                       "turn's own passages come first")
+        if check.note:
+            claim.add_note(check.note)
+        if claim.citation not in (None, "uncited"):
+            claim.citation = "unsupported"  # cited, and not supported
+    if failed:
+        result.status = "error"
+        result.error = ("the check of claims supported only by an earlier turn's passages "
+                        "against the turn's own passages returned no verdict")
 
 
 def _numbered(results: list[AnswerResult], conversation: str) -> list[AnswerResult]:

@@ -48,10 +48,21 @@ rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
    adjective outside the frame's own words ("Happy to help with X being refundable") makes it
    a claim. Questions with a number or a relative clause are judged as written; why-questions
    assert what they presuppose ("Why are X always Y?" -> "X are always Y.").
-8. HTML comments and tags are markup: set aside (``"markup"``), read as a space, and cut out
-   of the spans of the claims around them.
+8. HTML comments (``<!-- ... -->`` with both ends; ``<!-->`` and ``<!--->`` are empty ones,
+   and an unterminated ``<!--`` is text) and tags are markup: set aside (``"markup"``), read as
+   a space, and cut out of the spans of the claims around them.
 5. Coordinated assertions are split: "X supports A and has B" -> "X supports A." / "X has B.";
-   a conjunct that is a clause of its own ("..., and it runs ...") is split too.
+   a conjunct that is a clause of its own ("..., and it runs ...") is split too. A sentence
+   that opens with a subordinate clause keeps it whole and gives it to each conjunct of its
+   main clause ("If the item is unused, you get a refund and keep the tags." -> "If the item
+   is unused, you get a refund." / "If the item is unused, you keep the tags."); a condition
+   inside a sentence ("... if X and Y") stops any split. A lead-in line gives the items below
+   it its topic without its announcing frame ("Here are the Pico's specs:" -> "The Pico";
+   ``_list_topic``), and none when only the frame is left ("Here is how returns work:", "The
+   steps are below:"); a lead-in whose topic items carry is set aside with a reason that
+   says so. Recap openers ("As
+   I said,", "As noted above,", "To recap,") are openers (rule 4); "Here is how returns
+   work." is a lead-in.
 6. Pronouns and possessives that open a claim (it, its, they, their, this) are resolved to the
    subject of the previous claim, so each claim stands alone.
 7. Hedges stay with the claim they modify ("typically delivered within an hour" is one claim).
@@ -180,10 +191,20 @@ _PLEASANTRY = (
     r"(?:if|should) you (?:have|need) (?:any )?(?:other |more |further |additional )?"
     r"(?:questions?|help|information|assistance|details)"
 )
+#: Openers that point back at what was said before ("As I said,", "As noted above,", "To
+#: recap,"): a discourse frame, not part of the assertion after it. Shared with the
+#: pipeline's alignment, which strips them before it measures a sentence's coverage.
+RECAP_OPENER = (
+    r"to recap|recapping|in recap|to reiterate|once again|again|"
+    r"as (?:i|we)(?: have| had|'ve)? (?:said|mentioned|noted|explained|stated|described|"
+    r"pointed out|covered)(?: (?:above|earlier|before|previously))?|"
+    r"as (?:noted|mentioned|said|stated|explained|discussed|described|shown|covered|"
+    r"pointed out) (?:above|earlier|before|previously)"
+)
 _INTERJECTION = (
     r"yes|yeah|yep|no|nope|sure|certainly|absolutely|indeed|of course|definitely|obviously|"
     r"okay|ok|well|alright|right|great|so|in short|in summary|to summari[sz]e|to sum up|"
-    r"short answer|long story short|the short answer is"
+    rf"short answer|long story short|the short answer is|{RECAP_OPENER}"
 )
 _ATTRIBUTION = (
     rf"(?:according to|based on|per|from|as (?:stated|mentioned|noted|described|shown) in) "
@@ -232,6 +253,40 @@ _RESTATE = re.compile(
     re.IGNORECASE,
 )
 _META_LEADIN = re.compile(r"^(?:here(?:'s| is| are)\b.*:|(?:in )?summary:?)$", re.IGNORECASE)
+#: A sentence that only announces what follows: "Here is how returns work.", "Here's what you
+#: need to know." (a lead-in, set aside; with a number it is judged).
+_ANNOUNCE = re.compile(
+    r"^(?:so,? )?here(?:'s| is| are) (?:how|what|why|where|when|which|who)\b[^:;]*[.!]?$|"
+    r"^(?:so,? )?here(?:'s| is| are) (?:an? |the |some |my )?(?:quick |short |brief )?"
+    r"(?:overview|summary|rundown|breakdown|answer|explanation|details)\b[^:;]*[.!]?$",
+    re.IGNORECASE)
+#: A lead-in line that announces a list: "Here is how returns work:", "Here are the Pico's
+#: specs:", "Returns work like this:", "The steps are below:" (see ``_list_topic``).
+_HERE = re.compile(r"^(?:so,? )?here(?:'s| is| are)\s+", re.IGNORECASE)
+_ANNOUNCED = re.compile(r"^(?P<topic>.*?)\s*\b(?:(?:works?|goes|go|happens?|is done|are done|"
+                        r"are|is)\s+)?(?:as follows|like this|like so|below)\W*$",
+                        re.IGNORECASE)
+
+
+def _list_topic(lead_in: str) -> str | None:
+    """The topic the items under a lead-in line carry: the lead-in without its announcing
+    frame ("Here are the Pico's specs" -> "The Pico's specs", "Returns work like this" ->
+    "Returns"); ``None`` when nothing but the frame is left ("Here is how returns work": a
+    wh-clause names no topic an item could carry). Any other lead-in is its own topic."""
+    here = _HERE.match(lead_in)
+    if here:
+        rest = lead_in[here.end():].strip()
+        if not rest or rest.split()[0].lower() in _WH_WORDS:
+            return None
+        return rest[:1].upper() + rest[1:]
+    announced = _ANNOUNCED.match(lead_in)
+    if announced:
+        topic = announced.group("topic").strip()
+        if re.fullmatch(r"(?:the )?(?:steps?|details?|options?|following|answer|list)", topic,
+                        re.IGNORECASE):
+            return None  # "The steps are below:" names no topic of its own
+        return topic or None
+    return lead_in
 _REFUSAL = re.compile(
     r"^(?:(?:i|we)\s+(?:could(?:n'?t| not)|can(?:'?t|not| not)|do(?:n'?t| not)|did(?:n'?t| not)|"
     r"was(?:n'?t| not) able to|were(?:n'?t| not) able to|am (?:not able|unable) to|"
@@ -384,7 +439,7 @@ def _frame_reason(plain: str) -> str | None:
         return "question"
     if _RESTATE.match(plain):
         return "restates the question"
-    if _META_LEADIN.match(plain):
+    if _META_LEADIN.match(plain) or (_ANNOUNCE.match(plain) and not _has_number(plain)):
         return "lead-in"
     if _REFUSAL.match(plain):
         return "refusal"
@@ -920,6 +975,10 @@ def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
                                                                  "heading" if label else None)))
             if label or lead_in:
                 topic = _TOPIC_SUFFIX.sub("", plain.text.rstrip(":")).strip() or None
+                if topic and lead_in:  # "Here is how returns work:" gives no topic
+                    topic = _list_topic(topic)
+                    topic = re.sub(r"['\u2019]s$", "", topic) if topic else None
+                blocks[-1].topic = topic
             else:
                 parsed = _subject_of(plain.text)
                 topic = parsed[1] if parsed else None
@@ -1052,6 +1111,17 @@ class RuleDecomposer:
                 else:
                     text = " ".join(answer[a:b] for a, b in spans) if spans else payload
                     dropped.append(DroppedText(text=text, reason=kind, spans=spans))
+        # a heading or lead-in whose topic items below it carry is not only set aside: say so
+        carried = state.get("carried", set())
+        for at, topic in state.get("topics", {}).items():
+            if topic not in carried or at is None:
+                continue
+            for i, item in enumerate(dropped):
+                if item.reason in ("heading", "lead-in") and any(a <= at < b
+                                                                 for a, b in item.spans):
+                    dropped[i] = DroppedText(text=item.text, spans=item.spans,
+                                             reason=f"{item.reason} (its topic is carried "
+                                             "into the list items below it)")
         for s, e in markup:
             dropped.append(DroppedText(text=answer[s:e], reason="markup", spans=[(s, e)]))
         dropped.sort(key=lambda d: d.spans[0][0] if d.spans else len(answer))
@@ -1075,6 +1145,8 @@ class RuleDecomposer:
                 out.extend(row)
             return out
         if block.kind == "heading" and block.label:
+            if block.topic:  # a topic the items below may carry: see ``decompose``
+                state.setdefault("topics", {})[block.text.first()] = block.topic
             return [(block.label, "", block.text.first())]
         kind = "bullet" if block.kind == "bullet" else "text"
         return self._text(block.text, kind, block.topic, state)
@@ -1112,6 +1184,8 @@ class RuleDecomposer:
             attached = _attach_topic(text, topic)
             if attached.endswith(text):
                 prefix = len(attached) - len(text)
+            if attached != text:
+                state.setdefault("carried", set()).add(topic)
             text = attached
         out = []
         for clause, start, end in _split_coordination(text):
@@ -1153,9 +1227,14 @@ def _place(answer: str, lo: int, hi: int, pieces):
         yield (kind, payload, _trim(answer, bounds[i], bounds[i + 1]))
 
 
-#: HTML markup: a comment (``<!-- ... -->``) or something shaped like a tag (``<br>``,
-#: ``<p class="x">``, ``</b>``); ``markup_spans`` decides whether a tag shape is a tag.
-_MARKUP = re.compile(r"<!--.*?(?:-->|$)|</?([A-Za-z][\w-]*)((?:\s[^<>\n]*)?)/?>", re.DOTALL)
+#: HTML markup: a comment or something shaped like a tag (``<br>``, ``<p class="x">``,
+#: ``</b>``); ``markup_spans`` decides whether a tag shape is a tag. A comment has both ends:
+#: ``<!--`` and the first ``-->`` (or ``--!>``) after it; ``<!-->`` and ``<!--->`` are empty
+#: comments that end at once (WHATWG HTML, tokenizer: "abrupt closing of empty comment"), so
+#: the text after them is shown. An unterminated ``<!--`` is text (CommonMark prints an inline
+#: one as written), and is judged.
+_MARKUP = re.compile(r"<!--(?:-?>|.*?--!?>)|</?([A-Za-z][\w-]*)((?:\s[^<>\n]*)?)/?>",
+                     re.DOTALL)
 #: The elements of HTML (WHATWG HTML Living Standard, section 4, plus the obsolete ones that
 #: browsers still render, and SVG / MathML roots): a tag of any other name is text to a
 #: reader (``<Sale items can be refunded.>``), unless it names a custom element (lower case
@@ -1272,14 +1351,62 @@ def _subject_of(clause: str) -> tuple[str, str, str] | None:
     return None
 
 
+#: Words that open a subordinate clause (a condition, a time, a cause, a concession). A
+#: sentence that opens with one ("If the item is unused, ...") keeps that clause whole and
+#: gives it to every conjunct of the main clause after its comma; after a condition inside a
+#: sentence (``_CONDITION``: "You get a refund if X and Y") nothing is split, so no conjunct
+#: loses its condition.
+_SUBORDINATOR = re.compile(
+    r"\b(?:if|unless|when|whenever|once|provided(?: that)?|providing|as long as|so long as|"
+    r"in case|only if|even if|after|before|until|till|because|since|although|though|"
+    r"even though|whereas|wherever)\b", re.IGNORECASE)
+#: The subordinators that bind a clause inside a sentence ("... if X and Y"); the others
+#: ("since 2020", "after 30 days") are as often prepositions.
+_CONDITION = re.compile(r"\b(?:if|unless|provided that|as long as|so long as|in case|"
+                        r"only if|even if|whenever|although|though|even though)\b",
+                        re.IGNORECASE)
+
+
 def _split_coordination(text: str) -> list[tuple[str, int, int]]:
     """Split coordinated assertions; conjuncts that share the subject get it copied.
 
+    A sentence that opens with a subordinate clause ("If the item is unused, you get a refund
+    and keep the tags.") keeps it whole: its main clause, after the comma, is split, and each
+    conjunct gets the clause ("If the item is unused, you keep the tags."); without such a
+    comma, or with a subordinate clause later in the sentence, the sentence is not split.
+
     Returns (clause, start, end): each clause with the part of ``text`` it was cut from (its
-    own words; a copied subject or lead adverbial is not part of that range).
+    own words; a copied subject, lead adverbial or subordinate clause is not part of that
+    range).
     """
     if has_cjk(text):
         return [(text, 0, len(text))]
+    opening = _SUBORDINATOR.match(text.lstrip())
+    if opening:
+        comma = text.find(", ")
+        if comma < 0:
+            return [(text, 0, len(text))]
+        condition, main_at = text[:comma + 2], comma + 2
+        parts = _split_main(text[main_at:])
+        out = []
+        for i, (clause, start, end) in enumerate(parts):
+            clause = clause[:1].lower() + clause[1:] if _lower_ok(clause) else clause
+            out.append((condition + clause, 0 if i == 0 else main_at + start, main_at + end))
+        return out
+    if _CONDITION.search(text):  # "A and B if C": which conjuncts C binds is unclear
+        return [(text, 0, len(text))]
+    return _split_main(text)
+
+
+def _lower_ok(clause: str) -> bool:
+    """Whether a main clause's first word may be lower-cased after a copied condition (not a
+    name, an acronym or "I")."""
+    first = clause.split()[0] if clause.split() else ""
+    return first.lower() in _SUBJECT_PRONOUNS - {"i"} or first.lower() in _DETERMINERS
+
+
+def _split_main(text: str) -> list[tuple[str, int, int]]:
+    """``_split_coordination`` for a clause with no subordinate clause in front of it."""
     pieces = _CLAUSE_SPLIT.split(text)
     if len(pieces) == 1:
         return [(text, 0, len(text))]

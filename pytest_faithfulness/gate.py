@@ -11,6 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .accounting import GATEWAY_BUDGET_SPENT
+from .ratelimit import RATE_LIMIT_WAIT_SPENT
 from .records import AnswerResult, SessionSummary
 
 #: ``max_unscored_rate`` when it is not given but another session threshold is: a mean over
@@ -162,6 +163,13 @@ def gate_failures(summary: SessionSummary, results: list[AnswerResult],
     if refused:
         reasons.append(f"{refused} answer(s) not judged: the judge's provider or gateway refused "
                        "calls because its budget or quota is spent; the gate does not pass on "
+                       "partial data")
+    waited = sum(1 for r in results if r.status == "error" and any(
+        RATE_LIMIT_WAIT_SPENT in (text or "") for text in [r.error, *(c.note for c in r.claims)]))
+    if waited:
+        reasons.append(f"{waited} answer(s) not judged: the judge's provider kept answering "
+                       f"'limit reached' (HTTP 429) and {RATE_LIMIT_WAIT_SPENT} "
+                       "(--faithfulness-max-rate-limit-wait); the gate does not pass on "
                        "partial data")
     rate = unscored_rate(summary)
     if config.max_unscored_rate is not None and rate is not None \

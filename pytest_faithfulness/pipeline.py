@@ -23,6 +23,9 @@ as a coroutine. Rules (see ``records`` for the vocabulary):
   answer costs no more judge calls than an uncited one. Its citation is then classed
   (``ClaimResult.citation``); the verdict, and so faithfulness, is what it would be without
   the citation;
+* a claim not grounded in the answer (its content words in neither the sentence it is aligned
+  to nor the answer before it, or no source at all: ``alignment``, rule 7) is ``unsupported``
+  without a judge call, with the reason in its note and verdict;
 * faithfulness = supported / claims decomposed; no claims -> ``unscored``; any judge failure
   or missing verdict -> ``error`` with ``score = None`` (fail closed).
 """
@@ -304,6 +307,17 @@ def answer_in_passages(answer: str, passages: list[Passage]) -> list[str]:
             "passes the retrieved passages, not the answer (every claim would be supported)"]
 
 
+async def _not_grounded(claim_result: ClaimResult, citation: Any, reason: str) -> None:
+    """A claim not grounded in the answer (``alignment``, rule 7) is ``unsupported`` without
+    a judge call: the answer never made it, so it can lift no score (fail closed)."""
+    from .citations import citation_label
+
+    claim_result.verdict = Verdict("unsupported", rationale=f"claim {reason}")
+    claim_result.cited_ids = list(citation.passage_ids)
+    claim_result.unknown_citations = list(citation.unknown)
+    claim_result.citation = citation_label(claim_result.verdict, citation)  # type: ignore[assignment]
+
+
 def _combine(verdicts: list[Verdict]) -> Verdict:
     for label in ("supported", "contradicted"):
         for v in verdicts:
@@ -348,6 +362,8 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
     result.warnings.extend(alignment.warnings)
     result.claims = [ClaimResult(text=c.text, spans=c.spans, note=c.note)
                      for c in alignment.claims]
+    ungrounded = {id(r): c.ungrounded for r, c in zip(result.claims, alignment.claims)
+                  if c.ungrounded}
     if not result.claims:
         return result
     budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
@@ -362,10 +378,10 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
 
     citations = cite_claims(answer, passages, [c.spans for c in result.claims],
                             [c.text for c in result.claims])
-    outcomes = await asyncio.gather(*(_verify_cited(c, cited, passages, windows, budget, judge,
-                                                    semaphore)
-                                      for c, cited in zip(result.claims, citations)),
-                                    return_exceptions=True)
+    outcomes = await asyncio.gather(*(
+        _verify_cited(c, cited, passages, windows, budget, judge, semaphore)
+        if id(c) not in ungrounded else _not_grounded(c, cited, ungrounded[id(c)])
+        for c, cited in zip(result.claims, citations)), return_exceptions=True)
     failures = [(c, o) for c, o in zip(result.claims, outcomes) if isinstance(o, BaseException)]
     missing = [c for c in result.claims if c.verdict is None]
     if failures or missing:

@@ -18,11 +18,12 @@ never 0, and a saved run is marked incomplete so that it is never compared with.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .settings import Settings
+from .settings import BUILTIN_JUDGES, Settings
 
 if TYPE_CHECKING:  # pragma: no cover
     from .assertion import FaithfulnessAssertion
@@ -36,6 +37,8 @@ WORKER_OUTPUT_KEY = "faithfulness"
 PROGRESS_KEY = pytest.StashKey[dict]()
 LEDGER_KEY = pytest.StashKey[str]()  # the run's shared budget ledger (a directory)
 LEDGER_INPUT = "faithfulness_budget_ledger"  # its path in an xdist worker's workerinput
+WAIT_KEY = pytest.StashKey[str]()  # the run's shared rate-limit wait ledger (a directory)
+WAIT_INPUT = "faithfulness_wait_ledger"
 RATE_KEY = pytest.StashKey[str]()  # the run's shared rate ledger (a directory)
 RATE_INPUT = "faithfulness_rate_ledger"
 
@@ -61,11 +64,13 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = Settings.from_config(config)
     config.stash[SETTINGS_KEY] = settings
     _warn_ignored_options(config, settings)
+    _known_keys(config, settings)
     tracker = _RunTracker()
     config.stash[RUN_KEY] = tracker
     config.pluginmanager.register(tracker, "faithfulness-run-tracker")
     _budget_ledger(config)
     _rate_ledger(config)
+    _run_folder(config, WAIT_KEY, WAIT_INPUT, "faithfulness-wait-")
 
 
 def _warn_ignored_options(config: pytest.Config, settings: Settings) -> None:
@@ -83,22 +88,44 @@ def _warn_ignored_options(config: pytest.Config, settings: Settings) -> None:
             "and is not cached (these options are for an LLM judge)"), stacklevel=2)
 
 
+def _known_keys(config: pytest.Config, settings: Settings) -> None:
+    """Register the key variable of the judge and of each panel member, so that their keys
+    are redacted from every error text whatever their length (``redaction``), and warn once
+    at start-up (in the controller) of each known key so short that redacting it blanks
+    ordinary text."""
+    from .redaction import key_variable, known_key_variables, register_key_variable, short_keys
+
+    for spec in (settings.judge, *settings.panel):
+        if spec and spec.strip().lower() not in BUILTIN_JUDGES:
+            register_key_variable(key_variable(spec.strip()))
+    if _is_worker(config):
+        return
+    for name, length in short_keys(known_key_variables()):
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"{name} is {length} character(s) long: it is redacted from every error text and "
+            "report wherever it stands as a whole token, so words or numbers equal to it are "
+            "blanked too; use a longer key (16 characters or more)"), stacklevel=2)
+
+
 def _budget_ledger(config: pytest.Config) -> None:
-    """With ``--faithfulness-budget-usd``: refuse a model litellm's price map cannot price,
-    and give the run one ledger of spend that every xdist worker shares (``_run_folder``)."""
+    """With ``--faithfulness-budget-usd``: refuse a model litellm's price map cannot price
+    (the main judge's or a ``--faithfulness-panel`` member's), and give the run one ledger of
+    spend that every xdist worker shares (``_run_folder``)."""
     settings = get_settings(config)
     if settings.budget_usd is None:
         return
     if not _is_worker(config):
-        spec = (settings.judge or "offline").strip()
-        if spec.lower() not in ("offline", "offline-heuristic", "offline-nli"):
-            from .accounting import model_is_priced
+        from .accounting import model_is_priced
 
-            if not model_is_priced(spec):
+        members = [("judge", settings.judge or "offline")]
+        members += [("panel member", spec) for spec in settings.panel]
+        for role, spec in members:  # every model the budget must price, the panel's too
+            spec = spec.strip()
+            if spec.lower() not in BUILTIN_JUDGES and not model_is_priced(spec):
                 raise pytest.UsageError(
-                    f"--faithfulness-budget-usd cannot apply to {spec!r}: litellm's bundled "
-                    "price map has no price for it, so its calls would cost $0 against the "
-                    "budget; use a priced model string or drop the budget")
+                    f"--faithfulness-budget-usd cannot apply to the {role} {spec!r}: litellm's "
+                    "bundled price map has no price for it, so its calls would cost $0 against "
+                    "the budget; use a priced model string or drop the budget")
     _run_folder(config, LEDGER_KEY, LEDGER_INPUT, "faithfulness-budget-")
 
 
@@ -130,8 +157,9 @@ def _run_folder(config: pytest.Config, key: Any, input_name: str, prefix: str) -
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """pytest-xdist: hand the run's budget and rate ledgers to each worker."""
-    for key, input_name in ((LEDGER_KEY, LEDGER_INPUT), (RATE_KEY, RATE_INPUT)):
+    """pytest-xdist: hand the run's budget, rate and rate-limit wait ledgers to each worker."""
+    for key, input_name in ((LEDGER_KEY, LEDGER_INPUT), (RATE_KEY, RATE_INPUT),
+                            (WAIT_KEY, WAIT_INPUT)):
         folder = node.config.stash.get(key, None)
         if folder:
             node.workerinput[input_name] = folder
@@ -178,7 +206,12 @@ def faithfulness_judge(pytestconfig: pytest.Config):
 
     settings = get_settings(pytestconfig)
     budget = Budget(settings.budget_usd, ledger=pytestconfig.stash.get(LEDGER_KEY, None))
-    options: dict[str, Any] = {"budget": budget}
+    from .ratelimit import DEFAULT_RUN_WAIT_S, RateLimitWait
+
+    run_wait = RateLimitWait(DEFAULT_RUN_WAIT_S if settings.max_rate_limit_wait is None
+                             else settings.max_rate_limit_wait,
+                             ledger=pytestconfig.stash.get(WAIT_KEY, None))
+    options: dict[str, Any] = {"budget": budget, "run_wait": run_wait}
     if settings.api_base:
         options["api_base"] = settings.api_base
     if settings.timeout is not None:
@@ -213,6 +246,7 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     for cached in caches:
         cached.close()
     budget.close()
+    run_wait.close()
     _close_rate(rate)
 
 
@@ -345,6 +379,10 @@ def _calibration_test(record: Any, config: pytest.Config):
 
 # The end of the session ----------------------------------------------------------------------
 
+#: What ``FaithfulnessAssertion`` adds to a node id to name one answer of a test.
+_ANSWER_SUFFIX = re.compile(r"(?:#conversation\d+)?(?:#turn\d+|#\d+)$")
+
+
 class _RunTracker:
     """Counts the tests that finished (the controller sees its workers' reports too) and the
     xdist workers lost, so that the end of the session knows whether it saw every answer."""
@@ -364,11 +402,21 @@ class _RunTracker:
             self.xfail.add(report.nodeid)
 
     def test_of(self, result: AnswerResult) -> str | None:
-        """The node id of the test that recorded ``result`` (its test id less a ``#n``)."""
+        """The node id of the test that recorded ``result``: its test id less the suffixes
+        the assertion adds (``#n``, ``#turn<n>``, ``#conversation<k>#turn<n>``), the longest
+        prefix that names a test that finished (a node id may hold a ``#`` of its own);
+        failing that, the test id less those suffixes."""
         test_id = result.test_id or ""
-        if test_id in self.finished or "#" not in test_id:
-            return test_id or None
-        return test_id.rsplit("#", 1)[0]
+        if not test_id:
+            return None
+        candidate = test_id
+        while True:
+            if candidate in self.finished:
+                return candidate
+            if "#" not in candidate:
+                break
+            candidate = candidate.rsplit("#", 1)[0]
+        return _ANSWER_SUFFIX.sub("", test_id) or test_id
 
     def by_outcome(self, failing: list[AnswerResult]
                    ) -> tuple[list[AnswerResult], list[AnswerResult]]:
@@ -423,6 +471,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _is_worker(config):
         config.workeroutput[WORKER_OUTPUT_KEY] = state.to_payload()
         return
+    state.sort_results()  # every report lists the answers in test-id order
     git = _judge_session(config, state)
     state.test_exitstatus = int(session.exitstatus)
     state.exitstatus = _exit_status(session.exitstatus, state)
@@ -439,22 +488,30 @@ def _judge_session(config: pytest.Config, state: FaithfulnessSession) -> Any:
     settings = get_settings(config)
     git = None
 
-    def step(what: str, run: Any) -> Any:
+    def step(what: str, run: Any, *, local: str = "") -> Any:
+        before = len(state.failures)
         try:
             return run()
         except Exception as exc:  # fail closed, and keep going: the reports must be written
-            state.add_failures([f"the faithfulness gate could not {what}: "
-                                f"{type(exc).__name__}: {exc}"])
+            reason = f"the faithfulness gate could not {what}: {type(exc).__name__}: {exc}"
+            state.add_failures([reason])
+            if local == "error":  # it may have stopped before a gate merge cannot run
+                state.local_failures.append(reason)
             return None
+        finally:
+            if local == "all":
+                state.local_failures.extend(state.failures[before:])
 
     step("apply the session thresholds",
          lambda: state.evaluate_gate(settings.session_threshold_flags()))
+    # the calibration gate and the conftest hooks are the run's own: a merge of saved runs
+    # cannot recompute them, so their failures are also kept apart (``local_failures``)
     step("apply the calibration gate",
-         lambda: state.evaluate_calibration_gate(settings.min_agreement))
+         lambda: state.evaluate_calibration_gate(settings.min_agreement), local="all")
     step("check the answers that missed their own thresholds",
          lambda: _silent_misses(config, state))
     git = step("compare with the saved run or run the gate hooks",
-               lambda: _ci_gates(config, state))
+               lambda: _ci_gates(config, state), local="error")
     return git
 
 
@@ -492,7 +549,7 @@ def _ci_gates(config: pytest.Config, state: FaithfulnessSession) -> Any:
     except Exception as exc:  # fail closed: a broken custom gate never passes
         answers = [f"a pytest_faithfulness_gate hook raised {type(exc).__name__}: {exc}"]
     for answer in answers:  # pluggy leaves out the hooks that returned None
-        state.add_failures(gate_hook_reasons(answer))
+        state.add_local_failures(gate_hook_reasons(answer))
     return git
 
 
@@ -537,7 +594,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if state.results or not state.calibration:  # a run that judged nothing says so too
         reporter.section("faithfulness")
         verbose = (config.getoption("verbose", 0) or 0) > 0
-        for line in state.terminal_lines(verbose=verbose):
+        reported = [] if verbose else _reported_in_failures(config, state)
+        for line in state.terminal_lines(verbose=verbose, reported=reported):
             reporter.write_line(line)
         if state.report_path is not None:
             reporter.write_line(terminal.terminal_text(f"JSON report: {state.report_path}"))
@@ -549,6 +607,25 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     colour = {"red": True} if outcome.failed else {"green": True}
     reporter.write_sep("=", lines[-1], bold=True, **colour)
     return result
+
+
+def _reported_in_failures(config: pytest.Config, state: FaithfulnessSession
+                          ) -> list[AnswerResult]:
+    """The answers whose per-claim report pytest already printed: those that missed their
+    own thresholds in a test that failed (not xfail), when tracebacks show the
+    ``AssertionError``'s message (``--tb`` auto, long, short or native). The faithfulness
+    section names them without their claims, so that no claim is printed twice; under
+    ``-v`` it repeats them with the judge's rationale."""
+    if (config.getoption("tbstyle", "auto") or "auto") not in ("auto", "long", "short",
+                                                                "native"):
+        return []
+    tracker = config.stash[RUN_KEY]
+    out = []
+    for result in state.answers_failing_own_thresholds():
+        test = tracker.test_of(result)
+        if test in tracker.failed and test not in tracker.xfail:
+            out.append(result)
+    return out
 
 
 def _write_ci_lines(terminalreporter: Any, state: FaithfulnessSession) -> None:

@@ -16,6 +16,11 @@ at which the next request may start by ``tokens * 60 / max_tpm`` seconds (a toke
 off at the allowed rate). Over a run the tokens per minute stay at ``max_tpm``, overshooting
 by at most the replies in flight.
 
+Waits on "limit reached" answers (HTTP 429): ``RateLimitWait`` is one budget of seconds for
+the whole run (default 120 s of waiting with no judge call answered in between), on a ledger
+of its own shared the same way, after which each call answered 429 fails at once and the
+gate names it.
+
 The clock is ``time.time()`` (shared by the processes of one machine). Nothing here imports
 pytest or litellm.
 """
@@ -148,3 +153,117 @@ class _Both:
             self.second.__exit__(*exc)
         finally:
             self.first.__exit__(*exc)
+
+
+#: Seconds a whole run may spend waiting out "limit reached" answers by default
+#: (``--faithfulness-max-rate-limit-wait``, ini ``faithfulness_max_rate_limit_wait``).
+DEFAULT_RUN_WAIT_S = 120.0
+#: Stands in the text of a judge error once the run's wait budget is spent; the gate names
+#: it among its reasons (``gate.gate_failures``).
+RATE_LIMIT_WAIT_SPENT = "the run's wait budget for rate-limited judge calls is spent"
+_WAITED_UNTIL = "rate_limit_waited_until"
+_WAITED_TOTAL = "rate_limit_waited_total"
+
+
+class RateLimitWait:
+    """One budget of seconds for a whole run to spend waiting out "limit reached" answers
+    (HTTP 429 from the provider or a judge gateway), shared by every judge call of every
+    process on the same ``ledger`` (pytest-xdist workers), like ``RateLimiter``.
+
+    What is counted is the run's time held by such waits since a judge call of the run was
+    last answered (``answered``), not the sum over calls: calls waiting side by side count
+    once (the union of their waits, in ``time.time()`` seconds; each wait is charged when it
+    starts, so its interval extends the union by at most its length). A provider that keeps
+    serving the run now and then (a rate limit below the run's demand, waited out call
+    after call) therefore never spends it; one that answers nothing but 429 does, after
+    ``limit_s``. Once it is used up, ``spent`` is true and ``grant`` gives nothing: the judge
+    then fails each call answered 429 at once (``RATE_LIMIT_WAIT_SPENT`` in its error)
+    rather than holding the run for minutes per answer.
+
+    Args:
+        limit_s: the most seconds (``>= 0``; 0: never wait on a 429). Default 120.
+        ledger: the folder of the shared state (created if missing); ``None``: this object's
+            own state (one process; a ``LiteLLMJudge`` made without one has its own).
+
+    Raises:
+        ValueError: a limit that is not a finite number >= 0.
+    """
+
+    def __init__(self, limit_s: float = DEFAULT_RUN_WAIT_S,
+                 ledger: str | Path | None = None) -> None:
+        if (isinstance(limit_s, bool) or not isinstance(limit_s, (int, float))
+                or not 0 <= limit_s < float("inf")):
+            raise ValueError(f"the run's rate-limit wait must be a finite number of seconds "
+                             f">= 0, got {limit_s!r}")
+        self.limit_s = float(limit_s)
+        self._lock = threading.Lock()
+        self._local: dict[str, float] = {}
+        self._folder = None if ledger is None else str(ledger)
+        self._ledger: Any = None  # opened on first use: a run with no 429 never opens it
+
+    def _db(self) -> Any:
+        if self._folder is not None and self._ledger is None:
+            import diskcache
+
+            Path(self._folder).mkdir(parents=True, exist_ok=True)
+            self._ledger = diskcache.Cache(self._folder)
+        return self._ledger
+
+    def _get(self, key: str) -> float:
+        db = self._db()
+        return self._local.get(key, 0.0) if db is None else float(db.get(key, 0.0))
+
+    def _set(self, key: str, value: float) -> None:
+        db = self._db()
+        if db is None:
+            self._local[key] = value
+        else:
+            db.set(key, value)
+
+    def _transact(self) -> Any:
+        db = self._db()
+        return self._lock if db is None else _Both(self._lock, db.transact())
+
+    @property
+    def waited_s(self) -> float:
+        """Seconds of the run held by rate-limit waits so far (every process on the ledger)."""
+        return self._get(_WAITED_TOTAL)
+
+    @property
+    def spent(self) -> bool:
+        """Whether the budget is used up (every remaining call then fails at once)."""
+        return self.waited_s >= self.limit_s
+
+    def grant(self, delay: float, now: float | None = None) -> float:
+        """Charge a wait of ``delay`` seconds starting now; returns the seconds the caller may
+        wait (``delay``, less where the budget runs out; 0 once it is spent)."""
+        if delay <= 0:
+            return 0.0
+        with self._transact():
+            now = time.time() if now is None else now
+            total = self._get(_WAITED_TOTAL)
+            remaining = self.limit_s - total
+            if remaining <= 0:
+                return 0.0
+            start = max(now, self._get(_WAITED_UNTIL))  # the part not held already
+            added = max(0.0, now + delay - start)
+            if added > remaining:
+                delay, added = start + remaining - now, remaining
+            self._set(_WAITED_TOTAL, total + added)
+            self._set(_WAITED_UNTIL, max(start, now + delay))
+            return delay
+
+    def answered(self) -> None:
+        """A judge call of the run was answered: the provider is serving the run, so the
+        waits so far no longer count."""
+        if self._get(_WAITED_TOTAL) <= 0:  # the common case: one read, no transaction
+            return
+        with self._transact():
+            self._set(_WAITED_TOTAL, 0.0)
+
+    def close(self) -> None:
+        """Close the ledger's database connections (this thread's and the judge loop's)."""
+        if self._ledger is not None:
+            from . import _loop
+
+            _loop.close_here_and_on_loop(self._ledger.close)

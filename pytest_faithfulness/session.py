@@ -62,6 +62,19 @@ class FaithfulnessSession:
         #: pytest's own exit status before the gate was ORed in (kept in the saved run, so
         #: that ``runs.merge`` gives the exit status one run of every shard would have had).
         self.test_exitstatus: int | None = None
+        #: the gate failures only this run could decide, also in ``failures``: the conftest
+        #: ``pytest_faithfulness_gate`` hooks, the calibration gate, a gate step that raised
+        #: before they ran, and those a merge carried over from its shards. Kept in the saved
+        #: run, so that ``runs.merge`` fails the merged gate with them (it cannot recompute
+        #: them; the session thresholds and silent misses it recomputes itself).
+        self.local_failures: list[str] = []
+
+    def add_local_failures(self, reasons: Any) -> list[str]:
+        """``add_failures`` for failures only this run can decide (see ``local_failures``).
+        Returns the reasons added."""
+        added = self.add_failures(reasons)
+        self.local_failures.extend(added)
+        return added
 
     def mark_incomplete(self, reason: str) -> None:
         """Record that the run did not judge every answer (reasons accumulate, ``; ``-joined)."""
@@ -95,7 +108,9 @@ class FaithfulnessSession:
     def verdict(self) -> dict[str, Any]:
         """Everything the closing verdict sentence needs, JSON-ready::
 
-            {"status": "passed" | "failed" | "incomplete", "exitstatus": int | None,
+            {"status": "passed" | "failed" | "incomplete" (the session gate),
+             "run_status": the same, for the whole run (failed when tests failed),
+             "exitstatus": int | None,
              "incomplete_reason": str | None, "gate_failures": [str, ...],
              "answers_failing_own_thresholds": [test id, ...], "unscored_answers": [test id,
              ...], "thresholds": [[name, value], ...]}
@@ -103,7 +118,8 @@ class FaithfulnessSession:
         def ids(results: list[AnswerResult]) -> list[str]:
             return [r.test_id or f"answer {self.results.index(r) + 1}" for r in results]
 
-        return {"status": self.gate_status, "exitstatus": self.exitstatus,
+        return {"status": self.gate_status, "run_status": self.run_verdict().status,
+                "exitstatus": self.exitstatus,
                 "incomplete_reason": self.incomplete_reason,
                 "gate_failures": list(self.failures),
                 "answers_failing_own_thresholds": ids(self.answers_failing_own_thresholds()),
@@ -112,11 +128,16 @@ class FaithfulnessSession:
 
     def _report_inputs(self) -> dict[str, Any]:
         """What every report writer needs beside the results: the incomplete run, the
-        thresholds applied, the unscored answers and those failing their own thresholds."""
+        thresholds applied, the unscored answers, those failing their own thresholds, and
+        whether pytest's own exit status (``test_exitstatus``, once known) says the tests
+        failed, so that no report words a red run as a pass."""
+        exit_failed = None if self.test_exitstatus is None else \
+            self.test_exitstatus not in (0, 5)  # pytest's OK and NO_TESTS_COLLECTED
         return {"incomplete": self.incomplete_reason, "thresholds": self.thresholds_applied(),
                 "unscored": self.unscored_answers(),
                 "failing": self.answers_failing_own_thresholds(),
-                "silent": self.silent_misses, "expected": self.expected_misses}
+                "silent": self.silent_misses, "expected": self.expected_misses,
+                "exit_failed": exit_failed}
 
     def record(self, result: AnswerResult, judge: Any = None) -> None:
         """Keep one answer result (and remember the judge for its counters)."""
@@ -124,6 +145,16 @@ class FaithfulnessSession:
             self.results.append(result)
             if judge is not None:
                 self._judges[id(judge)] = judge
+
+    def sort_results(self) -> None:
+        """Put the answers in test-id order (digit runs compared as numbers, the answers of
+        one test in the order it recorded them; answers without a test id last), so that
+        every report lists them alike however the run was split (``-n 2`` records them in
+        finishing order). The plugin's controller calls it once every answer is in."""
+        from .runs.merge import natural_key
+
+        with self._lock:
+            self.results.sort(key=lambda r: (r.test_id is None, natural_key(r.test_id)))
 
     def add_merged_judges(self, names: list[str], info: list[dict[str, Any]]) -> None:
         """Add judges known only by description and fingerprint (``JudgeInfo`` dicts): an
@@ -185,16 +216,20 @@ class FaithfulnessSession:
             return None
         return write_json(self.report_path, self.report())
 
-    def terminal_lines(self, *, verbose: bool = False) -> list[str]:
-        """The terminal section's body: headline figures, thresholds, unscored answers and
-        every failing answer's per-claim report (with ``verbose``, the judge's rationale);
-        the gate's reasons and the verdict come from ``run_verdict`` after it."""
-        from .reports.terminal import failing_answer_lines
+    def terminal_lines(self, *, verbose: bool = False,
+                       reported: Sequence[AnswerResult] = ()) -> list[str]:
+        """The terminal section's body: headline figures, thresholds, unscored answers,
+        every answer's warnings, and every failing answer's per-claim report (with
+        ``verbose``, the judge's rationale; ``reported``: answers whose per-claim report the
+        terminal already shows, named here without their claims); the gate's reasons and the
+        verdict come from ``run_verdict`` after it."""
+        from .reports.terminal import failing_answer_lines, warning_lines
 
         lines = summary_lines(self.summary(), self.judges(), self.failures, verdict=False,
                               thresholds=self.thresholds_applied(),
                               unscored=self.unscored_answers())
-        return lines + failing_answer_lines(self.results, verbose=verbose)
+        return (lines + warning_lines(self.results)
+                + failing_answer_lines(self.results, verbose=verbose, reported=reported))
 
     def run_verdict(self, *, exit_failed: bool | None = None,
                     incomplete: str | None = None) -> Any:
@@ -211,7 +246,9 @@ class FaithfulnessSession:
         inputs.pop("thresholds")
         if incomplete is not None:
             inputs["incomplete"] = incomplete
-        return run_verdict(self.failures, exit_failed=exit_failed, **inputs)
+        if exit_failed is not None:
+            inputs["exit_failed"] = exit_failed
+        return run_verdict(self.failures, **inputs)
 
     # xdist ----------------------------------------------------------------------------------
     def to_payload(self) -> str:
@@ -278,7 +315,8 @@ class FaithfulnessSession:
                            expected_misses=[index[id(r)] for r in self.expected_misses
                                             if id(r) in index],
                            test_exitstatus=self.test_exitstatus, full=full,
-                           gate=self.gate.model_dump(mode="json"))
+                           gate=self.gate.model_dump(mode="json"),
+                           local_failures=self.local_failures)
 
     def save_run(self, storage: str | Path, name: str, git: Any = None) -> Path:
         """Save this run in the ``storage`` folder (``NNNN_<name>.json``); returns the path.
@@ -425,7 +463,10 @@ class FaithfulnessSession:
         append. Each is written even when no answer was judged. One that fails (any exception) never stops
         the others: its reason becomes a gate failure (``could not write the HTML report
         (PATH): ...``), its temporary file is removed, and the reports already written are
-        written again so that they show the failure too.
+        written again so that they show the failure too. Every report is written atomically
+        (a temporary file in its folder, then renamed over it); a report that cannot be
+        written (a full disk) is removed rather than left as it was (an earlier run's, or
+        this run's before the failure: one that may say the gate passed).
 
         Returns:
             the reasons of the outputs that failed (also added to ``failures``).
@@ -449,7 +490,7 @@ class FaithfulnessSession:
         failed: list[str] = []
         written: list[tuple[str, Any, Any, bool]] = []
         for job in jobs:
-            reason = _attempt(*job[:3])
+            reason = _attempt(*job[:3], stale=job[3])
             if reason is None:
                 written.append(job)
             else:
@@ -459,7 +500,7 @@ class FaithfulnessSession:
             notes = list(self.ci_notes)
             for what, where, write, rewritable in written:
                 if rewritable:
-                    reason = _attempt(what, where, write)
+                    reason = _attempt(what, where, write, stale=True)
                     if reason is not None:
                         self.add_failures([reason])
                         failed.append(reason)
@@ -515,17 +556,28 @@ class FaithfulnessSession:
         return [f"judge: {j}" for j in self.judges()] + format_report(self.calibration_report())
 
 
-def _attempt(what: str, where: Any, write: Any) -> str | None:
-    """Run one output's ``write``; on any exception remove its temporary file and return the
-    reason (``None`` when it was written)."""
+def _attempt(what: str, where: Any, write: Any, *, stale: bool = False) -> str | None:
+    """Run one output's ``write``; on any exception remove its temporary file and, with
+    ``stale`` (a report file, not the storage folder), the file already at ``where``: an
+    earlier version of the report must not be left behind saying something this run did not
+    (the gate passed). Returns the reason (``None`` when it was written)."""
     try:
         write()
         return None
     except Exception as exc:  # one failing output never stops the others
+        reason = f"could not write the {what} ({where}): {type(exc).__name__}: {exc}"
         if where is not None:
             target = Path(where)
             try:
                 target.with_name(target.name + ".tmp").unlink(missing_ok=True)
             except (OSError, ValueError):
                 pass
-        return f"could not write the {what} ({where}): {type(exc).__name__}: {exc}"
+            if stale:
+                try:  # removing a file needs no space, so this works on a full disk
+                    if target.is_file() or target.is_symlink():
+                        target.unlink()
+                        reason += "; the earlier file there was removed"
+                except OSError as gone:
+                    reason += (f"; the earlier file there could not be removed ({gone}): "
+                               "do not trust it")
+        return reason

@@ -145,7 +145,8 @@ def url(raw: Any) -> str:
 
 
 #: Options that only an LLM judge reads: with a built-in offline judge they do nothing.
-LLM_ONLY_OPTIONS = ("api_base", "timeout", "temperature", "budget_usd", "max_rpm", "max_tpm")
+LLM_ONLY_OPTIONS = ("api_base", "timeout", "temperature", "budget_usd", "max_rpm", "max_tpm",
+                    "max_rate_limit_wait")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -234,6 +235,11 @@ class Settings:
     save: str | None = option("save", "save this run's results as NAME in the storage folder")
     autosave: bool = option("autosave", "save this run in the storage folder, named after the "
                             "git commit", kind="flag", default=False)
+    require_signed_runs: bool = option(
+        "require-signed-runs", "refuse a saved run (the run compared with; each shard of "
+        "pytest-faithfulness merge) that is not signed under FAITHFULNESS_CACHE_KEY, or that "
+        "cannot be checked because the key is not set (default: merged or compared with a "
+        "warning naming it)", kind="flag", default=False)
     compare: str | None = option(
         "compare", "compare with a saved run: a name, counter or file (no value: the latest "
         "saved run; write --faithfulness-compare=NAME before test paths; ini: 'latest' for "
@@ -252,6 +258,11 @@ class Settings:
     max_tpm: float | None = option(
         "max-tpm", "most LLM judge tokens (input + output) per minute, shared by every xdist "
         "worker of the run", number(1))
+    max_rate_limit_wait: float | None = option(
+        "max-rate-limit-wait", "most seconds the whole run spends waiting out 'limit reached' "
+        "(HTTP 429) answers of the LLM judge with no call answered in between, shared by every "
+        "call and xdist worker (default 120; 0: never wait); once spent, each call answered "
+        "429 errors at once and the gate fails naming it", number(0))
     compare_alpha: float | None = option(
         "compare-alpha", "with it, a mean or unsupported_rate compare-fail bound fails only "
         "when the change is beyond the bound and significant at this level (paired test); a "
@@ -391,8 +402,27 @@ class Settings:
         try:
             path, notes = saved_runs.resolve_run(storage, ref, rootdir=config.rootpath)
             out["baseline"], out["baseline_path"] = saved_runs.load_run(path), path
+            trust = out["baseline"].trust
+            from .cache import signing_key_from_env
+
+            # unsigned is only news where runs are signed (a key is set) or required
+            if trust == "unchecked" or (trust == "unsigned" and (
+                    self.require_signed_runs or signing_key_from_env() is not None)):
+                what = (f"saved run {path} is not signed" if trust == "unsigned" else
+                        f"saved run {path} is signed but FAITHFULNESS_CACHE_KEY is not set to "
+                        "check it")
+                if self.require_signed_runs:
+                    raise pytest.UsageError(
+                        f"--faithfulness-compare (ini faithfulness_compare): {what}, and "
+                        "--faithfulness-require-signed-runs (ini "
+                        "faithfulness_require_signed_runs) is set")
+                notes = [*notes, f"WARNING: comparing with {what}: an edit to it cannot be "
+                                 "told from the run"]
             if notes:
                 out["compare_note"] = "\n".join(notes)
+        except saved_runs.RunSignatureError as exc:  # a tampered baseline is never skipped
+            raise pytest.UsageError(f"--faithfulness-compare (ini faithfulness_compare): "
+                                    f"{exc}") from None
         except saved_runs.BaselineError as exc:
             if ref:  # a named run that is not there is a mistake in the command line
                 raise pytest.UsageError(f"--faithfulness-compare (ini faithfulness_compare): "

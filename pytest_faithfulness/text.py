@@ -122,7 +122,8 @@ def _paren_markers(text: str, ids: frozenset[str], shapes: re.Pattern[str] | Non
     return out
 
 
-def citation_spans(text: str, passage_ids: Iterable[str] = ()) -> list[tuple[int, int]]:
+def citation_spans(text: str, passage_ids: Iterable[str] = (), *,
+                   passage_count: int | None = None) -> list[tuple[int, int]]:
     """Character spans ``(start, end)`` of the citation markers in ``text``.
 
     A bracket is a citation marker only when (rules of this package):
@@ -140,6 +141,13 @@ def citation_spans(text: str, passage_ids: Iterable[str] = ()) -> list[tuple[int
       ``id_shapes``), or is a number beside such an id (``[1, p-9]``), wherever it stands.
       A number is judged by position only, never as an id.
 
+    When ``passage_count`` (the number of the answer's passages) is given, a bracket of numbers
+    inside a sentence (before its closing punctuation: ``weighs [800].``) none of whose numbers
+    is a passage id or a position ``1..passage_count`` is a value, not a citation: it is text,
+    kept in the claim. After a sentence's closing punctuation (``... refunded. [7]``) a
+    bracket stays a citation (of a passage that is not there). A footnote (``[^7]``) is always
+    a citation.
+
     A labelled parenthetical, ``(Source 2)``, ``(Sources 1, 3)``, ``(source: p-2071)``
     (labels: source, ref, reference, passage, doc, document), is a marker too when every item
     in it is a number, a range or an id as above.
@@ -148,14 +156,29 @@ def citation_spans(text: str, passage_ids: Iterable[str] = ()) -> list[tuple[int
     takes in the spaces and tabs just before the marker, so removing the spans leaves no space
     before the punctuation that follows.
     """
-    return [(s, e) for s, e, _ in citation_markers(text, passage_ids)]
+    return [(s, e) for s, e, _ in citation_markers(text, passage_ids,
+                                                   passage_count=passage_count)]
 
 
-def citation_markers(text: str, passage_ids: Iterable[str] = ()
-                     ) -> list[tuple[int, int, list[str]]]:
+def _names_no_passage(refs: list[str], ids: frozenset[str], count: int) -> bool:
+    """True when no reference of a number marker is a passage id or a position ``1..count``
+    (a footnote reference always counts as a citation)."""
+    for ref in refs:
+        if ref.startswith("^") or ref in ids:
+            return False
+        numbers = [int(n) for n in re.findall(r"\d+", ref)]
+        if len(numbers) == 2:  # a range
+            numbers = list(range(numbers[0], min(numbers[1], numbers[0] + 60) + 1))
+        if any(str(n) in ids or 1 <= n <= count for n in numbers):
+            return False
+    return True
+
+
+def citation_markers(text: str, passage_ids: Iterable[str] = (), *,
+                     passage_count: int | None = None) -> list[tuple[int, int, list[str]]]:
     """The citation markers of ``text`` (the rules of ``citation_spans``) with what each
     cites: ``(start, end, refs)``, ``refs`` as written (``citation_refs``). In text order;
-    spans do not overlap."""
+    spans do not overlap. ``passage_count``: see ``citation_spans`` (a bracketed value)."""
     ids = frozenset(passage_ids)
     shapes = id_shapes(ids)
     parens = _paren_markers(text, ids, shapes)
@@ -172,12 +195,16 @@ def citation_markers(text: str, passage_ids: Iterable[str] = ()
         run = found[i:j + 1]
         end = run[-1][0].end()
         start = run[0][0].start()
+        after_sentence = start > 0 and bool(_SENTENCE_END_BEFORE.search(text, 0, start))
         in_position = not _binds_next(text, start) and (
-            bool(_CITATION_AFTER.match(text, end))
-            or (start > 0 and bool(_SENTENCE_END_BEFORE.search(text, 0, start))))
+            bool(_CITATION_AFTER.match(text, end)) or after_sentence)
         for m, kind in run:
+            body = m.group("body") if m.group("body") is not None else m.group("cjk")
+            if kind == "number" and in_position and passage_count is not None and (
+                    not after_sentence and _names_no_passage(citation_refs(body), ids,
+                                                             passage_count)):
+                continue  # "weighs [800].": a value, not a citation of a passage
             if kind == "id" or (kind == "number" and in_position):
-                body = m.group("body") if m.group("body") is not None else m.group("cjk")
                 markers.append((m.start(), m.end(), citation_refs(body)))
         i = j + 1
     markers += parens
@@ -216,17 +243,24 @@ def source_line_refs(line: str) -> list[str] | None:
 
 
 _URL_ITEM = re.compile(r"<?https?://[^\s<>]+>?")
+#: A labelled item of a footnote definition: ``Source 3``, ``Passage 3``, ``source: p-2071``.
+_LABELLED_ITEM = re.compile(
+    r"(?:sources?|passages?|refs?\.?|references?|docs?\.?|documents?)\s*:?\s*"
+    r"(?P<item>\[?\^?[\w.:#/-]{1,40}\]?)", re.IGNORECASE)
 
 
 def footnote_refs(line: str) -> list[str] | None:
     """The references of a Markdown footnote definition whose body only names sources
-    (``[^1]: p-2071``, ``[^2]: 3, p-9``, ``[^3]: https://...``), as written without brackets;
-    ``None`` for any other line. A definition with prose in it (``[^9]: The Pico 2 exploded
-    in 2024.``) is answer text a reader sees, so it is judged like any other text."""
+    (``[^1]: p-2071``, ``[^2]: 3, p-9``, ``[^3]: [3]``, ``[^4]: Source 3``, ``[^5]: Passage
+    3``, ``[^6]: https://...``), as written without brackets or label (``"3"``); ``None`` for
+    any other line. A definition with prose in it (``[^9]: The Pico 2 exploded in 2024.``) is
+    answer text a reader sees, so it is judged like any other text."""
     m = FOOTNOTE_DEFINITION.match(line)
     if not m:
         return None
     items = [i for i in _ITEM_SPLIT.split(m.group("body").rstrip(".")) if i]
+    items = [labelled.group("item") if (labelled := _LABELLED_ITEM.fullmatch(i)) else i
+             for i in items]
     if not items or not all(_SOURCE_ITEM.fullmatch(i) or _URL_ITEM.fullmatch(i)
                             for i in items):
         return None
@@ -240,16 +274,19 @@ def is_source_line(line: str) -> bool:
     return source_line_refs(line) is not None or footnote_refs(line) is not None
 
 
-def strip_citations(text: str, passage_ids: Iterable[str] = ()) -> str:
+def strip_citations(text: str, passage_ids: Iterable[str] = (), *,
+                    passage_count: int | None = None) -> str:
     """``text`` without its citation markers (see ``citation_spans``), both ends stripped.
 
     Args:
         text: a claim or sentence.
         passage_ids: the ids of the answer's passages; a bracket of ids is removed only when
             every id in it is one of these.
+        passage_count: the number of the answer's passages, when known: a bracket of numbers
+            inside a sentence that names no passage is then a value, kept (``citation_spans``).
     """
     out, last = [], 0
-    for start, end in citation_spans(text, passage_ids):
+    for start, end in citation_spans(text, passage_ids, passage_count=passage_count):
         out.append(text[last:start])
         last = end
     out.append(text[last:])

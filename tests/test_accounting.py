@@ -125,8 +125,9 @@ def test_batch_method_of_the_fixture_records_every_answer(pytester):
     result.assert_outcomes(passed=2)
     data = json.loads((pytester.path / "r.json").read_text())
     ids = [a["test_id"].split("::")[-1] for a in data["answers"]]
-    assert ids == [f"test_evaluate_many#{i}" for i in (1, 2, 3)] + \
-                  [f"test_assert_many#{i}" for i in (1, 2, 3)]
+    # in test-id order (issue 21 item 18), each test's answers in the order it recorded them
+    assert ids == [f"test_assert_many#{i}" for i in (1, 2, 3)] + \
+                  [f"test_evaluate_many#{i}" for i in (1, 2, 3)]
     assert data["summary"]["answers"] == 6
 
 
@@ -204,8 +205,23 @@ def test_a_budget_on_a_model_without_a_price_is_a_usage_error(pytester, model):
     pytester.makepyfile("def test_it():\n    pass\n")
     result = pytester.runpytest("--faithfulness-judge", model, "--faithfulness-budget-usd", "1")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"*--faithfulness-budget-usd cannot apply to {model!r}: "
-                                 "litellm's bundled price map has no price for it*"])
+    result.stderr.fnmatch_lines([f"*--faithfulness-budget-usd cannot apply to the judge "
+                                 f"{model!r}: litellm's bundled price map has no price for it*"])
+
+
+@pytest.mark.parametrize("judge", [PRICED_MODEL, "offline"])
+def test_a_budget_with_an_unpriced_panel_member_is_a_usage_error(pytester, chat_server, judge):
+    """Issue 21 item 15: the panel's models are priced at start-up like the main judge's; a
+    member without a price is refused before any test runs (no call goes out)."""
+    pytester.makepyfile("def test_it():\n    pass\n")
+    result = pytester.runpytest("--faithfulness-judge", judge, "--faithfulness-panel",
+                                f"{PRICED_MODEL.replace('gpt-4o-mini', 'gpt-4o')},openai/scripted",
+                                "--faithfulness-api-base", chat_server.base_url,
+                                "--faithfulness-budget-usd", "1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--faithfulness-budget-usd cannot apply to the panel member "
+                                 "'openai/scripted': litellm's bundled price map has no price*"])
+    assert chat_server.requests == []
 
 
 @pytest.mark.parametrize("model", [PRICED_MODEL, "gpt-4o-mini", "ollama/llama3"])

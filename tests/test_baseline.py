@@ -298,3 +298,33 @@ def test_answer(assert_faithful):
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*regression against main: 1 claims that became unsupported or "
                                  "contradicted > 0 allowed (worsened:0)*"])
+
+
+def test_a_signed_baseline_that_was_edited_is_refused_and_unsigned_ones_warn(suite,
+                                                                            monkeypatch):
+    """Issue 21 item 6, the pytest side: runs saved with FAITHFULNESS_CACHE_KEY set are signed;
+    a signed baseline edited afterwards is a usage error naming the file (never skipped
+    silently, which would drop the comparison); an unsigned baseline is compared with a
+    warning where runs are signed, and refused under --faithfulness-require-signed-runs."""
+    monkeypatch.setenv("FAITHFULNESS_CACHE_KEY", "baseline-test-key")
+    assert suite.runpytest("--faithfulness-save", "main").ret == 0
+    path = list_runs(suite.path / ".faithfulness")[0]
+    data = json.loads(path.read_text())
+    assert len(data["signature"]) == 64
+    result = suite.runpytest("--faithfulness-compare", "--faithfulness-require-signed-runs")
+    assert result.ret == 0
+    assert "not signed" not in result.stdout.str()
+    data["figures"]["mean_faithfulness"] = 0.5  # a worse baseline: every change looks better
+    path.write_text(json.dumps(data))
+    result = suite.runpytest("--faithfulness-compare")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines([f"*--faithfulness-compare (ini faithfulness_compare): saved "
+                                 f"run {path}: its signature does not match*"])
+    data.pop("signature")  # unsigned: an older baseline, or one saved without the key
+    path.write_text(json.dumps(data))
+    result = suite.runpytest("--faithfulness-compare")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"WARNING: comparing with saved run {path} is not signed*"])
+    result = suite.runpytest("--faithfulness-compare", "--faithfulness-require-signed-runs")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["*is not signed, and --faithfulness-require-signed-runs*"])

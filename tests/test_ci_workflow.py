@@ -147,3 +147,54 @@ def test_every_command_of_the_workflow_runs_and_the_comment_it_posts_is_right(tm
     assert "regression against main: mean faithfulness dropped" in comment
     runs = sorted(p.name for p in (pr / ".faithfulness").iterdir())
     assert runs == ["0001_main.json", "0002_feature-x.json"]
+
+
+def _step(job: dict, name: str) -> dict:
+    return next(step for step in job["steps"] if step.get("name") == name)
+
+
+def test_the_gate_runs_whatever_the_cache_steps_did_and_cache_merge_takes_benign_shards(
+        tmp_path):
+    """Issue 21, item 9: the merge job's cache step on benign shards (verdicts that agree in
+    other words, a corrupt shard cache) exits 0, and the gate step runs ``if: always()``."""
+    from pytest_faithfulness import Passage, Verdict
+    from pytest_faithfulness.cache import CachedJudge
+
+    flow = yaml.safe_load(WORKFLOW.read_text())
+    merge = flow["jobs"]["merge"]
+    assert "always()" in _step(merge, "One gate over every shard").get("if", "")
+
+    class Worded:
+        def __init__(self, rationale):
+            self.rationale = rationale
+
+        def verify(self, claim, passages):
+            return Verdict("supported", passage_ids=["p1"], quote=passages[0].text,
+                           rationale=self.rationale)
+
+        def fingerprint(self):
+            return {"kind": "worded"}
+
+    passages = [Passage(id="p1", text="Refunds take 5 days.")]
+    for shard, rationale in ((1, "p1 says so"), (2, "The passage states it."), (3, None)):
+        judge = CachedJudge(Worded(rationale), tmp_path / "shards" / f"shard-{shard}"
+                            / ".faithfulness_cache")
+        judge.verify("Refunds take 5 days.", passages)
+        judge.close()
+    (tmp_path / "shards" / "shard-3" / ".faithfulness_cache" / "cache.db").write_bytes(
+        b"garbage" * 200)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "pytest-faithfulness"
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m pytest_faithfulness "$@"\n')
+    script.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "FAITHFULNESS_CACHE_KEY"}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    command = _step(merge, "Merge the shards' verdict caches")["run"]
+    proc = subprocess.run(["bash", "-e", "-c", command], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "shard-3/.faithfulness_cache skipped" in proc.stdout
+    assert "merged 2 cache(s): 1 entries copied, 1 already there (1 worded differently" \
+        in proc.stdout
+    assert "entries: 1 (1 verdicts: 1 supported" in proc.stdout

@@ -162,7 +162,9 @@ def test_faithfulness_is_the_same_with_or_without_citations(marked, bare):
 # Fail closed: a marker that names no passage is a citation that cannot be correct.
 
 @pytest.mark.parametrize("answer, unknown", [
-    (f"{REFUND} [7].", ["7"]),                        # a number past the last passage
+    (f"{REFUND}. [7]", ["7"]),                        # a number past the last passage
+    # (inside the sentence, "received [7].", a bracket that names no passage is a value of
+    # the claim: test_citation_values.py)
     (f"{REFUND} [kb-9].", ["kb-9"]),                  # an id shaped like theirs, not there
     (f"{REFUND} [1, kb-9].", ["kb-9"]),               # beside a correct one
     (f"{REFUND}.[^4]", ["4"]),                        # a footnote past the last passage

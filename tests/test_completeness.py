@@ -227,8 +227,10 @@ def test_verdict_comes_last_in_words_that_match_the_exit_status(pytester):
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     # the verdict is the last line before pytest's own count
     lines = [line for line in result.stdout.lines if line.strip()]
-    assert "faithfulness: session gate passed; 1 answer failed its own thresholds" in lines[-2]
+    assert ("faithfulness: run failed: 1 answer failed its own thresholds; the session gate "
+            "itself passed") in lines[-2]
     verdict = json.loads((pytester.path / "r.json").read_text())["verdict"]
     assert verdict["status"] == "passed" and verdict["exitstatus"] == 1
+    assert verdict["run_status"] == "failed"
     assert verdict["answers_failing_own_thresholds"] == ["test_verdict_comes_last_in_words_that"
                                                          "_match_the_exit_status.py::test_bad"]

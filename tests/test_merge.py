@@ -305,6 +305,7 @@ def test_a_supported_verdict_edited_into_a_shard_is_not_believed(
                                         "rationale": "forged", **forged}
                     claim["judge_verdict"], claim["note"] = None, None
                     target.update(test_id=result["test_id"], claim=n)
+        _consistent(data)  # the answer list and figures agree: only the quote check is left
 
     edited = _edited(shards[0], path / "edited", forge)
     assert target, "the suite has an unsupported Norway claim in shard 1"
@@ -397,3 +398,220 @@ def test_merge_refuses_a_run_whose_answer_list_and_records_disagree(
     broken = _edited(shards[0], sharded.path / "swapped", swap)
     err = _refused(sharded.path, [broken, *shards[1:]], capsys)
     assert "its answer list and its full answer records name different tests" in err
+
+
+HOOK_SUITE = {
+    "conftest": '''
+def pytest_faithfulness_gate(summary, results, config):
+    if any("test_s2" in (r.test_id or "") for r in results):
+        return "release freeze: the s2 answers need a review"
+''',
+    "test_s1": '''
+def test_one(assert_faithful):
+    assert_faithful("The lamp has three levels.", ["The lamp has three levels."])
+''',
+    "test_s2": '''
+def test_two(assert_faithful):
+    assert_faithful("The lamp has three levels.", ["The lamp has three levels."])
+''',
+}
+
+
+def test_a_shards_gate_hook_failure_fails_the_merged_gate_and_never_becomes_the_baseline(
+        pytester: pytest.Pytester, capsys: pytest.CaptureFixture) -> None:
+    """Issue 21 item 1: a conftest gate hook failed shard 2 (exit 1) and one run of the whole
+    suite, yet the merge exited 0, its PR comment said "gate passed" and its saved run became
+    the next baseline."""
+    from pytest_faithfulness.runs.saved import BaselineError, find_run
+
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makepyfile(**HOOK_SUITE)
+    assert pytester.runpytest().ret == 1  # one run of the whole suite fails on the hook
+    assert pytester.runpytest("test_s1.py", "--faithfulness-storage", "shards",
+                              "--faithfulness-save", "shard-1").ret == 0
+    assert pytester.runpytest("test_s2.py", "--faithfulness-storage", "shards",
+                              "--faithfulness-save", "shard-2").ret == 1
+    shard2 = str(list_runs(pytester.path / "shards")[1])
+    assert _saved(Path(shard2))["local_failures"] == [
+        "release freeze: the s2 answers need a review"]
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(pytester.path)
+        status = cli_main(["merge", "shards", "--expect", "2", "--faithfulness-pr-comment",
+                           "comment.md", "--faithfulness-report", "m.json",
+                           "--faithfulness-save", "main"])
+    printed = capsys.readouterr().out
+    assert status == 1, printed
+    carried = "shards/0002_shard-2.json: the shard's gate failed (a gate merge cannot recompute): release " \
+        "freeze: the s2 answers need a review"
+    assert json.loads((pytester.path / "m.json").read_text())["gate"]["failures"] == [carried]
+    comment = (pytester.path / "comment.md").read_text()
+    assert "gate passed" not in comment and "release freeze" in comment
+    assert f"GATE FAILED: {carried}" in printed
+    merged = list_runs(pytester.path / ".faithfulness")
+    assert [p.stem for p in merged] == ["0001_main"]
+    assert _saved(merged[0])["local_failures"] == [carried]  # a merge of merges keeps it
+    with pytest.raises(BaselineError, match="its gate failed"):
+        find_run(pytester.path / ".faithfulness")  # never the next baseline
+    # a shard saved before runs told the failures merge recomputes apart: all are kept
+    old = _edited(shard2, pytester.path / "old", lambda data: data.pop("local_failures"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(pytester.path)
+        assert cli_main(["merge", str(list_runs(pytester.path / "shards")[0]), old]) == 1
+    assert "did not tell the gates merge recomputes apart" in capsys.readouterr().out
+
+
+def _consistent(data: dict) -> None:
+    """Make the answer list and the figures agree with the (edited) full answer records, as
+    a careful editor would."""
+    from pytest_faithfulness.records import AnswerResult, SessionSummary
+    from pytest_faithfulness.runs.saved import RunFigures, SavedAnswer
+
+    results = [AnswerResult.model_validate(r) for r in data["results"]]
+    data["answers"] = [SavedAnswer.of(r, n).model_dump(mode="json")
+                       for n, r in enumerate(results, start=1)]
+    data["figures"] = RunFigures.of(SessionSummary.of(results)).model_dump(mode="json")
+
+
+def _norway(data: dict) -> tuple[dict, dict]:
+    """The answer record and the claim of shard 1 that says "made in Norway" (unsupported)."""
+    for result in data["results"]:
+        for claim in result["claims"]:
+            if "Norway" in claim["text"]:
+                return result, claim
+    raise AssertionError("shard 1 has the Norway answer")
+
+
+def _unscored(data: dict) -> None:
+    result, _ = _norway(data)
+    result["status"] = "unscored"
+    _consistent(data)
+
+
+def _vaguer(data: dict) -> None:  # the failing claim becomes a true one, its quote checks out
+    _, claim = _norway(data)
+    claim["text"] = "The Kestrel e-bike weighs 23 kg."
+    claim["verdict"] = {"label": "supported", "rationale": "edited",
+                        "evidence": [{"passage_id": "p1",
+                                      "quote": "The Kestrel e-bike weighs 23 kg"}]}
+    claim["judge_verdict"], claim["note"] = None, None
+    _consistent(data)
+
+
+def _passage(data: dict) -> None:  # the passage now says it, and so does the verdict
+    result, claim = _norway(data)
+    result["passages"][0]["text"] += " It is made in Norway."
+    claim["verdict"] = {"label": "supported", "rationale": "edited",
+                        "evidence": [{"passage_id": "p1", "quote": "It is made in Norway"}]}
+    claim["judge_verdict"], claim["note"] = None, None
+
+
+def _deleted(data: dict) -> None:
+    result, _ = _norway(data)
+    index = data["results"].index(result)
+    del data["results"][index], data["answers"][index]
+
+
+EDITS = [(_unscored, 4, "is 'unscored' but has 2 claim(s)"),
+         (_vaguer, 1, "but its claims do not cover the answer: 'It is made in Norway.'"),
+         (_passage, 4, "the answer list says passages_digest"),
+         (_deleted, 4, "the figures say answers 7, the answer records give 6")]
+
+
+def test_edited_saved_runs_are_refused_or_fail_the_merged_gate(
+        sharded: pytest.Pytester, capsys: pytest.CaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 21 item 6: a status set to unscored, a failing claim replaced by a vaguer true
+    one, an edited passage, a deleted answer each merged with exit 0. Unsigned, each is caught
+    by a check named in the README; signed, each is refused by its signature."""
+    shards = _shards(sharded)
+    path = sharded.path
+    capsys.readouterr()
+    for edit, status, expected in EDITS:
+        edited = _edited(shards[0], path / f"unsigned-{edit.__name__}", edit)
+        monkeypatch.chdir(path)
+        assert cli_main(["merge", edited, *shards[1:]]) == status, edit.__name__
+        out = capsys.readouterr()
+        assert expected in (out.err if status == 4 else out.out), (edit.__name__, out)
+        assert f"{edited}" in (out.err if status == 4 else out.out)
+    # signed under FAITHFULNESS_CACHE_KEY: every edit is refused, naming the file
+    monkeypatch.setenv("FAITHFULNESS_CACHE_KEY", "merge-test-key")
+    signed = _shards(sharded, "--faithfulness-storage", "signed")
+    signed = [str(p) for p in list_runs(path / "signed")]
+    assert all(_saved(Path(s))["signature"] for s in signed)
+    monkeypatch.chdir(path)
+    capsys.readouterr()
+    assert cli_main(["merge", *signed, "--faithfulness-require-signed-runs"]) == 1  # tests failed
+    assert "not signed" not in capsys.readouterr().out
+    for edit, _, _ in EDITS:
+        edited = _edited(signed[0], path / f"signed-{edit.__name__}", edit)
+        assert cli_main(["merge", edited, *signed[1:]]) == 4
+        err = capsys.readouterr().err
+        assert f"ERROR: saved run {edited}: its signature does not match" in err
+    # under another key, the signature cannot match either
+    monkeypatch.setenv("FAITHFULNESS_CACHE_KEY", "another-key")
+    assert cli_main(["merge", *signed]) == 4
+    assert "signature does not match" in capsys.readouterr().err
+    # without the key: signed runs cannot be checked (a warning; refused when required)
+    monkeypatch.delenv("FAITHFULNESS_CACHE_KEY")
+    assert cli_main(["merge", *signed]) == 1
+    assert "are signed but cannot be checked" in capsys.readouterr().out
+    assert cli_main(["merge", *signed, "--require-signed-runs"]) == 4
+    assert "FAITHFULNESS_CACHE_KEY is not set" in capsys.readouterr().err
+    # unsigned runs: a warning naming them, refused when required (flag or ini key)
+    assert cli_main(["merge", *shards]) == 1
+    assert f"WARNING: 3 saved run(s) are not signed ({', '.join(shards)})" in \
+        capsys.readouterr().out
+    sharded.makeini("[pytest]\nfaithfulness_require_signed_runs = true\n")
+    assert cli_main(["merge", *shards]) == 4
+    assert "are not signed" in capsys.readouterr().err
+
+
+def test_malformed_shards_are_usage_errors_naming_the_file(
+        sharded: pytest.Pytester, capsys: pytest.CaptureFixture) -> None:
+    """Issue 21 item 10: malformed shards crashed merge (ZeroDivisionError, TypeError,
+    ValidationError, RecursionError); each is one ERROR line naming the file, exit 4."""
+    shards = _shards(sharded)
+    path = sharded.path
+    (path / "bad").mkdir()
+
+    def write(name: str, text: str) -> str:
+        (path / "bad" / name).write_text(text)
+        return str(path / "bad" / name)
+
+    data = json.loads(Path(shards[0]).read_text())
+    nest = 200_000
+    cases = [
+        (write("empty.json", ""), "cannot read saved run"),
+        (write("list.json", "[1, 2]"), "is not a saved faithfulness run (JSON list"),
+        (write("deep.json", '{"format": "pytest-faithfulness-run-1", "answers": '
+               + "[" * nest + "]" * nest + "}"), "nested too deeply"),
+        (write("deep-list.json", "[" * nest + "]" * nest), "nested too deeply"),
+        (write("answers-text.json", json.dumps({**data, "answers": "many"})),
+         "answers: Input should be a valid list (got 'many')"),
+        (write("results-int.json", json.dumps({**data, "results": [5] * 7})),
+         "results.0: Input should be a valid dictionary (got 5)"),
+        (write("figures-text.json", json.dumps({**data, "figures": {"answers": "x"}})),
+         "figures.answers: Input should be a valid integer"),
+        (write("gate-text.json", json.dumps({**data, "gate": {"min_mean": "high"}})),
+         "gate.min_mean is 'high', not a number"),
+        (write("misses.json", json.dumps({**data, "silent_misses": [99]})),
+         "silent_misses names answer record(s) [99] of 7"),
+        (write("zero-answers.json", json.dumps({**data, "answers": [], "results": []})),
+         "the figures say answers 7, the answer records give 0"),
+        (write("record-type.json", json.dumps({**data, "results": [
+            {**r, "claims": "none"} for r in data["results"]]})),
+         "answer record 1 is malformed: claims: Input should be a valid list"),
+        (write("signature-int.json", json.dumps({**data, "signature": 5})),
+         "its signature is not a hex string"),
+    ]
+    capsys.readouterr()
+    for bad, expected in cases:
+        err = _refused(path, [bad, *shards[1:]], capsys)
+        assert err.startswith("ERROR: ") and bad in err and expected in err, (bad, err)
+        assert "Traceback" not in err
+    # and through the console script: no traceback, exit 4
+    proc = subprocess.run([sys.executable, "-m", "pytest_faithfulness", "merge",
+                           str(path / "bad" / "deep.json")], cwd=path, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 4 and "Traceback" not in proc.stderr, proc.stderr

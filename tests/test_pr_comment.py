@@ -129,3 +129,32 @@ def test_quoted_text_never_mentions_anyone_on_github():
         escaped = md_escape(text)
         assert not re.search(r"@[\w-]", escaped), escaped
         assert escaped.replace("\u200b", "") == text
+
+
+LIVE_TEXT = ("Read https://evil.example/steal_it and www.evil.example, see acme/rag#12, #7 "
+             "and GH-3; ask @octocat.")
+
+
+def test_quoted_links_and_issue_references_are_inert_but_readable(pytester):
+    """Issue 21 item 14: a failing claim, its passage quote and its answer's test id hold a
+    bare URL, a www. address and issue references; in the comment none of them is a live
+    link or a cross-reference (a zero-width space inside each), and the text reads the same
+    once the zero-width spaces are taken out."""
+    pytester.makepyfile(f'''
+        import pytest
+
+        @pytest.mark.parametrize("ref", ["acme/rag#12"])
+        def test_it(assert_faithful, ref):
+            assert_faithful({LIVE_TEXT!r}, [{{"id": "p1", "text": "The lamp weighs 2 kg."}}])
+    ''')
+    pytester.runpytest("-p", "no:cacheprovider", "--faithfulness-pr-comment", "c.md")
+    text = (pytester.path / "c.md").read_text(encoding="utf-8")
+    claims = [line for line in text.splitlines() if line.startswith("  - **")]
+    assert claims, text  # the failing claims are listed
+    body = "\n".join(line for line in text.splitlines() if "[this CI run]" not in line)
+    for live in (r"[A-Za-z]://", r"\bwww\.", r"#\d", r"\bGH-\d", r"@[\w-]"):
+        assert not re.search(live, body, re.IGNORECASE), (live, body)
+    plain = re.sub(r"\\(.)", r"\1", body.replace("\u200b", ""))  # Markdown escapes off
+    for reference in ("https://evil.example/steal_it", "www.evil.example", "acme/rag#12",
+                      "#7", "GH-3", "@octocat", "test_it[acme/rag#12]"):
+        assert reference in plain, reference

@@ -3,6 +3,7 @@ measured on the arrival times the loopback server records (never on wall-time ta
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -121,3 +122,80 @@ def test_the_limiter_spaces_reservations_and_charges_token_debt(tmp_path):
             RateLimiter(max_rpm=bad)
     for limiter in (first, second):
         limiter.close()
+
+
+# issue 21 item 16: one wait budget for "limit reached" answers, for the whole run ------------
+
+def test_the_run_wait_counts_side_by_side_waits_once_and_is_shared_on_a_ledger(tmp_path):
+    from pytest_faithfulness.ratelimit import RateLimitWait
+
+    first = RateLimitWait(10.0, ledger=tmp_path / "wait")
+    other = RateLimitWait(10.0, ledger=tmp_path / "wait")  # another process of the run
+    assert first.grant(4.0, now=100.0) == 4.0            # held 100-104
+    assert other.grant(2.0, now=101.0) == 2.0            # within it: nothing more held
+    assert first.waited_s == 4.0
+    assert other.grant(4.0, now=103.0) == 4.0            # 104-107 more: 7 s held
+    assert first.grant(8.0, now=110.0) == 3.0            # 3 s left, then nothing
+    assert other.waited_s == 10.0 and other.spent
+    assert first.grant(1.0, now=120.0) == 0.0 and other.grant(5.0, now=121.0) == 0.0
+    never = RateLimitWait(0.0)
+    assert never.grant(1.0) == 0.0
+    with pytest.raises(ValueError, match="finite number of seconds >= 0"):
+        RateLimitWait(-1.0)
+
+
+ALWAYS_429 = '''
+import pytest
+
+@pytest.mark.parametrize("n", range(3))
+def test_answer(assert_faithful, n):
+    assert_faithful("The Orbit blender has a 1.5-litre jar." + " " * n,
+                    ["The Orbit blender has a 1.5-litre jar."])
+'''
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "xdist"])
+def test_a_provider_that_always_answers_429_holds_the_run_once(pytester, chat_server, workers):
+    """Every request is answered 429 with "Retry-After: 1". Each call may wait 300 s on its
+    own (the per-call default), but the run's wait budget (3 s here, 120 s by default) is
+    one for every call and worker: the run holds for about 3 s in all, then every call
+    answered 429 errors at once, and the gate names the spent budget."""
+    import time
+
+    from chat_server import Reply
+
+    chat_server.handler = lambda request: Reply.error(429, headers={"Retry-After": "1"}, body={
+        "error": {"message": "Rate limit reached for requests", "type": "requests",
+                  "code": "rate_limit_exceeded"}})
+    pytester.makepyfile(test_limited=ALWAYS_429)
+    started = time.monotonic()
+    result = pytester.runpytest(*workers, "--faithfulness-judge", "openai/scripted",
+                                "--faithfulness-api-base", chat_server.base_url,
+                                "--faithfulness-no-cache", "--faithfulness-max-rate-limit-wait",
+                                "3", "--faithfulness-report", "r.json")
+    elapsed = time.monotonic() - started
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(["*GATE FAILED: 3 answer(s) not judged: the judge's provider "
+                                 "kept answering 'limit reached' (HTTP 429) and the run's wait "
+                                 "budget for rate-limited judge calls is spent "
+                                 "(--faithfulness-max-rate-limit-wait)*"])
+    # the waits of the whole run: the 3 s budget (Retry-After: 1 between a call's requests:
+    # about 4 requests), never 3 x 300 s; the 429s after it are answered by an error at once
+    # (one request each); two workers may wait side by side within the same 3 s
+    assert len(chat_server.records) <= (4 + 1 + 1) * (2 if workers else 1)
+    assert elapsed < 120  # on a loaded machine; 3 answers x 300 s before the run's budget
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert all(a["status"] == "error" and "wait budget" in a["error"] for a in report["answers"])
+
+
+def test_an_answered_call_starts_the_run_wait_over(tmp_path):
+    """A limit below the run's demand lets calls through now and then: the run is being
+    served, so its waits never add up to a failure (no false alarm on a throttled run)."""
+    from pytest_faithfulness.ratelimit import RateLimitWait
+
+    wait = RateLimitWait(10.0, ledger=tmp_path / "wait")
+    for minute in range(5):  # 5 x 8 s of waiting, each followed by an answered call
+        assert wait.grant(8.0, now=1000.0 + 60 * minute) == 8.0
+        RateLimitWait(10.0, ledger=tmp_path / "wait").answered()  # in another worker
+    assert not wait.spent and wait.waited_s == 0.0
+    assert wait.grant(12.0, now=2000.0) == 10.0 and wait.spent

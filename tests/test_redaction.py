@@ -8,6 +8,7 @@ the keys in the body, writing every report the plugin has.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from chat_server import Reply
@@ -111,7 +112,7 @@ def test_echoed_keys_reach_no_report_and_no_terminal(chat_server, pytester, monk
         "-p", "no:cacheprovider", "-rA", "-v", "--faithfulness-judge", MODEL,
         "--faithfulness-api-base", chat_server.base_url, "--faithfulness-no-cache",
         "--faithfulness-report", "r.json", "--faithfulness-markdown", "m.md",
-        "--faithfulness-html", "r.html", "--junitxml", "j.xml", timeout=120)
+        "--faithfulness-html", "r.html", "--junitxml", "j.xml", timeout=300)
 
     assert result.ret != 0
     result.assert_outcomes(failed=2)
@@ -128,3 +129,78 @@ def test_echoed_keys_reach_no_report_and_no_terminal(chat_server, pytester, monk
     assert all("AuthenticationError" in e and e.count(REDACTED) == 6 for e in errors), errors
     notes = [c["note"] for a in report["answers"] for c in a["claims"] if c.get("note")]
     assert notes and all(REDACTED in n for n in notes)
+
+
+# issue 21 item 13: keys echoed back through a litellm proxy --------------------------------
+
+PROXY_KEY = "sk-1234"                                   # the proxy's virtual key: 7 characters
+UPSTREAM = {"groq": "gsk_" + "Qw3rTy9UiOp0AsDfGhJkLzXc",
+            "hugging face": "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ",
+            "xai": "xai-" + "Zx9Cv8Bn7Mq6Wl5Ek4Rj3Th2",
+            "replicate": "r8_" + "Ab12Cd34Ef56Gh78Ij90Kl"}
+
+
+@pytest.mark.parametrize("provider", sorted(UPSTREAM))
+def test_provider_key_shapes_are_redacted(provider):
+    key = UPSTREAM[provider]
+    out = redact(f"upstream said: Incorrect API key provided: {key}.", environ={})
+    assert key not in out and out.endswith(f"{REDACTED}.")
+
+
+def test_a_short_known_key_is_redacted_whole_at_token_boundaries_only():
+    env = {"LITELLM_PROXY_API_KEY": PROXY_KEY, "FAITHFULNESS_CACHE_KEY": "c4ch3",
+           "SOME_OTHER_TOKEN": "abc"}
+    out = redact(f"key {PROXY_KEY}; 'c4ch3'; ask-1234 sk-12345 {PROXY_KEY}x abc", environ=env)
+    assert out == f"key {REDACTED}; '{REDACTED}'; ask-1234 sk-12345 {PROXY_KEY}x abc"
+
+
+def test_short_keys_are_named_with_their_length():
+    from pytest_faithfulness.redaction import short_keys
+
+    env = {"LITELLM_PROXY_API_KEY": PROXY_KEY, "FAITHFULNESS_CACHE_KEY": "long-enough-key",
+           "GROQ_API_KEY": "abc"}
+    assert short_keys(["LITELLM_PROXY_API_KEY", "FAITHFULNESS_CACHE_KEY", "GROQ_API_KEY"],
+                      env) == [("GROQ_API_KEY", 3), ("LITELLM_PROXY_API_KEY", 7)]
+
+
+def authorization(record) -> str | None:
+    return {k.lower(): v for k, v in record.headers.items()}.get("authorization")
+
+
+def test_keys_echoed_by_a_litellm_proxy_reach_no_output(chat_server, pytester, monkeypatch):
+    """The proxy answers 401 echoing its upstream keys (Groq, Hugging Face, xAI, Replicate:
+    in no variable of this run), the run's 7-character virtual key and the cache key; no
+    output holds any of them: terminal, JSON, Markdown, HTML, JUnit, step summary and the
+    pull-request comment; the short virtual key is warned of at start-up, by name only."""
+    monkeypatch.setenv("LITELLM_PROXY_API_KEY", PROXY_KEY)
+    monkeypatch.setenv("FAITHFULNESS_CACHE_KEY", CACHE_SECRET)
+    summary = pytester.path / "step_summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    secrets = [PROXY_KEY, CACHE_SECRET, *UPSTREAM.values()]
+    message = ("litellm.AuthenticationError: AuthenticationError: GroqException - Invalid API "
+               "Key " + "; ".join(secrets) + ". Received Model Group=judge")
+    chat_server.handler = lambda request: Reply.error(401, body={"error": {
+        "message": message, "type": "auth_error", "param": "None", "code": "401"}})
+    pytester.makepyfile(test_keys=SUITE)
+
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-rA", "-v", "--faithfulness-judge", "litellm_proxy/judge",
+        "--faithfulness-api-base", chat_server.base_url.rsplit("/v1", 1)[0],
+        "--faithfulness-no-cache", "--faithfulness-report", "r.json",
+        "--faithfulness-markdown", "m.md", "--faithfulness-html", "r.html",
+        "--faithfulness-pr-comment", "c.md", "--junitxml", "j.xml", timeout=300)
+
+    result.assert_outcomes(failed=2)
+    assert all(authorization(r) == f"Bearer {PROXY_KEY}" for r in chat_server.records)
+    outputs = {"terminal": "\n".join(result.outlines + result.errlines)}
+    for name in ("r.json", "m.md", "r.html", "j.xml", "c.md", "step_summary.md"):
+        outputs[name] = (pytester.path / name).read_text(encoding="utf-8")
+    for name, text in outputs.items():
+        for secret in secrets:
+            assert not re.search(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", text), \
+                f"{secret!r} leaked into {name}"
+    result.stdout.fnmatch_lines(["*LITELLM_PROXY_API_KEY is 7 character(s) long: it is "
+                                 "redacted from every error text*"])
+    report = json.loads(outputs["r.json"])
+    errors = [a["error"] for a in report["answers"]]
+    assert all(e.count(REDACTED) == len(secrets) for e in errors), errors

@@ -47,7 +47,8 @@ def _with_rationale(pytester: pytest.Pytester) -> None:
     ((), 0, "faithfulness: session gate passed", GREEN),
     # assertions fail, no session threshold: the words match exit status 1
     (("--faithfulness-min-score", "0.9"), 1,
-     "faithfulness: session gate passed; 2 answers failed their own thresholds", RED),
+     "faithfulness: run failed: 2 answers failed their own thresholds; the session gate itself "
+     "passed", RED),
     # the session gate fails while every test passes
     (("--faithfulness-min-mean", "0.9"), 1, "faithfulness: session gate failed (1 reason)", RED),
     (("--faithfulness-min-mean", "0.9", "--faithfulness-max-unsupported", "0"), 1,
@@ -104,7 +105,8 @@ def test_other_failures_are_not_read_as_a_pass(suite):
     result = suite.runpytest("--color=yes")
     assert result.ret == 1
     line = _verdict_line(result)
-    assert "session gate passed; the run failed for other reasons (see pytest's summary)" in line
+    assert ("run failed: tests failed for other reasons (see pytest's summary); the session "
+            "gate itself passed") in line
     assert RED in line
 
 
@@ -183,8 +185,8 @@ def test_reports_of_a_complete_run_say_what_failed():
     results[0].claims[0].verdict = Verdict("unsupported", rationale="no passage")
     summary = SessionSummary.of(results)
     md = markdown_summary(results, summary, ["j"], [])
-    assert md.startswith("## Faithfulness: ❌ session gate passed; 1 answer failed its own "
-                         "thresholds")
+    assert md.startswith("## Faithfulness: ❌ run failed: 1 answer failed its own thresholds; ")
+    assert md.splitlines()[0].endswith("; the session gate itself passed")
     assert "| *judge:* no passage |" in md
     page = render_html(results, summary, ["j"], [])
     assert 'class="gate failed" id="gate" data-status="failed"' in page
@@ -211,10 +213,10 @@ def test_the_outcome_box_names_fifty_failing_answers_and_counts_the_rest():
     ({"failures": ["x", "y"], "incomplete": "crashed"},
      "incomplete: crashed: the gate did not see every answer; session gate failed on what it "
      "saw (2 reasons)", "incomplete"),
-    ({"failing": [1, 2, 3]}, "session gate passed; 3 answers failed their own thresholds",
-     "failed"),
-    ({"exit_failed": True}, "session gate passed; the run failed for other reasons (see "
-     "pytest's summary)", "failed"),
+    ({"failing": [1, 2, 3]}, "run failed: 3 answers failed their own thresholds; the session "
+     "gate itself passed", "failed"),
+    ({"exit_failed": True}, "run failed: tests failed for other reasons (see pytest's "
+     "summary); the session gate itself passed", "failed"),
     # a passing exit status never makes a miss "expected": only an xfail test expects one
     ({"failing": [1], "exit_failed": False},
      "session gate passed; 1 answer failed its own thresholds", "passed"),
@@ -225,9 +227,9 @@ def test_the_outcome_box_names_fifty_failing_answers_and_counts_the_rest():
      "session gate failed (1 reason); 2 answers missed their own thresholds without failing "
      "their tests", "failed"),
     ({"failing": [1, 2, 3], "silent": [2], "expected": [3]},
-     "session gate passed; 1 answer failed its own thresholds; 1 answer missed its own "
-     "thresholds without failing its test; 1 answer missed its own thresholds, as its xfail "
-     "test expected", "failed"),
+     "run failed: 1 answer failed its own thresholds; 1 answer missed its own thresholds "
+     "without failing its test; 1 answer missed its own thresholds, as its xfail test "
+     "expected; the session gate itself passed", "failed"),
 ])
 def test_run_verdict_words(kwargs, text, status):
     failures = kwargs.pop("failures", [])

@@ -99,7 +99,7 @@ def test_markdown_escapes_untrusted_text(suite):
     assert "<script>" not in md and "**bold**" not in md and "[link]" not in md
     row = next(line for line in md.splitlines() if "Pipes" in line)
     assert "Pipes \\| and &lt;script&gt;alert(1)&lt;/script&gt; and \\*\\*bold\\*\\* and " \
-           "\\[link\\](http://x)" in row
+           "\\[link\\](http\u200b://x)" in row  # no live link either
     assert len(re.findall(r"(?<!\\)\|", row)) == 8  # seven cells: the pipe in the text is escaped
 
 
@@ -350,3 +350,82 @@ def test_failing_answer_is_marked_in_its_text_in_headless_chromium(pytester, tmp
                      page.as_uri() + "#filter=failing")
     assert shot.exists(), done.stderr[-2000:]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+# issue 21 item 18: once, in words that match the exit status, warned, in test-id order -------
+
+ORDERED_SUITE = '''
+import pytest
+
+PASSAGES = [{"id": "p1", "text": "The Vela lamp has three brightness levels. It weighs 2 kg."}]
+
+
+def test_zeta(assert_faithful):
+    assert_faithful("The Vela lamp weighs 9 kg.", PASSAGES)
+
+
+@pytest.mark.parametrize("n", [10, 2])
+def test_alpha(assert_faithful, n):
+    assert_faithful(f"The Vela lamp has {n} brightness levels.", PASSAGES)
+
+
+WHOLE = "The Vela lamp weighs 2 kg and has three brightness levels."
+
+
+def test_whole(assert_faithful):  # the harness bug: the answer passed as its own passage
+    assert_faithful(WHOLE, [{"id": "p9", "text": WHOLE}])
+
+
+def test_other():
+    assert 1 == 2
+'''
+ORDER = ["test_alpha[2]", "test_alpha[10]", "test_zeta"]  # natural test-id order
+
+
+def _order(text: str, names: list[str]) -> list[int]:
+    return [text.index(n) for n in names]
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "xdist"])
+def test_a_red_run_reads_failed_lists_answers_in_test_id_order_and_each_claim_once(
+        pytester, workers):
+    """A run whose answers fail their tests (and another test fails) while the session gate
+    passes: every output says the run failed (no "session gate passed" anywhere), each
+    failing claim is in the terminal once (its test's failure; the faithfulness section
+    names the answer and points there), the "passage contains the whole answer" warning of
+    an answer that passed reaches the terminal, and every output lists the answers in
+    test-id order, under -n 2 too."""
+    pytester.makepyfile(test_order=ORDERED_SUITE)
+    result = pytester.runpytest(*workers, "-p", "no:cacheprovider", "--faithfulness-report",
+                                "r.json", "--faithfulness-markdown", "m.md",
+                                "--faithfulness-html", "r.html", "--faithfulness-pr-comment",
+                                "c.md")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    out = result.stdout.str()
+    outputs = {name: (pytester.path / name).read_text(encoding="utf-8")
+               for name in ("r.json", "m.md", "r.html", "c.md")}
+    outputs["terminal"] = out
+    for name, text in outputs.items():
+        assert "session gate passed" not in text, name
+        assert "run failed: " in text, name
+    result.stdout.fnmatch_lines(["*= faithfulness: run failed: 3 answers failed their own "
+                                 "thresholds; the session gate itself passed =*"])
+    assert json.loads(outputs["r.json"])["gate"]["run_status"] == "failed"
+    assert outputs["c.md"].splitlines()[1].startswith("## Faithfulness: ❌ run failed: ")
+    # each failing claim once in the terminal: in its test's failure, not again below
+    assert out.count("CONTRADICTED: The Vela lamp weighs 9 kg.") == 1
+    assert out.count("CONTRADICTED: The Vela lamp has 10 brightness levels.") == 1
+    section = out[out.index("answers with claims that are not supported"):]
+    assert "(every claim: in the failure of test_order.py::test_zeta above)" in section
+    assert "FAILED: 1 claim(s) not supported > max_unsupported 0" in section
+    # the warning about an answer that passed
+    result.stdout.fnmatch_lines(["answer warnings (they do not change the score):",
+                                 "test_order.py::test_whole:",
+                                 "  warning: passage(s) p9 contain the whole answer*"])
+    # test-id order everywhere
+    ids = [a["test_id"] for a in json.loads(outputs["r.json"])["answers"]]
+    assert ids == [f"test_order.py::{n}" for n in [*ORDER[:2], "test_whole", "test_zeta"]]
+    assert _order(section, ORDER) == sorted(_order(section, ORDER))
+    for name in ("m.md", "r.html", "c.md"):
+        text = outputs[name].replace("\\[", "[").replace("\\]", "]").replace("\\_", "_")
+        assert _order(text, ORDER) == sorted(_order(text, ORDER)), name

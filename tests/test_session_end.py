@@ -328,3 +328,97 @@ def test_a_collect_only_run_is_not_judged(pytester):
     result = pytester.runpytest("--co", "--faithfulness-min-mean", "0.9")
     assert result.ret == 0
     assert "GATE FAILED" not in result.stdout.str()
+
+
+PASSING = '''
+import pytest
+
+@pytest.mark.parametrize("n", range(3))
+def test_ok(assert_faithful, n):
+    assert_faithful("The Vela lamp has three brightness levels.",
+                    ["The Vela lamp has three brightness levels and a USB-C port."])
+'''
+
+
+def _no_larger_files_than(limit: int):
+    """For ``subprocess.run(preexec_fn=...)``: the child may write no file past ``limit``
+    bytes (RLIMIT_FSIZE; SIGXFSZ ignored, so the write fails with EFBIG, as on a full disk)."""
+    def limit_files() -> None:
+        import resource
+        import signal
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return limit_files
+
+
+def test_a_report_that_cannot_be_written_is_not_left_saying_the_gate_passed(pytester):
+    """Issue 21 item 11: on a full disk the HTML report of an earlier, passing run was left
+    saying "session gate passed" while this run failed. A report that cannot be written is
+    removed (and the gate fails, naming it); no temporary file is left."""
+    import subprocess
+    import sys
+
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makepyfile(PASSING)
+    outputs = ["--faithfulness-report", "r.json", "--faithfulness-html", "r.html"]
+    assert pytester.runpytest(*outputs).ret == 0
+    page, report = pytester.path / "r.html", pytester.path / "r.json"
+    assert "session gate passed" in page.read_text("utf-8")
+    sizes = page.stat().st_size, report.stat().st_size
+    assert sizes[0] > sizes[1] + 4000  # room for a limit the JSON fits under, the HTML not
+    limit = (sizes[0] + sizes[1]) // 2
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *outputs],
+                          cwd=pytester.path, capture_output=True, text=True, timeout=300,
+                          preexec_fn=_no_larger_files_than(limit))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "GATE FAILED: could not write the HTML report (r.html): OSError" in proc.stdout
+    assert "the earlier file there was removed" in proc.stdout
+    assert not page.exists()  # no stale page saying "passed"
+    data = json.loads(report.read_text("utf-8"))  # the JSON report was written, and says so
+    assert data["gate"]["status"] == "failed"
+    assert any("could not write the HTML report" in f for f in data["gate"]["failures"])
+    assert [p.name for p in pytester.path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_on_a_full_disk_no_report_is_left_saying_the_gate_passed(pytester):
+    """The same on a real full disk: a 64 KiB tmpfs (needs root; skipped elsewhere) that
+    holds the earlier passing reports and is then filled, so the JSON report still fits and
+    the HTML report does not."""
+    import os
+    import subprocess
+
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    disk = pytester.path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+        pytester.makepyfile(PASSING)
+        outputs = ["--faithfulness-report", "disk/r.json", "--faithfulness-markdown",
+                   "disk/r.md", "--faithfulness-html", "disk/r.html"]
+        assert pytester.runpytest(*outputs).ret == 0
+        page = disk / "r.html"
+        assert "session gate passed" in page.read_text("utf-8")
+        stat = os.statvfs(disk)
+        free = stat.f_bavail * stat.f_frsize
+        keep = max(page.stat().st_size - 4096, 8192) // 4096 * 4096
+        with open(disk / "filler", "wb") as fh:  # leave less room than the page needs
+            fh.write(b"\0" * max(free - keep, 0))
+        result = pytester.runpytest(*outputs)
+        assert result.ret == 1
+        result.stdout.fnmatch_lines(["*GATE FAILED: could not write the * report (disk/r.*): "
+                                     "OSError: [[]Errno 28[]] No space left on device; the "
+                                     "earlier file there was removed"])
+        left = [disk / n for n in ("r.json", "r.md", "r.html") if (disk / n).exists()]
+        assert len(left) < 3  # the one that could not be written is gone
+        for path in left:  # every report left says the gate failed
+            text = path.read_text("utf-8")
+            assert "gate passed" not in text and "could not write the" in text, path.name
+        assert [p.name for p in disk.iterdir() if p.name.endswith(".tmp")] == []
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True)

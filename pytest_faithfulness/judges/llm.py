@@ -29,8 +29,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .. import _loop
 from ..accounting import GATEWAY_BUDGET_SPENT, Budget
 from ..accounting import record as record_usage
+from ..ratelimit import RATE_LIMIT_WAIT_SPENT, RateLimitWait
 from ..records import MAX_EVIDENCE_ITEMS, Decomposition, Passage, Verdict, VerdictLabel
-from ..redaction import REDACTED, is_secret_name, redact
+from ..redaction import REDACTED, is_secret_name, key_variable, redact, register_key_variable
 from .prompts import (
     PASSAGES_MESSAGE,
     decompose_messages,
@@ -296,9 +297,10 @@ class LiteLLMJudge:
             seconds or as a date, or ``x-ratelimit-reset-requests`` / ``-tokens`` when that
             count is exhausted), or else ``backoff_base`` doubling up to ``backoff_max``, with
             jitter. These waits do not use up ``max_retries``; a limit still reached after
-            them errors the call. A 429 that waiting cannot cure is not waited on: a spent
-            budget or quota (the proxy's ``budget_exceeded``, its router's "crossed budget",
-            OpenAI's ``insufficient_quota``, ...) errors the call at once, its text holding
+            them errors the call. The whole run's waits are bounded too: ``run_wait``. A 429
+            that waiting cannot cure is not waited on: a spent budget or quota (the proxy's
+            ``budget_exceeded``, its router's "crossed budget", OpenAI's
+            ``insufficient_quota``, ...) errors the call at once, its text holding
             ``accounting.GATEWAY_BUDGET_SPENT`` so that the gate names the budget; so does a
             single request larger than the provider's token limit.
         parse_retries: extra attempts when a reply cannot be parsed or validated.
@@ -308,6 +310,14 @@ class LiteLLMJudge:
         budget: a shared ``accounting.Budget``; once spent, calls raise ``BudgetExceeded``.
         rate: a shared ``ratelimit.RateLimiter`` (``--faithfulness-max-rpm`` / ``-max-tpm``):
             each request waits for its turn, each reply's tokens are charged to it.
+        run_wait: the run's ``ratelimit.RateLimitWait``, the seconds every call of the run
+            together may spend waiting on "limit reached" answers with no call answered in
+            between (the plugin shares one
+            across judges, votes, panel members and xdist workers:
+            ``--faithfulness-max-rate-limit-wait``, default 120 s); default: one of this
+            judge's own with 120 s. Once it is spent, a call answered "limit reached" errors
+            at once, its text holding ``ratelimit.RATE_LIMIT_WAIT_SPENT`` so that the gate
+            names it.
         schema_in_response_format: send the reply's JSON schema inside
             ``response_format={"type": "json_object", "schema": ...}`` (llama.cpp's server
             constrains its output with it) instead of choosing the mode automatically.
@@ -354,7 +364,8 @@ class LiteLLMJudge:
                  schema_in_response_format: bool = False,
                  max_tokens: int | None = None, temperature: float = 0.0,
                  cache_markers: bool | None = None,
-                 rate_limit_wait: float = 300.0, rate: Any = None) -> None:
+                 rate_limit_wait: float = 300.0, rate: Any = None,
+                 run_wait: RateLimitWait | None = None) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError("model must be a non-empty litellm model string")
         if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
@@ -366,6 +377,7 @@ class LiteLLMJudge:
             raise ValueError(f"rate_limit_wait must be a finite number of seconds >= 0, "
                              f"got {rate_limit_wait!r}")
         self.model = model.strip()
+        register_key_variable(_key_variable(self.model))  # its key is redacted at any length
         self.api_base = api_base
         self.timeout = timeout
         self.max_retries = max_retries
@@ -382,6 +394,7 @@ class LiteLLMJudge:
             raise ValueError(f"cache_markers must be True, False or None, got {cache_markers!r}")
         self.cache_markers = cache_markers
         self.rate_limit_wait = float(rate_limit_wait)
+        self.run_wait = run_wait if run_wait is not None else RateLimitWait()
         self.calls = 0
         self.retries = 0
         self._plan: _RequestPlan | None = None
@@ -519,6 +532,7 @@ class LiteLLMJudge:
             record_usage(calls=1)
             try:
                 response = await litellm.acompletion(**kwargs)
+                self.run_wait.answered()  # the provider serves the run: its waits start over
                 self._account(litellm, response)
                 choice = response.choices[0]
                 if getattr(choice, "finish_reason", None) == "content_filter":
@@ -552,8 +566,14 @@ class LiteLLMJudge:
                             f"{op}: rate limit still reached after waiting "
                             f"{self.rate_limit_wait:g} s ({limited + 1} attempt(s) in "
                             f"{waited:.1f} s): {type(exc).__name__}: {_short(exc)}")) from exc
-                    delay = min(self._rate_limit_delay(exc, limited),
-                                self.rate_limit_wait - waited)
+                    delay = self.run_wait.grant(min(self._rate_limit_delay(exc, limited),
+                                                    self.rate_limit_wait - waited))
+                    if delay <= 0:  # the run's wait budget is spent: fail now, wait no more
+                        raise JudgeError(redact(
+                            f"{op}: rate limit reached and {RATE_LIMIT_WAIT_SPENT} "
+                            f"({self.run_wait.limit_s:g} s for the whole run, "
+                            "--faithfulness-max-rate-limit-wait): "
+                            f"{type(exc).__name__}: {_short(exc)}")) from exc
                     limited += 1
                     self.retries += 1
                     await asyncio.sleep(delay)
@@ -769,7 +789,10 @@ def resolve_endpoint(model: str, api_base: str | None = None,
     Order (litellm's): the explicit ``api_base``; ``litellm.api_base`` when litellm is loaded
     and it is set; with ``USE_LITELLM_PROXY=true``, ``LITELLM_PROXY_API_BASE``; the
     provider's environment variables (``_BASE_URL_VARS``, the provider being the model
-    string's prefix, ``openai`` without one); else the provider's default.
+    string's prefix, ``openai`` without one); else the provider's default. The URL is
+    normalised (``_normalised_url``: a trailing slash is no other endpoint), and the
+    provider's known default given explicitly (``_DEFAULT_BASES``) is the default: the same
+    display and key as unset, so a replay cache recorded either way is hit either way.
     """
     env = os.environ if environ is None else environ
     provider = model.split("/", 1)[0].strip().lower() if "/" in model else "openai"
@@ -791,8 +814,32 @@ def resolve_endpoint(model: str, api_base: str | None = None,
     if url is None:
         key_material = {"provider": provider, "url": None}
         return Endpoint(None, _digest(key_material), "provider default")
-    url = url.strip()
+    url = _normalised_url(url)
+    if url == _DEFAULT_BASES.get(provider):  # the default, given: the same endpoint as unset
+        return Endpoint(None, _digest({"provider": provider, "url": None}), source)
     return Endpoint(_public_url(url), _digest({"provider": provider, "url": url}), source)
+
+
+#: The base URL litellm uses for a provider when none is configured (``litellm/main.py``);
+#: given explicitly, it is the same endpoint (and cache key) as left unset. Providers not
+#: listed: an explicit base URL is keyed as given (normalised), unset as "provider default".
+_DEFAULT_BASES: dict[str, str] = {
+    "openai": "https://api.openai.com/v1",
+    "text-completion-openai": "https://api.openai.com/v1",
+}
+
+
+def _normalised_url(url: str) -> str:
+    """``url`` as one endpoint has one spelling: surrounding spaces and the path's trailing
+    slashes removed (``http://host/v1/`` and ``http://host/v1`` are one base URL to the
+    OpenAI client), scheme and host lower-cased; user info, path case and query kept."""
+    url = url.strip()
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        return url.rstrip("/")
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    return urlunsplit((parts.scheme.lower(), f"{userinfo}{at}{hostport.lower()}",
+                       parts.path.rstrip("/"), parts.query, parts.fragment))
 
 
 def _digest(value: Any) -> str:
@@ -938,21 +985,10 @@ def _content_policy_code(exc: BaseException) -> bool:
     return isinstance(code, str) and code.lower() in ("content_policy_violation", "content_filter")
 
 
-#: The environment variable litellm reads a provider's API key from, where it is not
-#: ``<PROVIDER>_API_KEY``.
-_KEY_VARS = {"text-completion-openai": "OPENAI_API_KEY", "azure_text": "AZURE_API_KEY"}
-
-
 def _key_variable(model: str, environ: dict[str, str] | None = None) -> str:
-    """The environment variable that holds the API key for ``model``: the provider's
-    (``openai/...`` -> ``OPENAI_API_KEY``, ``litellm_proxy/...`` -> ``LITELLM_PROXY_API_KEY``,
-    the proxy's virtual key; also for any model with ``USE_LITELLM_PROXY=true``, which sends
-    every call through the proxy)."""
-    env = os.environ if environ is None else environ
-    provider = model.split("/", 1)[0].strip().lower() if "/" in model else "openai"
-    if (env.get("USE_LITELLM_PROXY") or "").strip().lower() == "true":
-        provider = "litellm_proxy"
-    return _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
+    """The environment variable that holds the API key for ``model``
+    (``redaction.key_variable``)."""
+    return key_variable(model, environ)
 
 
 def _missing_credentials(exc: BaseException) -> bool:

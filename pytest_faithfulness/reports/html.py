@@ -561,7 +561,8 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
                 failures: list[str], comparison: Any = None, *,
                 title: str = "Faithfulness report", incomplete: str | None = None,
                 thresholds: Any = None, unscored: Any = None, failing: Any = None,
-                silent: Any = (), expected: Any = ()) -> str:
+                silent: Any = (), expected: Any = (),
+                exit_failed: bool | None = None) -> str:
     """The whole report as one HTML document (a ``str``; write it with ``write_html``).
 
     Args:
@@ -579,6 +580,8 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
             thresholds (default: found in ``results``).
         silent / expected: of ``failing``, those whose tests did not fail and those of
             ``xfail`` tests (``reports.verdict.run_verdict`` words the verdict by them).
+        exit_failed: whether pytest's exit status says the run failed, when known (a red
+            run is never worded as a pass: ``reports.verdict.run_verdict``).
 
     Every text of the run is sanitised and escaped (``_e``); long words wrap (CSS
     ``overflow-wrap:anywhere``), so no text can widen the page.
@@ -586,7 +589,7 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
     unscored = unscored_answers(results) if unscored is None else list(unscored)
     failing = failing_answers(results) if failing is None else list(failing)
     outcome = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored,
-                           silent=silent, expected=expected)
+                           silent=silent, expected=expected, exit_failed=exit_failed)
     scores = [r.score for r in results if r.score is not None]
     n_fail = sum(1 for r in results if _failing(r))
     n_con = sum(1 for r in results if r.contradicted > 0)

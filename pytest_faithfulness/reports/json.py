@@ -28,7 +28,8 @@ def json_report(results: list[AnswerResult], summary: SessionSummary, judges: li
                 unscored: Sequence[AnswerResult] | None = None,
                 failing: Sequence[AnswerResult] | None = None,
                 silent: Sequence[AnswerResult] = (),
-                expected: Sequence[AnswerResult] = ()) -> dict[str, Any]:
+                expected: Sequence[AnswerResult] = (),
+                exit_failed: bool | None = None) -> dict[str, Any]:
     """Everything, every claim and verdict, as a JSON-ready dict.
 
     ``gate`` holds the session thresholds (``GateConfig.model_dump``) and gains: ``status``
@@ -40,14 +41,17 @@ def json_report(results: list[AnswerResult], summary: SessionSummary, judges: li
     ``spans`` as ``[[start, end], ...]`` into the answer, ``citation`` and ``cited_ids``) and
     its figures, ``citation_precision`` and ``misattributed`` among them. ``thresholds``, ``unscored`` and ``failing`` default to
     what ``gate`` and ``results`` say; ``silent`` and ``expected`` (of ``failing``, those whose
-    tests did not fail, and those of ``xfail`` tests) word the verdict.
+    tests did not fail, and those of ``xfail`` tests) word the verdict, and so does
+    ``exit_failed`` (whether pytest's exit status says the run failed, when known): ``gate``
+    also gains ``run_status``, the run's own outcome (``"failed"`` when the session gate
+    passed but tests failed).
     """
     unscored = unscored_answers(results) if unscored is None else list(unscored)
     failing = failing_answers(results) if failing is None else list(failing)
     if thresholds is None:
         thresholds = thresholds_of_gate(gate)
     verdict = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored,
-                           silent=silent, expected=expected)
+                           silent=silent, expected=expected, exit_failed=exit_failed)
     index = {id(r): i for i, r in enumerate(results, start=1)}
     answers = []
     for r in results:
@@ -64,5 +68,5 @@ def json_report(results: list[AnswerResult], summary: SessionSummary, judges: li
                      "unscored": [answer_name(r, index.get(id(r))) for r in unscored],
                      "failing_own_thresholds": [answer_name(r, index.get(id(r)))
                                                 for r in failing],
-                     "verdict": verdict.text},
+                     "verdict": verdict.text, "run_status": verdict.status},
             "answers": answers}

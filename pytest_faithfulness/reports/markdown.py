@@ -22,20 +22,34 @@ from .verdict import (
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 _MENTION = re.compile(r"@(?=[\w-])")
+#: Where GitHub's autolinking starts, each the place for a zero-width space: after any URL
+#: scheme (``https://``, ``ftp://``), after ``www`` before its dot, after ``#`` before an
+#: issue number (``#12``, ``owner/repo#12``) and after ``GH-`` before one.
+_LIVE = [re.compile(r"(?<=[A-Za-z0-9])(?=://)"),
+         re.compile(r"(?i)(?<=\bwww)(?=\.)"),
+         re.compile(r"(?<=#)(?=\d)"),
+         re.compile(r"(?i)(?<=\bgh-)(?=\d)")]
 
 
 def md_escape(text: Any, limit: int | None = 300) -> str:
     """``text`` as inert Markdown table-cell text: sanitised (``text.printable``: controls,
     bidirectional and invisible characters shown as escapes), HTML-escaped (``&``, ``<``,
     ``>``), the characters that make emphasis, code, links and cells (``\\ ` * _ [ ] | ~``)
-    backslash-escaped, newlines folded to spaces, cut to ``limit`` characters. An ``@``
-    before a name gets a zero-width space after it, so quoted text ("ask @security-team")
-    never mentions, and notifies, anyone on GitHub."""
+    backslash-escaped, newlines folded to spaces, cut to ``limit`` characters. What GitHub
+    would turn into a live link or a notification gets a zero-width space (U+200B) inside,
+    so the text reads the same but acts on nothing: an ``@`` before a name (quoted text
+    "ask @security-team" never mentions, and notifies, anyone), a bare URL's scheme
+    (``https\u200b://``) and ``www\u200b.``, and an issue or pull-request reference
+    (``#\u200b12``, ``owner/repo#\u200b12``, ``GH-\u200b12``), which would otherwise link
+    to, and leave a back-reference in, another issue."""
     text = " ".join(printable(text).split())
     if limit is not None and len(text) > limit:
         text = text[: limit - 1] + "…"
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MENTION.sub("@\u200b", _MD_SPECIAL.sub(r"\\\1", text))
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    for pattern in _LIVE:
+        text = pattern.sub("\u200b", text)
+    return _MENTION.sub("@\u200b", text)
 
 
 _HEADING = {"incomplete": "⚠️ incomplete", "failed": "❌ gate failed", "passed": "✅ gate passed"}
@@ -48,7 +62,8 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
                      unscored: Sequence[AnswerResult] | None = None,
                      failing: Sequence[AnswerResult] | None = None,
                      silent: Sequence[AnswerResult] = (),
-                     expected: Sequence[AnswerResult] = ()) -> str:
+                     expected: Sequence[AnswerResult] = (),
+                     exit_failed: bool | None = None) -> str:
     """The run as GitHub-flavoured Markdown (for ``--faithfulness-markdown`` and
     ``$GITHUB_STEP_SUMMARY``): the outcome, the judges, the headline figures with tokens and
     cost, the citation and conversation figures (when any), the session thresholds, the
@@ -67,11 +82,13 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
             thresholds (default: found in ``results``).
         silent / expected: of ``failing``, those whose tests did not fail and those of
             ``xfail`` tests (``reports.verdict.run_verdict`` words the verdict by them).
+        exit_failed: whether pytest's exit status says the run failed, when known (a red
+            run is never worded as a pass: ``reports.verdict.run_verdict``).
     """
     unscored = unscored_answers(results) if unscored is None else list(unscored)
     failing = failing_answers(results) if failing is None else list(failing)
     outcome = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored,
-                           silent=silent, expected=expected)
+                           silent=silent, expected=expected, exit_failed=exit_failed)
     heading = _HEADING[outcome.gate]
     if outcome.gate == "passed" and outcome.status == "failed":
         heading = f"❌ {outcome.text}"

@@ -171,14 +171,51 @@ def verdict_lines(failures: Sequence[str], verdict: RunVerdict) -> list[str]:
                   + [f"faithfulness: {verdict.text}"])
 
 
-def failing_answer_lines(results: Sequence[AnswerResult], *, verbose: bool = False) -> list[str]:
-    """The per-claim report of every answer that failed or has a claim not supported."""
-    shown = [r for r in results
-             if not r.passed or r.not_supported or any(c.unstable for c in r.claims)]
+def _listed(result: AnswerResult) -> bool:
+    """Whether the terminal lists ``result`` among the failing answers (its warnings too)."""
+    return (not result.passed or result.not_supported
+            or any(c.unstable for c in result.claims))
+
+
+def warning_lines(results: Sequence[AnswerResult]) -> list[str]:
+    """The warnings of the answers that ``failing_answer_lines`` does not list (those list
+    their own), each under its answer's name: a warning such as "passage(s) p1 contain the
+    whole answer" is about an answer that passed, and would otherwise never be seen."""
+    warned = [r for r in results if r.warnings and not _listed(r)]
+    if not warned:
+        return []
+    lines = ["", "answer warnings (they do not change the score):"]
+    for r in warned:
+        lines.append(f"{r.test_id or 'answer'}{turn_text(r)}:")
+        lines += [f"  warning: {w}" for w in r.warnings]
+    return _clean(lines)
+
+
+def failing_answer_lines(results: Sequence[AnswerResult], *, verbose: bool = False,
+                         reported: Sequence[AnswerResult] = ()) -> list[str]:
+    """The per-claim report of every answer that failed or has a claim not supported.
+
+    Args:
+        results: the answers, in the order to list them.
+        verbose: show the judge's rationale of each claim not supported.
+        reported: answers whose per-claim report the terminal already shows (their test's
+            ``AssertionError``): each gets its head line and threshold failures here, and a
+            pointer to that failure, so that no claim is printed twice.
+    """
+    shown = [r for r in results if _listed(r)]
     if not shown:
         return []
+    already = {id(r) for r in reported}
     lines = ["", "answers with claims that are not supported, or that failed:"]
-    lines += [format_answer(r, only_failing_claims=True, verbose=verbose) for r in shown]
+    for r in shown:
+        if id(r) not in already:
+            lines.append(format_answer(r, only_failing_claims=True, verbose=verbose))
+            continue
+        head = format_answer(r, only_failing_claims=True).split("\n")
+        kept = [head[0]] + [line for line in head[1:] if line.startswith(("  FAILED:",
+                                                                          "  warning:"))]
+        lines += kept + [terminal_text("  (every claim: in the failure of "
+                                       f"{r.test_id or 'this test'} above)")]
     return lines
 
 

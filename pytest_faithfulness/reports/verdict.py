@@ -31,8 +31,11 @@ class RunVerdict:
             session gate failed, an answer failed its own thresholds, or the run failed for
             another reason) or ``"passed"``.
         gate: ``"incomplete" | "failed" | "passed"``: the session gate alone.
-        text: one sentence, e.g. ``"session gate passed; 3 answers failed their own
-            thresholds"`` or ``"incomplete: interrupted: the gate did not see every answer"``.
+        text: one sentence whose first words match the exit status, e.g. ``"session gate
+            passed"``, ``"run failed: 3 answers failed their own thresholds; the session gate
+            itself passed"`` (the gate passed, the tests failed: never read as a pass),
+            ``"session gate failed (1 reason)"`` or ``"incomplete: interrupted: the gate did
+            not see every answer"``.
     """
 
     status: RunStatus
@@ -104,7 +107,11 @@ def run_verdict(failures: Sequence[str], *, incomplete: str | None = None,
         elif exit_failed:
             status = "failed"
             if not failing:
-                parts.append("the run failed for other reasons (see pytest's summary)")
+                parts.append("tests failed for other reasons (see pytest's summary)")
+    if status == "failed" and gate == "passed":
+        # the words follow the exit status: the run failed, whatever the session gate said
+        return RunVerdict(status=status, gate=gate, text="run failed: " + "; ".join(
+            parts[1:]) + "; the session gate itself passed")
     return RunVerdict(status=status, gate=gate, text="; ".join(parts))
 
 

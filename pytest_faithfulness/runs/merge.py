@@ -7,18 +7,29 @@ answer, on which the caller applies the same gate, comparison and reports as pyt
 (``pytest-faithfulness merge``, see ``cli``).
 
 Refused (``MergeError``, a usage error): a file that is not a saved run or was saved before
-runs kept their full answer records; an incomplete (interrupted) shard; shards of different
-judges, prompt versions or commits (unless ``allow_mixed``); the same test id in two shards;
-with ``expect``, a number of shards other than expected.
+runs kept their full answer records; a malformed file (not JSON, not an object, fields of the
+wrong type, nested too deeply: the message names the file and what is wrong, never a
+traceback); a signed run whose signature does not match under ``FAITHFULNESS_CACHE_KEY``; with
+``require_signed``, a run that is not signed (or cannot be checked: no key); a file whose parts
+disagree (``cross_check``: the answer list, the full answer records and the figures); an
+incomplete (interrupted) shard; shards of different judges, prompt versions or commits (unless
+``allow_mixed``); the same test id in two shards; with ``expect``, a number of shards other
+than expected.
 
 The session thresholds: the strictest of the ini file's and those each shard ran with
 (``merged_gate``; ``merge``'s flags override), so a threshold set only in ``addopts`` or on one
 job's command line is not dropped.
 
 Not believed without a check: a saved run is a file that anything may have written or edited.
-Every ``supported`` verdict is held to the quote check again (``recheck_supported``, the
-pipeline's ``verification.check_verdict``); one whose evidence does not check out is counted as
-``unsupported`` and fails the merged gate, naming the shard, the answer and the claim.
+A signed run (``runs.saved``) is checked against its signature; an unsigned one is merged with
+a warning naming it. Either way, every ``supported`` verdict is held to the quote check again
+(``recheck_supported``, the pipeline's ``verification.check_verdict``): one whose evidence does
+not check out is counted as ``unsupported`` and fails the merged gate, naming the shard, the
+answer and the claim; every scored or unscored answer's claims must still cover the answer
+(``recheck_coverage``, the pipeline's ``alignment.align``): a sentence in no claim and not set
+aside for a reason fails the merged gate. The gate failures a shard decided that merge cannot
+recompute (conftest ``pytest_faithfulness_gate`` hooks, the calibration gate: the run's
+``local_failures``) fail the merged gate, naming the shard (``carried_failures``).
 
 Order: the answers are put in the natural order of their test ids (digits compared as
 numbers: ``test_a[2]`` before ``test_a[10]``), whatever the order of the shards and of their
@@ -39,7 +50,8 @@ from .saved import BaselineError, GitInfo, SavedRun, load_run
 
 __all__ = ["MergeError", "Shard", "load_shards", "check_shards", "merge_shards",
            "natural_key", "merged_git", "merged_gate", "merged_test_exitstatus",
-           "recheck_supported"]
+           "recheck_supported", "recheck_coverage", "cross_check", "check_signatures",
+           "carried_failures", "CHECKED_FIGURES"]
 
 
 class MergeError(ValueError):
@@ -54,9 +66,11 @@ class Shard:
         run: its ``SavedRun``.
     """
 
-    def __init__(self, path: Path, run: SavedRun) -> None:
+    def __init__(self, path: Path, run: SavedRun, results: list[Any] | None = None) -> None:
         self.path = path
         self.run = run
+        #: ``run.results`` validated as ``records.AnswerResult`` (``load_shards``)
+        self.results: list[Any] = list(results or [])
 
     def __repr__(self) -> str:
         return f"Shard({str(self.path)!r}, answers={len(self.run.answers)})"
@@ -70,12 +84,14 @@ def natural_key(test_id: str | None) -> tuple[Any, ...]:
 
 
 def load_shards(paths: Iterable[str | Path]) -> list[Shard]:
-    """Read each saved run file (a folder: every ``NNNN_*.json`` in it).
+    """Read each saved run file (a folder: every ``NNNN_*.json`` in it), check its signature
+    when signed (``saved.load_run``) and hold its parts against each other (``cross_check``).
 
     Raises:
         MergeError: no file given, a path that does not exist, a file that is not a saved
-            run, or one saved without its full answer records (saved by a version before
-            ``merge`` existed, or built with ``full=False``).
+            run or is malformed, a signature that does not match, one saved without its
+            full answer records (saved by a version before ``merge`` existed, or built with
+            ``full=False``), one whose parts disagree; the message names the file.
     """
     from .saved import list_runs
 
@@ -96,18 +112,165 @@ def load_shards(paths: Iterable[str | Path]) -> list[Shard]:
     shards = []
     for path in files:
         try:
-            run = load_run(path)
+            shards.append(_load_shard(path))
+        except MergeError:
+            raise
         except BaselineError as exc:
             raise MergeError(str(exc)) from None
-        if run.answers and len(run.results) != len(run.answers):
-            raise MergeError(f"{path} has no full answer records (saved by an older "
-                             "pytest-faithfulness): save the shard again with this version")
-        if [r.get("test_id") if isinstance(r, dict) else None for r in run.results] != \
-                [a.test_id for a in run.answers]:
-            raise MergeError(f"{path}: its answer list and its full answer records name "
-                             "different tests (was the file edited?)")
-        shards.append(Shard(path, run))
+        except RecursionError:
+            raise MergeError(f"{path} is malformed: nested too deeply to be a saved run") \
+                from None
+        except Exception as exc:  # a malformed file is a usage error, never a traceback
+            raise MergeError(f"{path} is malformed: {type(exc).__name__}: {exc}") from None
     return shards
+
+
+def _load_shard(path: Path) -> Shard:
+    from ..records import AnswerResult
+
+    run = load_run(path)
+    if run.answers and len(run.results) != len(run.answers):
+        raise MergeError(f"{path} has no full answer records (saved by an older "
+                         "pytest-faithfulness): save the shard again with this version")
+    if [r.get("test_id") if isinstance(r, dict) else None for r in run.results] != \
+            [a.test_id for a in run.answers]:
+        raise MergeError(f"{path}: its answer list and its full answer records name "
+                         "different tests (was the file edited?)")
+    from pydantic import ValidationError
+
+    from ..gate import THRESHOLDS
+    from .saved import validation_problems
+
+    for name in THRESHOLDS:
+        value = run.gate.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise MergeError(f"{path} is malformed: gate.{name} is {value!r}, not a number")
+    results = []
+    for index, data in enumerate(run.results):
+        try:
+            results.append(AnswerResult.model_validate(data))
+        except ValidationError as exc:
+            raise MergeError(f"{path}: answer record {index + 1} is malformed: "
+                             f"{validation_problems(exc)}") from None
+    shard = Shard(path, run, results)
+    problems = cross_check(shard)
+    if problems:
+        shown = "\n  ".join(problems[:10])
+        more = f"\n  and {len(problems) - 10} more" if len(problems) > 10 else ""
+        raise MergeError(f"{path}: its parts disagree (was the file edited?):\n  {shown}{more}")
+    return shard
+
+
+#: The figures ``cross_check`` recomputes from the answer records (``SessionSummary.of``).
+CHECKED_FIGURES = ("answers", "scored", "unscored", "errored", "mean_faithfulness",
+                   "unsupported_answer_rate", "claims", "supported", "contradicted",
+                   "unsupported", "cited", "correctly_cited", "misattributed",
+                   "citation_precision", "conversations", "conversation_unsupported_rate",
+                   "voted_claims", "unstable_claims", "unanimous_share")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        import math
+
+        return a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9,
+                                                                  abs_tol=1e-12)
+    return a == b
+
+
+def cross_check(shard: Shard) -> list[str]:
+    """What disagrees inside one shard's saved run (empty: nothing): each answer record's
+    status against its claims (``scored``: at least one claim, each with a verdict;
+    ``unscored``: no claim and no error; ``error``: an error named), each entry of the answer
+    list against the one its full record gives (``saved.SavedAnswer.of``: status, score,
+    claims, verdicts, quotes, counts, answer text, passages digest), the saved figures against
+    those the records give (``CHECKED_FIGURES``), and the indices of the silent and expected
+    misses. Fields a file saved by an older version lacks are not compared."""
+    from ..records import SessionSummary
+    from .saved import SavedAnswer
+
+    run, problems = shard.run, []
+    for n, result in enumerate(shard.results, start=1):
+        name = result.test_id or f"answer record {n}"
+        if result.status == "scored" and (not result.claims
+                                          or any(c.verdict is None for c in result.claims)):
+            problems.append(f"{name} is 'scored' without a verdict for every claim")
+        elif result.status == "unscored" and (result.claims or result.error):
+            problems.append(f"{name} is 'unscored' but has {len(result.claims)} claim(s)"
+                            f"{' and an error' if result.error else ''} (only an answer "
+                            "with no claim is unscored)")
+        elif result.status == "error" and not result.error:
+            problems.append(f"{name} is 'error' without naming the error")
+    for n, (saved, result) in enumerate(zip(run.answers, shard.results), start=1):
+        expected = SavedAnswer.of(result, n).model_dump(mode="json")
+        given = saved.model_dump(mode="json")
+        for field in sorted(saved.model_fields_set):
+            if field == "passages_digest" and given[field] is None:
+                continue
+            if not _same(given[field], expected[field]) and field != "claims":
+                problems.append(f"{saved.test_id}: the answer list says {field} "
+                                f"{given[field]!r}, its full record gives {expected[field]!r}")
+            elif field == "claims" and given[field] != expected[field]:
+                problems.append(f"{saved.test_id}: the answer list's claims and verdicts "
+                                "differ from its full record's")
+    figures = SessionSummary.of(shard.results).model_dump(mode="json")
+    saved_figures = run.figures.model_dump(mode="json")
+    for field in CHECKED_FIGURES:
+        if field in run.figures.model_fields_set and not _same(saved_figures[field],
+                                                              figures[field]):
+            problems.append(f"the figures say {field} {saved_figures[field]!r}, the answer "
+                            f"records give {figures[field]!r}")
+    for what, indices in (("silent_misses", run.silent_misses),
+                          ("expected_misses", run.expected_misses)):
+        wrong = [i for i in indices if not 0 <= i < len(shard.results)]
+        if wrong:
+            problems.append(f"{what} names answer record(s) {wrong} of "
+                            f"{len(shard.results)}")
+    return problems
+
+
+def check_signatures(shards: Sequence[Shard], *, require_signed: bool = False) -> list[str]:
+    """Notes for people on the shards that are not vouched for by a signature (``saved``
+    checked every signed one on loading, against ``FAITHFULNESS_CACHE_KEY``): a ``WARNING``
+    naming the unsigned runs and those signed but unchecked (no key).
+
+    Raises:
+        MergeError: with ``require_signed``, any run that is unsigned or unchecked.
+    """
+    unsigned = [str(s.path) for s in shards if s.run.trust == "unsigned"]
+    unchecked = [str(s.path) for s in shards if s.run.trust == "unchecked"]
+    problems = []
+    if unsigned:
+        problems.append(f"{len(unsigned)} saved run(s) are not signed ({', '.join(unsigned)}): "
+                        "saved without FAITHFULNESS_CACHE_KEY, so an edit to them cannot be "
+                        "told from the run")
+    if unchecked:
+        problems.append(f"{len(unchecked)} saved run(s) are signed but cannot be checked "
+                        f"({', '.join(unchecked)}): FAITHFULNESS_CACHE_KEY is not set")
+    if problems and require_signed:
+        raise MergeError("cannot merge: " + "; ".join(problems)
+                         + " (--faithfulness-require-signed-runs)")
+    return [f"WARNING: {p}; merged after the checks an unsigned run gets (the answer list, "
+            "records and figures agree, every supported quote and the answers' coverage)"
+            for p in problems]
+
+
+def carried_failures(shards: Sequence[Shard]) -> list[str]:
+    """The gate failures the shards decided that merge cannot recompute, each naming its
+    shard: a run's ``local_failures`` (conftest ``pytest_faithfulness_gate`` hooks, the
+    calibration gate, a gate step that raised). A run saved before ``local_failures``
+    existed gives every saved gate failure (which of them merge recomputes is not known)."""
+    out = []
+    for shard in shards:
+        run = shard.run
+        if "local_failures" in run.model_fields_set:
+            kept, why = run.local_failures, "a gate merge cannot recompute"
+        else:
+            kept = run.gate_failures
+            why = ("saved by a version that did not tell the gates merge recomputes apart; save "
+                   "the shard again with this version")
+        out += [f"{shard.path}: the shard's gate failed ({why}): {reason}" for reason in kept]
+    return out
 
 
 def check_shards(shards: Sequence[Shard], *, allow_mixed: bool = False,
@@ -205,12 +368,16 @@ def merge_shards(shards: Sequence[Shard], session: Any) -> Any:
     entries: list[tuple[tuple[Any, ...], int, int, AnswerResult]] = []
     silent, expected = set(), set()
     for s_index, shard in enumerate(shards):
-        for r_index, data in enumerate(shard.run.results):
-            try:
-                result = AnswerResult.model_validate(data)
-            except ValueError as exc:
-                raise MergeError(f"{shard.path}: answer record {r_index + 1} is malformed: "
-                                 f"{exc}") from None
+        results = shard.results
+        if len(results) != len(shard.run.results):  # built by hand, not by ``load_shards``
+            results = []
+            for r_index, data in enumerate(shard.run.results):
+                try:
+                    results.append(AnswerResult.model_validate(data))
+                except ValueError as exc:
+                    raise MergeError(f"{shard.path}: answer record {r_index + 1} is "
+                                     f"malformed: {exc}") from None
+        for r_index, result in enumerate(results):
             entries.append((natural_key(result.test_id), s_index, r_index, result))
         silent |= {(s_index, i) for i in shard.run.silent_misses}
         expected |= {(s_index, i) for i in shard.run.expected_misses}
@@ -297,3 +464,39 @@ def merged_gate(shards: Sequence[Shard], configured: Any, given: Iterable[str] =
                     s.run.gate.get("max_unscored_rate_is_default", False) for s in shards
                     if s.run.gate.get(name) == strictest)
     return GateConfig.model_validate(data)
+
+
+def recheck_coverage(session: Any, shards: Sequence[Shard] = ()) -> list[str]:
+    """Hold every scored or unscored answer of ``session.results`` to the pipeline's coverage
+    rule again (``alignment.align`` over its saved claims, their spans and the text it set
+    aside): every sentence of the answer must be in a claim or set aside for a reason. A
+    run this version judged passes unchanged (the pipeline added a claim for any sentence
+    left out); one whose failing claim was replaced by a vaguer one, or whose claims were
+    removed, does not.
+
+    Returns:
+        one gate failure per answer with a sentence that no claim covers, naming the shard,
+        the answer and the sentence (empty: every answer is covered).
+    """
+    from ..alignment import align
+    from ..records import Decomposition
+
+    sources = {a.test_id: shard.path for shard in shards for a in shard.run.answers}
+    failures: list[str] = []
+    for result in session.results:
+        if result.status not in ("scored", "unscored") or not result.answer.strip():
+            continue
+        decomposition = Decomposition(claims=[c.text for c in result.claims],
+                                      dropped=list(result.dropped),
+                                      claim_spans=[list(c.spans) for c in result.claims])
+        alignment = align(result.answer, decomposition, tuple(p.id for p in result.passages))
+        missing = [c.text for c in alignment.claims if c.added]
+        if missing:
+            where = sources.get(result.test_id)
+            shown = "; ".join(repr(m[:120]) for m in missing[:3])
+            more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+            failures.append(
+                f"{where or 'a shard'}: {result.test_id or 'an answer'} is {result.status} "
+                f"but its claims do not cover the answer: {shown}{more} is in no claim and "
+                "not set aside (was the saved run edited?)")
+    return failures

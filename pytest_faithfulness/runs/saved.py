@@ -6,10 +6,19 @@ run" is the highest counter. ``runs.compare`` compares a run with a saved one.
 
 Nothing here imports pytest; the records are pydantic models that ignore unknown keys, so a
 file saved by a newer version still loads.
+
+Signed runs: with a signing key (``FAITHFULNESS_CACHE_KEY``, the key that signs the verdict
+cache, ``cache.signing_key_from_env``) ``save_run`` writes ``signature``: the HMAC-SHA-256
+(``cache.sign_entry`` under the scope ``RUN_SIGNATURE_SCOPE``) of the canonical JSON of every
+other field of the file. ``load_run`` checks it when it has the key: a signature that does not
+match (a file edited after it was saved, or signed under another key) is refused
+(``RunSignatureError``); ``SavedRun.trust`` says whether the run was ``"signed"`` (checked),
+``"unsigned"`` or ``"unchecked"`` (signed, but no key to check it with).
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 import re
@@ -19,11 +28,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from ..records import AnswerResult, Evidence, SessionSummary, Verdict
 
 SAVED_RUN_FORMAT = "pytest-faithfulness-run-1"
+#: What a saved run's signature is taken over, beside its fields (``cache.sign_entry``'s key):
+#: a cache entry's signature can never pass as a run's.
+RUN_SIGNATURE_SCOPE = "pytest-faithfulness saved run"
 DEFAULT_STORAGE = ".faithfulness"
 
 _RUN_FILE = re.compile(r"^(\d{4,})_(.+)\.json$")
@@ -31,6 +43,10 @@ _RUN_FILE = re.compile(r"^(\d{4,})_(.+)\.json$")
 
 class BaselineError(ValueError):
     """A saved run cannot be found, read or validated; the message names the path or name."""
+
+
+class RunSignatureError(BaselineError):
+    """A signed saved run whose signature does not match under the signing key."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -208,6 +224,13 @@ class SavedRun(_Loose):
         gate: the session thresholds the run applied (``gate.GateConfig`` as JSON, wherever
             they were set: ini, ``addopts``, flags); empty in files saved before this field
             existed. ``runs.merge`` applies them to the merged shards.
+        local_failures: the gate failures of ``gate_failures`` that only this run could decide
+            (conftest ``pytest_faithfulness_gate`` hooks, the calibration gate, a gate step
+            that raised, those a merge carried from its shards); ``runs.merge`` fails the merged
+            gate with them. Absent from files saved before this field existed (``merge`` then
+            keeps every saved gate failure).
+        signature: the hex HMAC-SHA-256 of the file under the signing key (see the module
+            docstring), ``None`` when it was saved without a key.
     """
 
     format: str = SAVED_RUN_FORMAT
@@ -227,6 +250,17 @@ class SavedRun(_Loose):
     expected_misses: list[int] = Field(default_factory=list)
     test_exitstatus: int | None = None
     gate: dict[str, Any] = Field(default_factory=dict)
+    local_failures: list[str] = Field(default_factory=list)
+    signature: str | None = None
+    #: ``"signed"`` (its signature checked out), ``"unsigned"`` or ``"unchecked"`` (signed,
+    #: but read without the key); set by ``load_run``, never saved.
+    _trust: str = PrivateAttr(default="unsigned")
+
+    @property
+    def trust(self) -> str:
+        """How far the file is vouched for: ``"signed"``, ``"unsigned"`` or ``"unchecked"``
+        (see ``load_run``)."""
+        return self._trust
 
     @classmethod
     def of(cls, results: list[AnswerResult], summary: SessionSummary, *, name: str = "run",
@@ -234,7 +268,8 @@ class SavedRun(_Loose):
            gate_failures: Iterable[str] = (), incomplete_reason: str | None = None,
            judge_names: Iterable[str] = (), silent_misses: Iterable[int] = (),
            expected_misses: Iterable[int] = (), test_exitstatus: int | None = None,
-           full: bool = True, gate: dict[str, Any] | None = None) -> SavedRun:
+           full: bool = True, gate: dict[str, Any] | None = None,
+           local_failures: Iterable[str] = ()) -> SavedRun:
         """Build the saved form of a session's results (``created`` is now, in UTC);
         ``incomplete_reason`` marks a run that did not judge every answer. ``full=False``
         leaves ``results`` empty (a comparison needs only ``answers``)."""
@@ -248,7 +283,7 @@ class SavedRun(_Loose):
                    results=[r.model_dump(mode="json") for r in results] if full else [],
                    judge_names=list(judge_names), silent_misses=list(silent_misses),
                    expected_misses=list(expected_misses), test_exitstatus=test_exitstatus,
-                   gate=dict(gate or {}))
+                   gate=dict(gate or {}), local_failures=list(local_failures))
 
     def label(self) -> str:
         """``name (commit abc1234, created ...)`` for headers."""
@@ -309,11 +344,36 @@ def list_runs(storage: str | Path) -> list[Path]:
     return sorted(runs, key=lambda p: (int(_RUN_FILE.match(p.name).group(1)), p.name))
 
 
-def save_run(run: SavedRun, storage: str | Path) -> Path:
+def run_signature(data: dict[str, Any], signing_key: bytes) -> str:
+    """The hex HMAC-SHA-256 of a saved run's JSON fields (``data``, its ``signature`` left out)
+    under ``signing_key``: ``cache.sign_entry`` over the canonical JSON (sorted keys, no
+    spaces, UTF-8) of the fields, scoped by ``RUN_SIGNATURE_SCOPE``."""
+    from ..cache import sign_entry
+
+    return sign_entry(signing_key, RUN_SIGNATURE_SCOPE,
+                      {k: v for k, v in data.items() if k != "signature"})
+
+
+_FROM_ENV: Any = object()
+
+
+def _key(signing_key: Any) -> bytes | None:
+    if signing_key is _FROM_ENV:
+        from ..cache import signing_key_from_env
+
+        return signing_key_from_env()
+    if isinstance(signing_key, str):
+        return signing_key.encode("utf-8") or None
+    return signing_key or None
+
+
+def save_run(run: SavedRun, storage: str | Path, *, signing_key: Any = _FROM_ENV) -> Path:
     """Write ``run`` to ``storage`` as ``NNNN_<name>.json`` (the next counter) and return the path.
 
     The file appears complete or not at all (written aside, then hard-linked in place), and
-    two runs saving at once never take the same counter.
+    two runs saving at once never take the same counter. With a signing key (default:
+    ``FAITHFULNESS_CACHE_KEY``; ``None``: unsigned) the file carries its ``signature`` (see
+    ``run_signature``).
 
     Raises:
         ValueError: the run's name has no usable character.
@@ -322,7 +382,12 @@ def save_run(run: SavedRun, storage: str | Path) -> Path:
     storage = Path(storage)
     storage.mkdir(parents=True, exist_ok=True)
     slug = safe_name(run.name)
-    text = json.dumps(run.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    data = run.model_dump(mode="json")
+    data["signature"] = None
+    key = _key(signing_key)
+    if key is not None:
+        data["signature"] = run_signature(data, key)
+    text = json.dumps(data, indent=2, ensure_ascii=False)
     # A lone surrogate (text that is not valid Unicode) can only sit inside a JSON string,
     # where backslashreplace writes exactly its JSON escape (\ud800): lossless, valid UTF-8.
     data = text.encode("utf-8", errors="backslashreplace")
@@ -502,22 +567,71 @@ def resolve_run(storage: str | Path, ref: str | None = None, *,
     raise BaselineError(f"no saved run matches {ref!r} in {storage} (saved: {saved})")
 
 
-def load_run(path: str | Path) -> SavedRun:
-    """Read a saved run file.
+def validation_problems(exc: ValidationError, limit: int = 5) -> str:
+    """A pydantic ``ValidationError`` in one line: each field's path, what is wrong and the
+    value found (shortened), e.g. ``answers: Input should be a valid list (got 'nope')``."""
+    errors = exc.errors()
+    parts = []
+    for error in errors[:limit]:
+        where = ".".join(str(p) for p in error.get("loc", ())) or "the whole record"
+        shown = repr(error.get("input"))
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        parts.append(f"{where}: {error.get('msg', 'invalid')} (got {shown})")
+    more = f"; and {len(errors) - limit} more" if len(errors) > limit else ""
+    return "; ".join(parts) + more
+
+
+def load_run(path: str | Path, *, signing_key: Any = _FROM_ENV) -> SavedRun:
+    """Read a saved run file and check its signature.
+
+    Args:
+        path: the file.
+        signing_key: the key to check a signature with (default: ``FAITHFULNESS_CACHE_KEY``;
+            ``None``: none). The run's ``trust`` says what was found: ``"signed"`` (checked),
+            ``"unsigned"``, ``"unchecked"`` (signed, no key to check it).
 
     Raises:
-        BaselineError: the file is unreadable, not JSON, or not a saved run.
+        RunSignatureError: the file is signed and its signature does not match under the key
+            (edited after it was saved, or signed under another key).
+        BaselineError: the file is unreadable, not JSON (or nested too deeply to read), or not
+            a saved run (the message names the file and what is wrong).
     """
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise BaselineError(f"cannot read saved run {path}: its JSON is nested too deeply "
+                            "to be a saved run") from None
     except (OSError, ValueError) as exc:
         raise BaselineError(f"cannot read saved run {path}: {exc}") from exc
     if not isinstance(data, dict) or not str(data.get("format", "")).startswith(
             "pytest-faithfulness-run-"):
-        raise BaselineError(f"{path} is not a saved faithfulness run (no 'format': "
-                            f"'{SAVED_RUN_FORMAT}')")
+        what = "a JSON object" if isinstance(data, dict) else f"JSON {type(data).__name__}"
+        raise BaselineError(f"{path} is not a saved faithfulness run ({what} with no "
+                            f"'format': '{SAVED_RUN_FORMAT}')")
+    signature = data.get("signature")
+    key = _key(signing_key)
+    trust = "unsigned"
+    if signature is not None:
+        if not isinstance(signature, str):
+            raise RunSignatureError(f"saved run {path}: its signature is not a hex string")
+        trust = "unchecked"
+        if key is not None:
+            try:
+                expected = run_signature(data, key)
+            except (TypeError, ValueError, RecursionError) as exc:
+                raise BaselineError(f"saved run {path} is malformed: {exc}") from None
+            if not hmac.compare_digest(expected, signature):
+                raise RunSignatureError(
+                    f"saved run {path}: its signature does not match under "
+                    "FAITHFULNESS_CACHE_KEY (the file was edited after it was saved, or "
+                    "signed under another key): refused")
+            trust = "signed"
     try:
-        return SavedRun.model_validate(data)
-    except ValidationError as exc:
-        raise BaselineError(f"saved run {path} is malformed: {exc}") from exc
+        run = SavedRun.model_validate(data)
+    except (ValidationError, RecursionError) as exc:
+        detail = "nested too deeply" if isinstance(exc, RecursionError) else \
+            validation_problems(exc)
+        raise BaselineError(f"saved run {path} is malformed: {detail}") from None
+    run._trust = trust
+    return run
