@@ -280,6 +280,13 @@ _PHRASES = (
     (re.compile(r"kilomet(?:re|er)s? per hour|km ?/ ?h\b|kph\b"), " kmh "),
     (re.compile(r"miles? per hour|\bmph\b"), " mph "),
     (re.compile(r"\bkilograms?\b|\bkilos?\b"), " kg "),
+    (re.compile(r"\bmilligrams?\b"), " mg "),
+    (re.compile(r"\bgrams?\b|\bgrammes?\b"), " g "),
+    (re.compile(r"\bmillilit(?:re|er)s?\b"), " ml "),
+    (re.compile(r"\blbs\b"), " lb "),
+    (re.compile(r"\bounces?\b"), " oz "),
+    # "10+ users" is at least 10 ("10 users" is not)
+    (re.compile(r"(\d+(?:\.\d+)?)\s*\+(?![\d+])"), r" at least \1 "),
     (re.compile(r"\bmillimet(?:re|er)s?\b"), " mm "),
     (re.compile(r"\bcentimet(?:re|er)s?\b"), " cm "),
     (re.compile(r"\bkilomet(?:re|er)s?\b"), " km "),
@@ -321,7 +328,7 @@ _TOKEN = re.compile(rf"\d+(?:\.\d+)?|[{_CJK_CLASS}]+|(?:(?![{_CJK_CLASS}])[^\W\d
 _UNITS = frozenset({"percent", "rpm", "kmh", "mph", "kg", "g", "mm", "cm", "km", "m", "l", "ml",
                     "db", "w", "wh", "kwh", "v", "hour", "minute", "second", "day", "week",
                     "month", "year", "gb", "mb", "tb", "ghz", "mhz", "hz", "lumen", "inch",
-                    "foot", "feet", "lb", "pound", "dollar", "euro", "usd", "eur", "point",
+                    "foot", "feet", "lb", "pound", "mg", "oz", "dollar", "euro", "usd", "eur", "point",
                     "time", "people", "person", "page", "mile", "seat", "port", "level", "gbp", "jpy", "am", "pm", "january", "february", "march", "april", "may",
                     "june", "july", "august", "september", "october", "november", "december"})
 
@@ -365,6 +372,13 @@ class _Features:
     bounds: frozenset[tuple[str, str]]  # (number, "<=" or ">=") from "within 14", "more than 14"
     parts: tuple[frozenset[str], ...]  # content words of each comma-separated part of a clause
     number_nouns: frozenset[tuple[str, str]]  # (count, the content word right after it)
+    #: (word, whether a negation governs it): every word of the text (stop words too, so that
+    #: "always" / "rarely" can be opposed), negation read forward from an English negation
+    #: word to the end of its clause part or to a preposition after the first word it
+    #: governs ("Items bought on sale cannot be refunded": only "refunded" is negated);
+    #: ``non-`` governs the next word only (joined: "non-refundable" is "nonrefundable");
+    #: other languages' negations govern their whole part (``_scoped_polarity``).
+    scoped: frozenset[tuple[str, bool]] = frozenset()
 
 
 #: Where a clause ends, for negation scope and for what must be said together: sentence and
@@ -373,9 +387,15 @@ _PART_BREAK = re.compile(r"[,\uff0c](?!\d)")
 _CLAUSE_BREAK = re.compile(r"[;:!?\u3002\uff1b]|[.](?!\d)|\b(?:but|whereas|while|although|"
                            r"though|however|except|unlike|yet|whilst)\b")
 _UPPER_BOUND = frozenset({"within", "under", "below", "maximum", "less than", "fewer than",
-                          "up to", "at most", "no more than", "not more than", "before"})
+                          "up to", "at most", "no more than", "not more than", "before",
+                          "maximum of", "a maximum of", "limit of", "a limit of", "limited to"})
 _LOWER_BOUND = frozenset({"over", "above", "minimum", "more than", "greater than", "at least",
-                          "exceeding", "exceeds", "beyond", "after", "no less than"})
+                          "exceeding", "exceeds", "beyond", "after", "no less than",
+                          "minimum of", "a minimum of"})
+#: A label that bounds the number it names ("max_users": 25, "Maximum users: 25"): the number
+#: follows it within ``_LABEL_BOUND_REACH`` words, with no other number between.
+_LABEL_BOUNDS = {"maximum": "<=", "limit": "<=", "minimum": ">="}
+_LABEL_BOUND_REACH = 3
 
 
 def _bound(tokens: list[str], i: int) -> str | None:
@@ -389,6 +409,62 @@ def _bound(tokens: list[str], i: int) -> str | None:
             if phrase in _LOWER_BOUND:
                 return ">="
     return None
+
+
+#: English negation words whose scope runs forward (``_scoped_polarity``); the others
+#: (German, French, Spanish, CJK runs) negate their whole clause part, as they may follow
+#: the verb they negate ("funktioniert nicht").
+_FORWARD_NEGATIONS = frozenset(
+    t for t in _NEGATIONS if t.isascii() and t not in {
+        "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie", "niemals",
+        "ohne", "ne", "pas", "jamais", "aucun", "aucune", "sans", "nunca", "sin", "tampoco"})
+#: Words that end a forward negation's scope once it governs a word: the adjunct that
+#: follows says where or when, it is not what is negated ("no credit card is required |
+#: for the free trial"; "we do not answer phone calls | on weekends").
+_SCOPE_ENDS = frozenset({"for", "on", "in", "at", "with", "within", "during", "after", "before",
+                         "from", "to", "by", "under", "over", "until", "via", "per", "when",
+                         "if", "because", "since", "unless", "where", "and", "or"})
+
+
+def _scoped_polarity(tokens: list[str]) -> set[tuple[str, bool]]:
+    """``(word, negated)`` for the tokens of one clause part (``_Features.scoped``): stems of
+    every word, numbers as written, CJK runs as their bigrams; negation words themselves are
+    left out."""
+    if any(_negates(t) and t not in _FORWARD_NEGATIONS and not t.endswith("n't")
+           for t in tokens):
+        return {(w, True) for w in _all_words([t for t in tokens if not _negates(t)])}
+    out: set[tuple[str, bool]] = set()
+    negated = governs = False
+    skip = False
+    for i, tok in enumerate(tokens):
+        if skip:
+            skip = False
+            continue
+        if _negates(tok):
+            negated, governs = True, False
+            continue
+        if negated and governs and tok in _SCOPE_ENDS:
+            negated = False
+        if tok == "non" and i + 1 < len(tokens) and not tokens[i + 1][0].isdigit():
+            out.add((_stem("non" + tokens[i + 1]), negated))
+            skip = True
+            continue
+        for w in _all_words([tok]):
+            out.add((w, negated))
+            governs = governs or (negated and _is_content(tok))
+    return out
+
+
+def _all_words(tokens: list[str]) -> set[str]:
+    out: set[str] = set()
+    for tok in tokens:
+        if tok[0].isdigit():
+            out.add(_number(tok))
+        elif _CJK_RUN.fullmatch(tok):
+            out.update(tok[j:j + 2] for j in range(max(1, len(tok) - 1)))
+        else:
+            out.add(_stem(tok))
+    return out
 
 
 def _is_content(tok: str) -> bool:
@@ -554,6 +630,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     clauses = []
     parts = []
     polar: set[tuple[str, bool]] = set()
+    scoped: set[tuple[str, bool]] = set()
     bounds: set[tuple[str, str]] = set()
     for part in _CLAUSE_BREAK.split(lower):
         ctoks = [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(part)]
@@ -566,9 +643,18 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
                 parts.append(frozenset(pcontent))
                 pneg = any(_negates(t) for t in stoks)
                 polar.update((w, pneg) for w in pcontent)
+                scoped.update(_scoped_polarity(stoks))
         for i, tok in enumerate(ctoks):
             if tok[0].isdigit() and (b := _bound(ctoks, i)):
                 bounds.add((_number(tok), b))
+    for i, tok in enumerate(tokens):  # "max_users": 25, "Maximum users: 25"
+        if tok[0].isdigit():
+            for back in reversed(tokens[max(0, i - _LABEL_BOUND_REACH):i]):
+                if back[0].isdigit():
+                    break
+                if back in _LABEL_BOUNDS:
+                    bounds.add((_number(tok), _LABEL_BOUNDS[back]))
+                    break
     number_nouns = set()
     measured = {n for n, u in number_units if u in _UNITS}
     for m in _NUMBER_NOUN.finditer(norm):
@@ -581,7 +667,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
                      frozenset(number_units | number_labels),
                      frozenset(mandatory & content | (mandatory & numbers)), negated,
                      frozenset(polar), tuple(clauses), frozenset(bounds),
-                     tuple(parts), frozenset(number_nouns))
+                     tuple(parts), frozenset(number_nouns), frozenset(scoped))
 
 
 #: A number and the word right after it (a space or hyphen between, no punctuation):
@@ -639,13 +725,135 @@ def _support_problem(cf: _Features, wf: _Features) -> str | None:
     return statement_problem(cf, wf)
 
 
+#: Words that state the opposite of each other without a negation word (stems compared):
+#: each group against the group after it. A word and the same word with a negating prefix
+#: (``_NEGATING_PREFIXES``) or ``-less`` are opposed as well, without a list.
+_ANTONYM_GROUPS = (
+    (("enable", "enabled", "enables"), ("disable", "disabled", "disables")),
+    (("accept", "accepted", "accepts"), ("reject", "rejected", "rejects", "decline", "declined")),
+    (("issue", "issued", "grant", "granted", "approve", "approved", "allow", "allowed"),
+     ("deny", "denied", "denies", "refuse", "refused", "reject", "rejected")),
+    (("include", "included", "includes", "qualify", "qualifies", "eligible"),
+     ("exclude", "excluded", "excludes")),
+    (("incur", "incurs", "incurred", "charge", "charged", "pay", "pays"),
+     ("avoid", "avoids", "avoided", "waive", "waived")),
+    (("always", "often", "usually", "frequently"),
+     ("rarely", "seldom", "occasionally", "sometimes", "infrequently")),
+    (("allow", "allowed", "allows", "permit", "permitted", "permits"),
+     ("prohibit", "prohibited", "prohibits", "forbid", "forbidden", "forbids", "ban", "banned")),
+    (("required", "require", "requires", "mandatory", "compulsory", "needed"),
+     ("optional", "voluntary")),
+    (("open", "opened", "opens"), ("closed", "close", "closes", "shut")),
+    (("online",), ("offline",)),
+    (("increase", "increased", "increases", "raise", "raised", "rise", "rises"),
+     ("decrease", "decreased", "decreases", "reduce", "reduced", "lower", "lowered", "cut")),
+    (("higher", "faster", "larger", "longer", "heavier"),
+     ("lower", "slower", "smaller", "shorter", "lighter")),
+    (("maximum",), ("minimum",)),
+    (("free",), ("paid", "charged")),
+    (("public",), ("private",)),
+    (("success", "successful", "succeeded", "pass", "passed"), ("failure", "failed", "fail")),
+    (("add", "added", "adds"), ("remove", "removed", "removes", "delete", "deleted")),
+    (("automatic", "automatically"), ("manual", "manually")),
+    (("internal",), ("external",)),
+    (("permanent", "permanently"), ("temporary", "temporarily")),
+    (("true",), ("false",)),
+    (("start", "starts", "started", "begin", "begins"), ("end", "ends", "ended", "stop", "stops")),
+)
+_NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
+#: Words that begin like a negating prefix and are not the negation of their rest.
+_NOT_PREFIXED = frozenset(_stem(w) for w in (
+    "income", "input", "inside", "increase", "install", "invest", "inform", "insight", "intake",
+    "index", "instance", "instant", "inside", "invoice", "involve", "import", "impress", "impact",
+    "imprint", "display", "discount", "dispose", "dispatch", "disease", "dismiss", "distance",
+    "discuss", "discover", "union", "unit", "under", "understand", "until", "unpack", "unload",
+    "illustrate", "irrigate", "impose", "improve", "inherit", "insist", "interest", "intend",
+    "invent", "insert"))
+
+
+def _opposite_stems() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for left, right in _ANTONYM_GROUPS:
+        ls, rs = {_stem(w) for w in left}, {_stem(w) for w in right}
+        for a in ls:
+            out.setdefault(a, set()).update(rs - ls)
+        for b in rs:
+            out.setdefault(b, set()).update(ls - rs)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+_OPPOSITE = _opposite_stems()
+
+
+def _opposed_words(a: str, b: str) -> bool:
+    """Whether the stems ``a`` and ``b`` state opposites: an antonym pair
+    (``_ANTONYM_GROUPS``), or one is the other with a negating prefix ("eligible" /
+    "ineligible", "refundable" / "nonrefundable") or ``-less``."""
+    if b in _OPPOSITE.get(a, ()):
+        return True
+    for x, y in ((a, b), (b, a)):
+        if len(x) >= 4 and y.endswith(x) and y[:-len(x)] in _NEGATING_PREFIXES \
+                and y not in _NOT_PREFIXED:
+            return True
+        if len(x) >= 4 and y.startswith(x) and y[len(x):] in ("less", "les"):
+            return True
+    return False
+
+
+def _opposites(cf: _Features, wf: _Features) -> list[tuple[str, str]]:
+    """Pairs (claim word, window word) that state opposites with the same polarity
+    ("enabled" / "disabled", "refundable" / "non-refundable", "always" / "rarely"), where the
+    window does not also state the claim's word with the claim's polarity. A negated opposite
+    agrees ("not disabled" / "enabled") and is not listed."""
+    out = []
+    window = {}
+    for w, neg in wf.scoped:
+        window.setdefault(w, set()).add(neg)
+    for a, neg in sorted(cf.scoped):
+        if a[0].isdigit() or neg in window.get(a, ()):
+            continue
+        for b, negs in window.items():
+            if neg in negs and b != a and _opposed_words(a, b):
+                out.append((a, b))
+                break
+    return out
+
+
+def _flipped(cf: _Features, wf: _Features) -> list[str]:
+    """The claim's content words that the window states only with the other polarity, read
+    both per clause part (``polar``) and per negation scope (``scoped``): a word of the
+    subject or of an adjunct outside a negation's scope is no flip ("Items bought on sale
+    cannot be refunded" against "Sale items can be exchanged but not refunded")."""
+    part = [w for w, neg in cf.polar if w in wf.content and (w, neg) not in wf.polar]
+    if not part:
+        return []
+    claim: dict[str, set[bool]] = {}
+    window: dict[str, set[bool]] = {}
+    for w, neg in cf.scoped:
+        claim.setdefault(w, set()).add(neg)
+    for w, neg in wf.scoped:
+        window.setdefault(w, set()).add(neg)
+    return sorted({w for w in part if window.get(w) and claim.get(w)
+                   and not claim[w] & window[w]})
+
+
+def _loose_bounds(cf: _Features, wf: _Features) -> list[str]:
+    """Numbers of the claim the window bounds from below ("10+ users", "at least 10") while
+    the claim states them without a bound ("10 users")."""
+    bounded = {n for n, _ in cf.bounds}
+    return sorted(n for n, b in wf.bounds if b == ">=" and n in cf.numbers and n not in bounded)
+
+
 def statement_problem(cf: _Features, wf: _Features) -> str | None:
     """Why the window ``wf`` does not state what it shares with the claim ``cf`` as the claim
     does, whatever its coverage, or ``None``: a word negated on one side only, a quantity not
     stated with its unit, a bound or a count not stated, a number said with another name."""
-    flipped = sorted(w for w, neg in cf.polar if w in wf.content and (w, neg) not in wf.polar)
-    if flipped:
+    if flipped := _flipped(cf, wf):
         return f"negated on one side only: {', '.join(flipped)}"
+    if opposed := _opposites(cf, wf):
+        return "opposite words: " + ", ".join(f"{a} / {b}" for a, b in opposed)
+    if loose := _loose_bounds(cf, wf):
+        return f"the passage says at least {', '.join(loose)} where the claim says exactly"
     if _unmatched_quantities(cf, wf):
         return "a quantity is not stated with its unit"
     if cf.bounds - wf.bounds:
@@ -687,12 +895,11 @@ def _contradiction(cf: _Features, wf: _Features, coverage: float) -> str | None:
             return (f"number mismatch: the claim says {', '.join(sorted(missing_numbers))}, "
                     f"the passage says {', '.join(sorted(wf.numbers - cf.numbers))}")
     if coverage >= CONTRADICTION_COVERAGE:
-        window_polarity = {}
-        for w, neg in wf.polar:
-            window_polarity.setdefault(w, set()).add(neg)
-        flipped = sorted(w for w, neg in cf.polar if window_polarity.get(w) == {not neg})
-        if flipped:
+        if flipped := _flipped(cf, wf):
             return f"polarity mismatch: negated on one side only ({', '.join(flipped)})"
+        if opposed := _opposites(cf, wf):
+            return ("polarity mismatch: opposite words ("
+                    + ", ".join(f"{a} / {b}" for a, b in opposed) + ")")
     return None
 
 

@@ -141,7 +141,10 @@ class CalibratedVerifier:
             "the claim says all, the window only some" if f["quantifier_clash"] and on_topic
             else "a claim word is negated on one side only" if f["polarity_flip"] and on_topic
             else None)
-        if cue or (pc >= self.contradiction_threshold and on_topic):
+        # the model alone reads a contradiction only where it does not read support: a claim
+        # it would support but a rule or the quote check vetoed is unsupported, not opposed
+        if cue or (pc >= self.contradiction_threshold and on_topic
+                   and p < self.support_threshold):
             verdict = Verdict("contradicted", passage_ids=[al.passage_id], quote=al.quote,
                               rationale=f"{cue or 'the model reads a contradiction'} ({odds})",
                               confidence=round(1 - p, 4))

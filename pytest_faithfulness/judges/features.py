@@ -45,8 +45,10 @@ from ..verification import (
     _contradiction,
     _Features,
     _features,
+    _flipped,
     _fold_phrases,
     _is_content,
+    _opposites,
     _stem,
     _surface,
     _unmatched_quantities,
@@ -307,7 +309,7 @@ def _vector(claim: str, cf: _Features, quote: str, wf: _Features, is_pair: bool,
     c_raw, w_raw = _raw_words(claim), _raw_words(quote)
     c_seq, w_seq = _sequence(claim), _sequence(quote)
     c_bi = _bigrams(c_seq)
-    flipped = [w for w, neg in cf.polar if w in wf.content and (w, neg) not in wf.polar]
+    flipped = _flipped(cf, wf) or _opposites(cf, wf)
     mismatch = _mismatch(cf, wf) or ""
     return [
         _weight(content & wf.content, idf, default_idf) / total,
