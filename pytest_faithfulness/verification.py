@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from .records import Evidence, Passage, Verdict
@@ -337,8 +337,12 @@ _RATE = frozenset({"per", "a", "an", "each", "every"})
 
 #: A quantity's unit names the quantity ("3200 rpm" is a speed), so a passage that gives only
 #: the unit still speaks to a claim that names the quantity.
-_UNIT_IMPLIES = {"rpm": "speed", "kmh": "speed", "mph": "speed", "kg": "weight", "db": "noise",
-                 "w": "power", "wh": "capacity", "kwh": "capacity", "lumen": "brightness"}
+_UNIT_IMPLIES = {"rpm": "speed", "kmh": "speed", "mph": "speed", "kg": "weigh", "db": "noise",
+                 "w": "power", "wh": "capacity", "kwh": "capacity", "lumen": "brightness",
+                 "g": "weigh"}
+#: Stems read as one word: a label and the verb a sentence says it with ("Price: $12" /
+#: "costs $12", "Weight: 680 g" / "weighs 680 grams").
+_SAME_STEM = {"pric": "cost", "weight": "weigh"}
 
 
 @lru_cache(maxsize=65536)
@@ -355,7 +359,7 @@ def _stem(word: str) -> str:
         word = word[:-2]
     elif len(word) > 4 and word.endswith("e"):
         word = word[:-1]
-    return word
+    return _SAME_STEM.get(word, word)
 
 
 @dataclass(frozen=True)
@@ -379,6 +383,8 @@ class _Features:
     #: ``non-`` governs the next word only (joined: "non-refundable" is "nonrefundable");
     #: other languages' negations govern their whole part (``_scoped_polarity``).
     scoped: frozenset[tuple[str, bool]] = frozenset()
+    #: (content words, the content words in a negation's scope) of each negated clause part.
+    negated_parts: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
 
 
 #: Where a clause ends, for negation scope and for what must be said together: sentence and
@@ -429,10 +435,12 @@ _SCOPE_ENDS = frozenset({"for", "on", "in", "at", "with", "within", "during", "a
 def _scoped_polarity(tokens: list[str]) -> set[tuple[str, bool]]:
     """``(word, negated)`` for the tokens of one clause part (``_Features.scoped``): stems of
     every word, numbers as written, CJK runs as their bigrams; negation words themselves are
-    left out."""
+    left out. A part whose negation governs no word after it ("the screen is not") is negated
+    whole, as is a part negated in another language."""
+    words = [t for t in tokens if t in _NEGATIONS and t.isascii() or t.endswith("n't")]
     if any(_negates(t) and t not in _FORWARD_NEGATIONS and not t.endswith("n't")
            for t in tokens):
-        return {(w, True) for w in _all_words([t for t in tokens if not _negates(t)])}
+        return {(w, True) for w in _all_words([t for t in tokens if t not in words])}
     out: set[tuple[str, bool]] = set()
     negated = governs = False
     skip = False
@@ -452,6 +460,8 @@ def _scoped_polarity(tokens: list[str]) -> set[tuple[str, bool]]:
         for w in _all_words([tok]):
             out.add((w, negated))
             governs = governs or (negated and _is_content(tok))
+    if negated and not governs:
+        return {(w, True) for w, _ in out}
     return out
 
 
@@ -631,6 +641,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     parts = []
     polar: set[tuple[str, bool]] = set()
     scoped: set[tuple[str, bool]] = set()
+    negated_parts: list[tuple[frozenset[str], frozenset[str]]] = []
     bounds: set[tuple[str, str]] = set()
     for part in _CLAUSE_BREAK.split(lower):
         ctoks = [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(part)]
@@ -643,7 +654,11 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
                 parts.append(frozenset(pcontent))
                 pneg = any(_negates(t) for t in stoks)
                 polar.update((w, pneg) for w in pcontent)
-                scoped.update(_scoped_polarity(stoks))
+                sub_scoped = _scoped_polarity(stoks)
+                scoped.update(sub_scoped)
+                if pneg:
+                    negated_parts.append((frozenset(pcontent), frozenset(
+                        w for w, neg in sub_scoped if neg and w in pcontent)))
         for i, tok in enumerate(ctoks):
             if tok[0].isdigit() and (b := _bound(ctoks, i)):
                 bounds.add((_number(tok), b))
@@ -667,7 +682,8 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
                      frozenset(number_units | number_labels),
                      frozenset(mandatory & content | (mandatory & numbers)), negated,
                      frozenset(polar), tuple(clauses), frozenset(bounds),
-                     tuple(parts), frozenset(number_nouns), frozenset(scoped))
+                     tuple(parts), frozenset(number_nouns), frozenset(scoped),
+                     tuple(negated_parts))
 
 
 #: A number and the word right after it (a space or hyphen between, no punctuation):
@@ -697,6 +713,23 @@ def _windows(text: str) -> tuple[tuple[int, int], ...]:
     windows = list(spans)
     windows += [(spans[i][0], spans[i + 1][1]) for i in range(len(spans) - 1)]
     return tuple(windows)
+
+
+def _with_title(cf: _Features, wf: _Features, title: _Features | None) -> _Features:
+    """The window ``wf`` read with its passage's title, when the title states a name of the
+    claim ("three brightness levels" under the title "Vela lamp" speaks of the Vela lamp):
+    the title's words count as the window's, with the title's polarity. Numbers, units,
+    bounds and clause parts stay the window's own; a title without a claim's name adds
+    nothing (a "Refund policy" title does not make every sentence say "refund")."""
+    if title is None or not (cf.mandatory - cf.numbers) & title.content:
+        return wf
+    extra = title.words - wf.content
+    if not extra:
+        return wf
+    return replace(wf, content=wf.content | extra, words=wf.words | extra,
+                   mandatory=wf.mandatory | (title.mandatory & extra),
+                   polar=wf.polar | {(w, n) for w, n in title.polar if w in extra},
+                   scoped=wf.scoped | {(w, n) for w, n in title.scoped if w in extra})
 
 
 def _quantities(f: _Features) -> set[tuple[str, str]]:
@@ -820,21 +853,28 @@ def _opposites(cf: _Features, wf: _Features) -> list[tuple[str, str]]:
 
 
 def _flipped(cf: _Features, wf: _Features) -> list[str]:
-    """The claim's content words that the window states only with the other polarity, read
-    both per clause part (``polar``) and per negation scope (``scoped``): a word of the
-    subject or of an adjunct outside a negation's scope is no flip ("Items bought on sale
-    cannot be refunded" against "Sale items can be exchanged but not refunded")."""
+    """The claim's content words that the window states only with the other polarity (per
+    clause part, ``polar``), less those a negation's scope excuses: a word outside the scope
+    on the negated side (its subject, an adjunct after it) is no flip when the other side does
+    not assert any word in that scope. "Items bought on sale cannot be refunded" is not
+    opposed by "Sale items can be exchanged but not refunded" (the window negates "refunded"
+    too); "The warranty covers the screen" is opposed by "The screen is not covered" (the
+    claim asserts "covered")."""
     part = [w for w, neg in cf.polar if w in wf.content and (w, neg) not in wf.polar]
-    if not part:
-        return []
-    claim: dict[str, set[bool]] = {}
-    window: dict[str, set[bool]] = {}
-    for w, neg in cf.scoped:
-        claim.setdefault(w, set()).add(neg)
-    for w, neg in wf.scoped:
-        window.setdefault(w, set()).add(neg)
-    return sorted({w for w in part if window.get(w) and claim.get(w)
-                   and not claim[w] & window[w]})
+    return sorted(w for w in part if not _excused(w, *((cf, wf) if (w, True) in cf.polar
+                                                         else (wf, cf))))
+
+
+def _excused(word: str, negating: _Features, other: _Features) -> bool:
+    """Whether ``negating`` negates ``word`` only as a word outside its negations' scope,
+    each scope's words not asserted by ``other`` (see ``_flipped``)."""
+    for content, scope in negating.negated_parts:
+        if word not in content:
+            continue
+        if word in scope or any(x in other.content and (x, True) not in other.polar
+                                for x in scope):
+            return False
+    return True
 
 
 def _loose_bounds(cf: _Features, wf: _Features) -> list[str]:

@@ -52,6 +52,7 @@ from ..verification import (
     _stem,
     _surface,
     _unmatched_quantities,
+    _with_title,
     statement_problem,
 )
 from .heuristic import HeuristicVerifier
@@ -188,8 +189,13 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
     for passage in passages:
         windows, spans = _windows_of(passage)
         sent_feats = []
+        title_f = None
         for text, _, k in windows:
             wf = _features(text, sentence_start_exempt=False)
+            if k is None:
+                title_f = wf
+            else:
+                wf = _with_title(cf, wf, title_f)
             union |= wf.content
             if k is not None:
                 sent_feats.append(wf)
@@ -210,9 +216,10 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
                 text = passage.text[spans[k][0]:spans[j][1]]
                 rank = key(covered, text)
                 if rank > best[0]:
-                    best = (rank, passage.id, text, None, True)
-    if best is not None and best[3] is None:
-        best = (*best[:3], _features(best[2], sentence_start_exempt=False), best[4])
+                    best = (rank, passage.id, text, title_f, True)
+    if best is not None and best[4]:
+        best = (*best[:3], _with_title(cf, _features(best[2], sentence_start_exempt=False),
+                                       best[3]), best[4])
     if best is None or not content:
         feats = [0.0] * len(FEATURE_NAMES)
         feats[FEATURE_NAMES.index("claim_len_log")] = math.log1p(len(content))

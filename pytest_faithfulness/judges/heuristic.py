@@ -44,6 +44,7 @@ from ..verification import (
     _support_problem,
     _surface,
     _windows,
+    _with_title,
 )
 
 #: Content words ``_features`` can produce from text that does not spell them: the words a
@@ -71,7 +72,8 @@ def _spellings(content_word: str) -> tuple[str, ...] | None:
     return (content_word,)
 
 
-def _candidate_windows(claim: _Features, text: str) -> list[tuple[int, int]]:
+def _candidate_windows(claim: _Features, text: str,
+                       title: str | None = None) -> list[tuple[int, int]]:
     """The windows of ``text`` (``_windows``, same order) that may reach either threshold.
 
     A window matters to ``HeuristicVerifier.verify`` only if it covers at least
@@ -79,7 +81,8 @@ def _candidate_windows(claim: _Features, text: str) -> list[tuple[int, int]]:
     non-numeric ones. Before the costly ``_features`` of each window, this counts per sentence
     which claim words it may contain (``_spellings``, a plain substring test) and drops the
     windows whose count cannot reach either share. The test over-counts, never under-counts,
-    so no window that could change a verdict is dropped.
+    so no window that could change a verdict is dropped. ``title``: the passage's title when
+    its words count with every window (``verification._with_title``).
     """
     windows = _windows(text)
     if not windows:
@@ -101,6 +104,9 @@ def _candidate_windows(claim: _Features, text: str) -> list[tuple[int, int]]:
             return True
         return bool(n_words) and (mask & word_bits).bit_count() / n_words >= TOPIC_COVERAGE
 
+    if title:
+        surface = _surface(title).lower()
+        always |= sum(bit for bit, spellings in probes if any(x in surface for x in spellings))
     n_sentences = (len(windows) + 1) // 2
     masks = []
     for start, end in windows[:n_sentences]:
@@ -116,14 +122,21 @@ def _candidate_windows(claim: _Features, text: str) -> list[tuple[int, int]]:
 
 
 def _passage_windows(passage: Passage, claim: _Features):
-    """The evidence windows of one passage for ``claim``: its title, when it has one, then the
-    one- and two-sentence windows of its text that may reach a threshold
-    (``_candidate_windows``)."""
+    """The evidence windows of one passage for ``claim`` as ``(quote, features)``: its title,
+    when it has one, then the one- and two-sentence windows of its text that may reach a
+    threshold (``_candidate_windows``), each read with the title when the title states a name
+    of the claim (``verification._with_title``: "Pro plan" over "Price: $12 per month")."""
+    title = title_f = None
     if passage.title is not None and passage.title.strip():
-        yield passage.title.strip()
+        title = passage.title.strip()
+        title_f = _features(title, sentence_start_exempt=False)
+        yield title, title_f
+        if not (claim.mandatory - claim.numbers) & title_f.content:
+            title = title_f = None
     text = passage.text
-    for start, end in _candidate_windows(claim, text):
-        yield text[start:end]
+    for start, end in _candidate_windows(claim, text, title):
+        window = text[start:end]
+        yield window, _with_title(claim, _features(window, sentence_start_exempt=False), title_f)
 
 
 class HeuristicVerifier:
@@ -152,8 +165,7 @@ class HeuristicVerifier:
         best_support = None  # (coverage, -length, pid, quote)
         best_contra = None
         for passage in passages:
-            for window in _passage_windows(passage, cf):
-                wf = _features(window, sentence_start_exempt=False)
+            for window, wf in _passage_windows(passage, cf):
                 covered = cf.content & wf.content
                 coverage = len(covered) / len(cf.content)
                 key = (coverage, -len(window))
