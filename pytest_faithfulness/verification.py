@@ -31,7 +31,7 @@ from functools import lru_cache
 from .records import Evidence, Passage, Verdict
 from .text import CJK_CLASS, normalize_ws, passage_sentence_spans, quote_in_passage
 
-HEURISTIC_VERSION = "heuristic-2026.12-5"  # negation in de, fr, es, zh, ja
+HEURISTIC_VERSION = "heuristic-2026.12-6"  # negation per scope, opposite words, titles
 #: Measured balanced accuracy (supported vs not) of the offline judge with this verifier on
 #: the public development data (``../shared/data``; measurement only, never tuned on), from
 #: ``python benchmarks/measure_offline_verifier.py --only heuristic``.

@@ -298,7 +298,7 @@ def fit_and_save(args, claims, answers, idf, default, rows, answer_rows, t0):
     print(f"contradiction threshold {best_tc:.2f}; held-out balanced accuracy {best_c:.3f}")
 
     model = {
-        "version": "calibrated-2026.12-1",
+        "version": "calibrated-2026.12-2",
         "features": list(FEATURE_NAMES),
         "support": {"bias": round(float(beta[0]), 6),
                     "weights": [round(float(b), 6) for b in beta[1:]],
