@@ -424,9 +424,10 @@ _FORWARD_NEGATIONS = frozenset(
     t for t in _NEGATIONS if t.isascii() and t not in {
         "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie", "niemals",
         "ohne", "ne", "pas", "jamais", "aucun", "aucune", "sans", "nunca", "sin", "tampoco"})
-#: Words that end a forward negation's scope once it governs a word: the adjunct that
+#: Words that end a forward negation's scope once it governs two words: the adjunct that
 #: follows says where or when, it is not what is negated ("no credit card is required |
-#: for the free trial"; "we do not answer phone calls | on weekends").
+#: for the free trial"; "we do not answer phone calls | on weekends"); after one word the
+#: phrase is still the negated one ("no option for renewal").
 _SCOPE_ENDS = frozenset({"for", "on", "in", "at", "with", "within", "during", "after", "before",
                          "from", "to", "by", "under", "over", "until", "via", "per", "when",
                          "if", "because", "since", "unless", "where", "and", "or"})
@@ -442,16 +443,17 @@ def _scoped_polarity(tokens: list[str]) -> set[tuple[str, bool]]:
            for t in tokens):
         return {(w, True) for w in _all_words([t for t in tokens if t not in words])}
     out: set[tuple[str, bool]] = set()
-    negated = governs = False
+    negated = False
+    governs = 0  # content words the current negation governs so far
     skip = False
     for i, tok in enumerate(tokens):
         if skip:
             skip = False
             continue
         if _negates(tok):
-            negated, governs = True, False
+            negated, governs = True, 0
             continue
-        if negated and governs and tok in _SCOPE_ENDS:
+        if negated and governs >= 2 and tok in _SCOPE_ENDS:
             negated = False
         if tok == "non" and i + 1 < len(tokens) and not tokens[i + 1][0].isdigit():
             out.add((_stem("non" + tokens[i + 1]), negated))
@@ -459,7 +461,7 @@ def _scoped_polarity(tokens: list[str]) -> set[tuple[str, bool]]:
             continue
         for w in _all_words([tok]):
             out.add((w, negated))
-            governs = governs or (negated and _is_content(tok))
+            governs += negated and _is_content(tok)
     if negated and not governs:
         return {(w, True) for w, _ in out}
     return out
@@ -871,10 +873,20 @@ def _excused(word: str, negating: _Features, other: _Features) -> bool:
     for content, scope in negating.negated_parts:
         if word not in content:
             continue
-        if word in scope or any(x in other.content and (x, True) not in other.polar
-                                for x in scope):
+        if word in scope or any(_asserts(other, x) for x in scope):
             return False
     return True
+
+
+def _asserts(f: _Features, word: str) -> bool:
+    """Whether ``f`` states ``word``, or a word of the same root ("renew" / "renewal": one
+    stem the prefix of the other, four letters at least), outside any negation."""
+    if word in f.content:
+        return (word, True) not in f.polar
+    if len(word) < 4 or word[0].isdigit():
+        return False
+    return any((w.startswith(word) or word.startswith(w)) and len(w) >= 4
+               and (w, True) not in f.polar for w in f.words)
 
 
 def _loose_bounds(cf: _Features, wf: _Features) -> list[str]:
