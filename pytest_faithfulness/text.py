@@ -261,18 +261,43 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK.search(text))
 
 
-def quote_in_passage(quote: str, passage_text: str) -> bool:
-    """True when ``quote`` occurs in ``passage_text`` at word boundaries after whitespace
-    normalisation: "within 1" does not occur in "within 14 days", nor "und" in "refund"
-    (a CJK character needs no boundary, its script does not space words).
+#: Invisible characters that split no word (soft hyphen, zero-width spaces and joiners, word
+#: joiner, BOM): typography, dropped by ``fold_typography``.
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+#: Every quotation mark drawn as ``'`` or ``"``, and every dash, hyphen or minus drawn as ``-``.
+_TYPOGRAPHY = str.maketrans({
+    **{c: "'" for c in "\u2018\u2019\u201a\u201b\u2032\u0060\u00b4\u02bc"},
+    **{c: '"' for c in "\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb"},
+    **{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"},
+})
+#: A dash between words, however spaced or doubled ("a -- b", "a \u2014 b", "a-b").
+_DASH_RUN = re.compile(r"\s*-+\s*")
 
-    Both sides are NFKC-normalised, typographic quotes are unified and runs of whitespace
-    collapse to one space; the comparison is case-sensitive. An empty quote never matches.
+
+def fold_typography(text: str) -> str:
+    """``text`` with its typography unified, nothing else: Unicode NFKC (ligatures, full-width
+    forms, no-break spaces), invisible characters dropped, curly and straight quotes one mark
+    each, dashes, hyphens and minus signs one ``-`` (the spaces around a dash dropped) and runs
+    of whitespace one space. Case, letters, digits and other punctuation are kept as they are.
     """
-    q = normalize_ws(quote)
+    folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)).translate(_TYPOGRAPHY)
+    return _WS.sub(" ", _DASH_RUN.sub("-", folded)).strip()
+
+
+def quote_in_passage(quote: str, passage_text: str) -> bool:
+    """True when ``quote`` occurs verbatim in ``passage_text`` at word boundaries, up to
+    typography (``fold_typography``): "within 1" does not occur in "within 14 days", nor "und"
+    in "refund" (a CJK character needs no boundary, its script does not space words).
+
+    Both sides are folded the same way: NFKC, curly/straight quotes, dashes and hyphens,
+    no-break and zero-width spaces, ligatures and whitespace unified; nothing else is forgiven
+    (the comparison is case-sensitive, words and punctuation must match). An empty quote never
+    matches.
+    """
+    q = fold_typography(quote)
     if not q:
         return False
-    text = normalize_ws(passage_text)
+    text = fold_typography(passage_text)
     start = text.find(q)
     while start != -1:
         end = start + len(q)

@@ -27,11 +27,13 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import combinations
 
 from .records import Evidence, Passage, Verdict
-from .text import CJK_CLASS, normalize_ws, passage_sentence_spans, quote_in_passage
+from .text import (CJK_CLASS, fold_typography, normalize_ws, passage_sentence_spans,
+                   quote_in_passage)
 
-HEURISTIC_VERSION = "heuristic-2026.12-6"  # negation per scope, opposite words, titles
+HEURISTIC_VERSION = "heuristic-2026.12-7"  # issue 20: negation per scope, opposite words, titles, names with digits, non-/N+/units
 #: Measured balanced accuracy (supported vs not) of the offline judge with this verifier on
 #: the public development data (``../shared/data``; measurement only, never tuned on), from
 #: ``python benchmarks/measure_offline_verifier.py --only heuristic``.
@@ -149,74 +151,390 @@ def _evidence_problem(items: list[Evidence], by_id: dict[str, Passage], label: s
                       claim: str | None) -> str | None:
     """Why the evidence items (each already found in its passage) cannot carry the verdict,
     or ``None`` when they can."""
-    quotes = list(dict.fromkeys(item.quote for item in items))
-    cited = [by_id[pid] for pid in dict.fromkeys(item.passage_id for item in items)]
-    return _quote_problem(" ".join(quotes), cited, label, claim)
+    return _quote_problem(items, by_id, label, claim)
 
 
-def _quote_problem(quote: str, cited: list[Passage], label: str,
+@dataclass(frozen=True)
+class _Evidence:
+    """What a verdict's evidence items say, read for ``_quote_problem``.
+
+    ``quotes`` is the quotes' own words (a bare "Yes."/"No." answer read with its question);
+    ``context`` is the sentence(s) around each quote in its passage (the quote itself when it
+    is a title); ``titles`` is the cited passages' titles."""
+
+    quotes: str
+    context: str
+    titles: str
+    whole: bool       # some quote is the whole text or title of its passage
+    count: int        # distinct quotes
+
+
+def _read_evidence(items: list[Evidence], by_id: dict[str, Passage]) -> _Evidence:
+    """The quotes of ``items``, the sentences around them and their passages' titles."""
+    quotes, context, whole = [], [], False
+    for quote in dict.fromkeys(item.quote for item in items):
+        pids = [item.passage_id for item in items if item.quote == quote]
+        said = quote
+        around = []
+        for pid in pids:
+            passage = by_id[pid]
+            for source in (passage.text, passage.title):
+                if not source or not quote_in_passage(quote, source):
+                    continue
+                whole = whole or _bare(fold_typography(source)) == _bare(fold_typography(quote))
+                sentence, before = _sentence_around(quote, source)
+                if before:
+                    said = f"{before} {quote}"
+                around.append(f"{before} {sentence}" if before else sentence)
+                break
+        quotes.append(_answered(said))
+        context.append(_answered(" ".join(dict.fromkeys(around)) or said))
+    titles = " ".join(dict.fromkeys(by_id[i.passage_id].title or "" for i in items)).strip()
+    return _Evidence(" . ".join(quotes), " . ".join(context), titles, whole, len(quotes))
+
+
+#: A bare answer of a question-and-answer passage: "Yes.", "No", "A: No.".
+_BARE_ANSWER = re.compile(r"(?:(?:A|Answer)\s*:\s*)?(?:Yes|No)", re.IGNORECASE)
+#: A question followed by its bare answer: "Can I pause? A: No." reads "not Can I pause." and
+#: "Can I pause? Yes." reads "Can I pause." for the polarity and coverage rules.
+_QA = re.compile(r"([^.?!\n]*)\?\s*(?:(?:A|Answer)\s*:\s*)?(Yes|No)\b[.!]?", re.IGNORECASE)
+_QUESTION_MARK = re.compile(r"^\s*(?:Q|Question)\s*:\s*", re.IGNORECASE)
+
+
+def _answered(text: str) -> str:
+    """``text`` with every question answered by a bare yes or no read as the statement the
+    answer makes."""
+    def statement(m: re.Match[str]) -> str:
+        question = _QUESTION_MARK.sub("", m.group(1)).strip()
+        return f"{'not ' if m.group(2).lower() == 'no' else ''}{question}."
+    return _QA.sub(statement, text)
+
+
+_SENTENCE_BREAK = re.compile(r"[.!?\u3002\n](?!\d)")
+
+
+def _sentence_around(quote: str, source: str) -> tuple[str, str]:
+    """The sentence(s) of ``source`` that the first occurrence of ``quote`` lies in (the
+    quote widened to sentence breaks), and the sentence just before them when the quote is a
+    bare yes/no answer (its question), else ``""``. Both typography-folded."""
+    text, q = fold_typography(source), fold_typography(quote)
+    start = text.find(q)
+    if start < 0:
+        return q, ""
+    end = start + len(q)
+    left = max((m.end() for m in _SENTENCE_BREAK.finditer(text, 0, start)), default=0)
+    m = _SENTENCE_BREAK.search(text, end - 1 if q[-1:] in ".!?\u3002" else end)
+    right = m.end() if m else len(text)
+    sentence = text[left:right].strip()
+    before = ""
+    if _BARE_ANSWER.fullmatch(_bare(q)):
+        prev = text[:left].rstrip()
+        cut = max((m.end() for m in _SENTENCE_BREAK.finditer(prev[:-1])), default=0)
+        before = prev[cut:].strip()
+    return sentence, before
+
+
+def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                    claim: str | None) -> str | None:
-    """Why ``quote`` cannot carry the verdict, or ``None`` when it can (rules 2 and 3)."""
-    sources = [s for p in cited for s in (p.text, p.title) if s and quote_in_passage(quote, s)]
-    ids = ", ".join(p.id for p in cited)
-    if not sources:
-        return f"{label} verdict's quote does not occur in passage(s) {ids}"
-    whole = _bare(quote)
-    qf = _features(quote, sentence_start_exempt=False)
-    is_whole = bool(whole) and any(_bare(source) == whole for source in sources)
-    if len(qf.content) < MIN_QUOTE_CONTENT_WORDS and not is_whole:
-        return (f"{label} verdict's quote {_clip(quote)!r} is too short to carry evidence "
+    """Why the evidence ``items`` cannot carry the verdict, or ``None`` when they can: the
+    rules 3-8 of ``check_verdict``, in its order."""
+    ev = _read_evidence(items, by_id)
+    shown = _clip(" | ".join(dict.fromkeys(i.quote for i in items)))
+    qf = _features(ev.quotes, sentence_start_exempt=False)
+    if len(qf.content) < MIN_QUOTE_CONTENT_WORDS and not ev.whole:
+        return (f"{label} verdict's quote {shown!r} is too short to carry evidence "
                 f"({len(qf.content)} content word(s); needs {MIN_QUOTE_CONTENT_WORDS} or the "
                 "whole passage)")
     if claim is None:
         return None
     cf = _features(claim)
-    shared = qf.content & cf.content
-    if len(shared) < MIN_QUOTE_SHARED_WORDS:
-        return f"{label} verdict's quote {_clip(quote)!r} shares no content word with the claim"
+    if not _covered(cf.content, qf.content):
+        return f"{label} verdict's quote {shown!r} shares no content word with the claim"
     if label != "supported":
         return None
-    if missing := sorted(cf.mandatory - qf.content):
-        return (f"supported verdict's quote {_clip(quote)!r} does not state the claim's "
-                f"{', '.join(missing)}")
-    n = len(cf.content)
-    if len(shared) < (QUOTE_CLAIM_COVERAGE * n if n > 3 else n - 1):
-        return (f"supported verdict's quote {_clip(quote)!r} covers {len(shared)} of the "
-                f"claim's {n} content words; needs at least {QUOTE_CLAIM_COVERAGE:.0%} "
-                "(all but one of three or fewer)")
-    if len(cf.parts) > 1:  # "X, and Y": a short clause must not ride along with a long one
-        for part in cf.parts:
-            words = part - _FILLERS
-            missing = words - qf.content
-            if words and len(words) - len(missing) < math.ceil(QUOTE_PART_COVERAGE * len(words)):
-                return (f"supported verdict's quote {_clip(quote)!r} does not carry a part of "
-                        f"the claim ({', '.join(sorted(missing))}); each part of a claim "
-                        f"(clauses, comma-separated parts) needs at least "
-                        f"{QUOTE_PART_COVERAGE:.0%} of its content words in the quote")
-    if flipped := sorted(w for w, neg in cf.polar if w in qf.content and (w, neg) not in qf.polar):
-        return (f"supported verdict's quote {_clip(quote)!r} is negated where the claim is not "
+    xf = _features(ev.context, sentence_start_exempt=False)
+    tf = _features(ev.titles, sentence_start_exempt=False) if ev.titles else None
+    names = cf.mandatory - cf.numbers
+    stated = xf.content | (tf.content if tf else frozenset())
+    if missing := sorted(w for w in names if w not in stated):
+        return (f"supported verdict's evidence {shown!r} does not state the claim's "
+                f"{', '.join(missing)} (not in the quotes, the sentences around them or the "
+                "passage titles)")
+    if problem := _number_problem(cf, xf, qf):
+        return f"supported verdict's evidence {shown!r} {problem}"
+    for part in cf.parts:
+        words = part - _FILLERS
+        said = {w for w in words if _stated(w, qf.content)
+                or (w in cf.mandatory and w in stated)}
+        if words and len(said) < math.ceil(QUOTE_PART_COVERAGE * len(words)):
+            return (f"supported verdict's evidence {shown!r} does not speak to a part of the "
+                    f"claim ({', '.join(sorted(words - said))}); each part of a claim "
+                    f"(clauses, comma-separated parts) needs at least "
+                    f"{QUOTE_PART_COVERAGE:.0%} of its content words in the quotes")
+    if flipped := _polarity_problem(cf, xf):
+        return (f"supported verdict's evidence {shown!r} is negated where the claim is not "
                 f"(or the reverse): {', '.join(flipped)}")
-    for source in sources:
-        rest = _features(_rest_of_sentence(quote, source), sentence_start_exempt=False)
-        if negated := sorted(w for w, neg in cf.polar if not neg and (w, True) in rest.polar):
-            return (f"supported verdict's quote {_clip(quote)!r} stops before the passage "
-                    f"negates {', '.join(negated)}")
+    if problem := _quantifier_problem(claim, ev):
+        return f"supported verdict's evidence {shown!r} {problem}"
     return None
 
 
-_SENTENCE_END = re.compile(r"[.!?\u3002\n](?!\d)")
+def evidence_coverage(verdict: Verdict | None, claim: str) -> float | None:
+    """The share (0..1) of ``claim``'s content words (stems, numbers as digits) that the
+    quotes of ``verdict``'s evidence state (``_stated``: same stem, same long prefix or a
+    ``_SYNONYMS`` word); ``None`` when the verdict gives no quote or the claim no content word.
+
+    Reported per claim (``ClaimResult.evidence_coverage``); it decides nothing by itself: a
+    paraphrase covers less than a copy and is not refused for it (``check_verdict`` asks
+    every part of the claim to be spoken to instead)."""
+    if verdict is None or not verdict.evidence:
+        return None
+    quotes = " . ".join(_answered(q) for q in dict.fromkeys(i.quote for i in verdict.evidence)
+                        if q.strip())
+    words = _features(claim).content
+    if not quotes or not words:
+        return None
+    have = _features(quotes, sentence_start_exempt=False).content
+    return round(sum(1 for w in words if _stated(w, have)) / len(words), 3)
 
 
-def _rest_of_sentence(quote: str, source: str) -> str:
-    """What follows ``quote``'s first occurrence in ``source`` up to the end of that sentence
-    (both whitespace-normalised); empty when the quote ends its sentence."""
-    text, q = normalize_ws(source), normalize_ws(quote).rstrip()
-    start = text.find(q)
-    if start < 0 or _SENTENCE_END.search(q[-1:] or "."):
-        return ""
-    rest = text[start + len(q):]
-    end = _SENTENCE_END.search(rest)
-    return rest[:end.start()] if end else rest
+#: Words that say the same thing for the coverage rule (stems, one way: claim word -> the
+#: evidence words that state it).
+_SYNONYMS = {
+    "cost": {"price", "fee", "charg", "pay", "usd", "eur", "gbp"},
+    "price": {"cost", "fee", "charg", "usd", "eur", "gbp"}, "fee": {"cost", "price", "charg"},
+    "buy": {"purchas"}, "purchas": {"buy"}, "allow": {"permit", "let"},
+    "permit": {"allow"}, "get": {"receiv"}, "receiv": {"get"}, "offer": {"provid", "includ"},
+    "includ": {"offer", "come", "contain", "provid"}, "provid": {"offer", "includ"},
+    "take": {"last"}, "last": {"take"}, "user": {"seat"}, "seat": {"user"},
+    "start": {"begin"}, "begin": {"start"}, "end": {"finish", "expir"}, "expir": {"end"},
+    "weigh": {"weight", "kg", "g", "lb"}, "weight": {"weigh"}, "hold": {"capacity", "l", "ml"},
+    "capacity": {"hold"}, "requir": {"need"}, "need": {"requir"},
+}
+
+
+def _stated(word: str, have: frozenset[str] | set[str]) -> bool:
+    """Whether the stemmed ``word`` is among ``have``: the same stem, the same first five
+    letters of two long stems ("configur" / "configuration"; never an opposite word), or a
+    ``_SYNONYMS`` word."""
+    if word in have:
+        return True
+    if len(word) >= 5 and not word[0].isdigit():
+        head = word[:5]
+        if any(len(h) >= 5 and h[:5] == head and not _opposite(word, h) for h in have):
+            return True
+    return bool(_SYNONYMS.get(word, set()) & have)
+
+
+def _covered(words: frozenset[str], have: frozenset[str]) -> bool:
+    return any(_stated(w, have) for w in words)
+
+
+#: unit (as ``_features`` reads it) -> (dimension, factor to the dimension's base unit).
+#: Units of different systems (kg / lb) and currencies are different dimensions: never
+#: converted into each other.
+_DIMENSIONS = {
+    "mg": ("mass", 0.001), "g": ("mass", 1.0), "kg": ("mass", 1000.0),
+    "lb": ("mass-lb", 1.0), "pound": ("mass-lb", 1.0), "oz": ("mass-lb", 1 / 16),
+    "ml": ("volume", 1.0), "cl": ("volume", 10.0), "l": ("volume", 1000.0),
+    "mm": ("length", 1.0), "cm": ("length", 10.0), "m": ("length", 1000.0),
+    "km": ("length", 1e6), "inch": ("length-in", 1.0), "foot": ("length-in", 12.0),
+    "feet": ("length-in", 12.0),
+    "second": ("time", 1.0), "minute": ("time", 60.0), "hour": ("time", 3600.0),
+    "day": ("time", 86400.0), "week": ("time", 604800.0),
+    "month": ("months", 1.0), "year": ("months", 12.0),
+    "mb": ("data", 1.0), "gb": ("data", 1e3), "tb": ("data", 1e6),
+    "w": ("power", 1.0), "kw": ("power", 1e3), "wh": ("energy", 1.0), "kwh": ("energy", 1e3),
+    "usd": ("usd", 1.0), "dollar": ("usd", 1.0), "eur": ("eur", 1.0), "euro": ("eur", 1.0),
+}
+
+
+def _value(number: str, unit: str) -> tuple[str, float]:
+    """``(dimension, value in its base unit)`` of a number with its unit."""
+    dim, factor = _DIMENSIONS.get(unit, (unit, 1.0))
+    return dim, float(number) * factor
+
+
+def _same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
+
+
+def _number_problem(cf: _Features, xf: _Features, qf: _Features) -> str | None:
+    """Why the claim's numbers are not stated by the evidence (``xf``: the quotes and the
+    sentences around them; ``qf``: the quotes alone), or ``None``."""
+    claim_q = _quantities(cf)
+    ev_values = {_value(n, u) for n, u in xf.number_labels if u in _UNITS}
+    ok: set[str] = set()
+    for number, unit in sorted(claim_q):
+        dim, value = _value(number, unit)
+        if (number, unit) in xf.number_labels or _computed(value, dim, qf) or any(
+                d == dim and _same(v, value) for d, v in ev_values):
+            ok.add(number)
+            continue
+        return f"does not state {number} {unit} (compared as a quantity with its unit)"
+    for number in sorted(cf.numbers - ok):
+        if number in xf.numbers or (not any(n == number for n, _ in claim_q)
+                                    and _computed(float(number), None, qf)):
+            continue
+        return f"does not state the claim's number {number}"
+    if unsaid := sorted((n, w) for n, w in cf.number_nouns - xf.number_labels
+                        if n in xf.numbers):
+        return "does not state " + ", ".join(f"{n} {w}" for n, w in unsaid) + " together"
+    for number, bound in sorted(cf.bounds):
+        if (number, bound) not in xf.bounds and not _keyed_bound(number, bound, xf):
+            return f"does not state the bound on {number} ({bound})"
+    for number, bound in sorted(qf.bounds - cf.bounds):
+        if bound == ">=" and number in cf.numbers:
+            return f"bounds {number} from below (at least) where the claim states it exactly"
+    return None
+
+
+def _keyed_bound(number: str, bound: str, xf: _Features) -> bool:
+    """A key/value or table passage states a bound in its key: ``"max_users": 25``."""
+    return (bound == "<=" and (number, "maximum") in xf.number_labels
+            or bound == ">=" and (number, "minimum") in xf.number_labels)
+
+
+def _computed(value: float, dim: str | None, qf: _Features) -> bool:
+    """Whether ``value`` (in the base unit of ``dim``; ``None``: a bare number) is a sum or
+    difference of two or a sum of three numbers the quotes state (with units of the same
+    dimension), or (bare numbers) a product or ratio of two; never of numbers only a rationale
+    names."""
+    if dim is None:
+        operands = sorted({float(n) for n in qf.numbers})
+    else:
+        operands = sorted({v for d, v in (_value(n, u) for n, u in qf.number_labels
+                                          if u in _UNITS) if d == dim})
+    operands = operands[:12]
+    if len(operands) < 2:
+        return False
+    for a, b in combinations(operands, 2):
+        if _same(a + b, value) or _same(b - a, value):
+            return True
+        if dim is None and a > 1 and (_same(a * b, value) or _same(b / a, value)
+                                      or _same(100 * a / b, value)):
+            return True
+    return any(_same(sum(c), value) for c in combinations(operands, 3))
+
+
+#: Prefixes that negate the word they are put before (on a rest of at least four letters).
+_NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
+#: Stems that begin like a negating prefix and negate nothing.
+_NOT_NEGATED = frozenset({
+    "inform", "install", "instal", "income", "increas", "import", "impress", "impact",
+    "improv", "impos", "invest", "involv", "insur", "intend", "interest", "internal",
+    "indicat", "insid", "includ", "instanc", "instant", "insight", "input", "invit", "invoic",
+    "inventory", "discount", "discover", "display", "discharg", "dismiss", "dispos",
+    "distanc", "distribut", "discuss", "dispatch", "district", "unit", "under", "unless",
+    "until", "uniqu", "univers", "union", "illustrat", "imag", "immediat", "irrigat",
+    "inch", "index", "industry", "infant", "ingredient", "initial", "inner", "innovat",
+    "inquir", "inspect", "insert", "inspir", "instruct", "integrat", "interact", "interval",
+    "introduc", "invent", "island", "issu", "disput", "dispens", "distinct",
+})
+#: Opposite words (stems), both ways: asserting one is negating the other.
+_ANTONYM_PAIRS = (
+    ("enabl", "disabl"), ("accept", "reject"), ("accept", "declin"), ("issu", "deni"),
+    ("issu", "deny"), ("grant", "deni"), ("grant", "deny"), ("approv", "reject"),
+    ("approv", "deni"), ("includ", "exclud"), ("incur", "avoid"), ("qualify", "exclud"),
+    ("qualifi", "exclud"), ("allow", "prohibit"), ("allow", "forbid"), ("allow", "block"),
+    ("permit", "prohibit"), ("requir", "optional"), ("mandatory", "optional"),
+    ("public", "privat"), ("increas", "decreas"), ("higher", "lower"), ("open", "clos"),
+    ("online", "offlin"), ("internal", "external"), ("automatic", "manual"),
+    ("automatically", "manually"), ("free", "paid"), ("same", "different"), ("pass", "fail"),
+    ("success", "failur"), ("add", "remov"), ("keep", "delet"), ("retain", "delet"),
+    ("earlier", "later"), ("minimum", "maximum"), ("faster", "slower"),
+    ("cheaper", "expensiv"), ("larger", "smaller"), ("bigger", "smaller"), ("less", "more"),
+    ("lock", "unlock"), ("upload", "download"), ("gain", "loss"), ("profit", "loss"),
+    ("rise", "fall"), ("refundabl", "forfeit"), ("win", "lose"), ("won", "lost"),
+    ("suppli", "withh"), ("wireless", "wired"), ("first", "last"), ("before", "after"),
+)
+_ANTONYMS: dict[str, set[str]] = {}
+for _a, _b in _ANTONYM_PAIRS:
+    _ANTONYMS.setdefault(_a, set()).add(_b)
+    _ANTONYMS.setdefault(_b, set()).add(_a)
+
+
+@lru_cache(maxsize=65536)
+def _opposite(a: str, b: str) -> bool:
+    """Whether the stems ``a`` and ``b`` are opposites: one is the other with a negating
+    prefix ("refundabl" / "nonrefundabl", "encrypt" / "unencrypt"), or with ``-less``
+    ("cord" / "cordless"), or they are an ``_ANTONYM_PAIRS`` pair ("enabl" / "disabl")."""
+    if a == b:
+        return False
+    if b in _ANTONYMS.get(a, ()):
+        return True
+    for x, y in ((a, b), (b, a)):
+        if x in _NOT_NEGATED or y in _NOT_NEGATED:
+            continue
+        for prefix in _NEGATING_PREFIXES:
+            if x.startswith(prefix) and len(y) >= 4 and \
+                    x[len(prefix):].rstrip("e") == y.rstrip("e"):
+                return True
+        if x.endswith("less") and len(x) > 7 and x[:-4].rstrip("e") == y.rstrip("e"):
+            return True
+    return False
+
+
+def _polarity_problem(cf: _Features, xf: _Features) -> list[str]:
+    """The claim's words that the evidence ``xf`` says with the other polarity and nowhere
+    with the claim's: a word negated on one side only, both in its clause part and in the
+    negation's scope (the words after the negation: "Sale items can be exchanged but not
+    refunded" negates "refunded", not "sale items"), or an opposite word ("nonrefundable",
+    "disabled", ``_opposite``) said with the claim's polarity."""
+    ev_clause: dict[str, set[bool]] = {}
+    ev_scope: dict[str, set[bool]] = {}
+    claim_scope: dict[str, set[bool]] = {}
+    for w, neg in xf.polar:
+        ev_clause.setdefault(w, set()).add(neg)
+    for w, neg in xf.scoped:
+        ev_scope.setdefault(w, set()).add(neg)
+    for w, neg in cf.scoped:
+        claim_scope.setdefault(w, set()).add(neg)
+    flipped = set()
+    for w, neg in cf.polar:
+        scope = claim_scope.get(w, {neg})
+        if w in ev_clause:
+            if neg not in ev_clause[w] and not scope & ev_scope.get(w, set()):
+                flipped.add(w)
+            continue
+        if w in cf.numbers:
+            continue
+        opposed = [v for v in ev_scope if _opposite(w, v)]
+        same = any(s in ev_scope[v] for v in opposed for s in scope)
+        reversed_ = any((not s) in ev_scope[v] for v in opposed for s in scope)
+        if same and not reversed_:
+            flipped.add(w)
+    return sorted(flipped)
+
+
+#: Quantifiers and frequency words, by what they claim: a claim's quantifier must be the
+#: evidence's ("all" is not "some", "always" is not "rarely").
+_QUANTIFIERS = {
+    "all": "all", "every": "all", "each": "all", "always": "always", "most": "most",
+    "mostly": "most", "majority": "most", "usually": "usually", "generally": "usually",
+    "typically": "usually", "often": "often", "frequently": "often", "some": "some",
+    "several": "some", "sometimes": "sometimes", "occasionally": "sometimes", "few": "few",
+    "rarely": "rarely", "seldom": "rarely", "only": "only", "exclusively": "only",
+    "solely": "only", "never": "never", "none": "none", "many": "many",
+}
+#: Quantifiers a claim may not state unless its evidence does ("all", "only", ...); a weaker
+#: one ("some", "often") is refused only when the quotes state another.
+_STRONG_QUANTIFIERS = frozenset({"all", "always", "only", "never", "none", "most"})
+_LETTERS = re.compile(r"[a-z]+")
+
+
+def _quantifiers(text: str) -> set[str]:
+    return {_QUANTIFIERS[w] for w in _LETTERS.findall(text.lower()) if w in _QUANTIFIERS}
+
+
+def _quantifier_problem(claim: str, ev: _Evidence) -> str | None:
+    """Why the claim's quantifiers are not the evidence's, or ``None``."""
+    said = _quantifiers(ev.context)
+    claimed = _quantifiers(claim)
+    for q in sorted(claimed - said):
+        if q in _STRONG_QUANTIFIERS or _quantifiers(ev.quotes) - claimed:
+            return f"does not say {q!r} as the claim does"
+    return None
 
 
 def _bare(text: str) -> str:
@@ -281,12 +599,12 @@ _PHRASES = (
     (re.compile(r"miles? per hour|\bmph\b"), " mph "),
     (re.compile(r"\bkilograms?\b|\bkilos?\b"), " kg "),
     (re.compile(r"\bmilligrams?\b"), " mg "),
-    (re.compile(r"\bgrams?\b|\bgrammes?\b"), " g "),
+    (re.compile(r"\bgrams?\b|(?<=\d)\s?gr?\b"), " g "),
     (re.compile(r"\bmillilit(?:re|er)s?\b"), " ml "),
-    (re.compile(r"\blbs\b"), " lb "),
+    (re.compile(r"\blbs?\b"), " lb "),
     (re.compile(r"\bounces?\b"), " oz "),
-    # "10+ users" is at least 10 ("10 users" is not)
-    (re.compile(r"(\d+(?:\.\d+)?)\s*\+(?![\d+])"), r" at least \1 "),
+    (re.compile(r"\beuros?\b"), " eur "),
+    (re.compile(r"(?<=\d) ?(?:us )?dollars?\b|\busd\b"), " usd "),
     (re.compile(r"\bmillimet(?:re|er)s?\b"), " mm "),
     (re.compile(r"\bcentimet(?:re|er)s?\b"), " cm "),
     (re.compile(r"\bkilomet(?:re|er)s?\b"), " km "),
@@ -324,7 +642,10 @@ def _fold_phrases(lower: str) -> str:
 
 _CJK_CLASS = CJK_CLASS
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
-_TOKEN = re.compile(rf"\d+(?:\.\d+)?|[{_CJK_CLASS}]+|(?:(?![{_CJK_CLASS}])[^\W\d_])+(?:'t)?")
+#: A token: a letter-led word with a digit in it (a name: "S3", "A320", "mp3"), a number, a
+#: CJK run, or a word.
+_TOKEN = re.compile(rf"(?:(?![{_CJK_CLASS}])[^\W\d_])+\d(?:(?![{_CJK_CLASS}])[^\W_])*"
+                    rf"|\d+(?:\.\d+)?|[{_CJK_CLASS}]+|(?:(?![{_CJK_CLASS}])[^\W\d_])+(?:'t)?")
 _UNITS = frozenset({"percent", "rpm", "kmh", "mph", "kg", "g", "mm", "cm", "km", "m", "l", "ml",
                     "db", "w", "wh", "kwh", "v", "hour", "minute", "second", "day", "week",
                     "month", "year", "gb", "mb", "tb", "ghz", "mhz", "hz", "lumen", "inch",
@@ -398,10 +719,7 @@ _UPPER_BOUND = frozenset({"within", "under", "below", "maximum", "less than", "f
 _LOWER_BOUND = frozenset({"over", "above", "minimum", "more than", "greater than", "at least",
                           "exceeding", "exceeds", "beyond", "after", "no less than",
                           "minimum of", "a minimum of"})
-#: A label that bounds the number it names ("max_users": 25, "Maximum users: 25"): the number
-#: follows it within ``_LABEL_BOUND_REACH`` words, with no other number between.
-_LABEL_BOUNDS = {"maximum": "<=", "limit": "<=", "minimum": ">="}
-_LABEL_BOUND_REACH = 3
+
 
 
 def _bound(tokens: list[str], i: int) -> str | None:
@@ -414,6 +732,8 @@ def _bound(tokens: list[str], i: int) -> str | None:
                 return "<="
             if phrase in _LOWER_BOUND:
                 return ">="
+    if i >= 2 and tokens[i - 2] in ("maximum", "minimum"):  # a key: "max_users: 25"
+        return "<=" if tokens[i - 2] == "maximum" else ">="
     return None
 
 
@@ -504,6 +824,17 @@ def _clause_content(tokens: list[str]) -> set[str]:
 
 
 _THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
+#: A decimal comma before a unit: "1,5 l", "2,5 kg" read "1.5 l", "2.5 kg".
+_DECIMAL_COMMA = re.compile(
+    r"(?<![\d.,])(\d+),(\d{1,2})(?=\s?(?:kg|g|mg|l|ml|cl|km|m|cm|mm|%|percent|lit(?:re|er)s?|"
+    r"grams?|kilo(?:gram)?s?|met(?:re|er)s?|euros?|eur|lb|lbs|oz|h|hours?)\b)", re.IGNORECASE)
+#: A key and its number, in a key/value or labelled passage (``"max_users": 25``, "Price:
+#: $20"): the colon is no clause break there, so the key is the number's label.
+_KEY_VALUE = re.compile(r'(?<=[A-Za-z])"?\s*[:=]\s*(?=[$\u20ac\u00a3]?\d)')
+#: "10+ users" reads "at least 10 users".
+_AT_LEAST = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\+(?![\d+])")
+#: "non-refundable" and "non refundable" read as one word "nonrefundable", negated inside.
+_NON = re.compile(r"\b([Nn]on)[-\u2010\u2011 ](?=[A-Za-z])")
 _TOKEN_BREAKERS = re.compile(r"[_=]")
 
 
@@ -577,6 +908,8 @@ def _surface(text: str) -> str:
     norm = unicodedata.normalize("NFKC", text.translate(_APOSTROPHES))
     norm = _MONTH_AFTER.sub(lambda m: f"{m.group(1)} {_month(m.group(2))}", norm)
     norm = _MONTH_BEFORE.sub(lambda m: f"{m.group(2)} {_month(m.group(1))}", norm)
+    norm = _KEY_VALUE.sub(" ", norm)
+    norm = _NON.sub(r"\1", _AT_LEAST.sub(r"at least \1", _DECIMAL_COMMA.sub(r"\1.\2", norm)))
     norm = _MAGNITUDE.sub(_scaled, _THOUSANDS_COMMA.sub("", norm))
     norm = _CURRENCY.sub(lambda m: f"{m.group(2)} {_CURRENCY_UNIT[m.group(1)]}", norm)
     return _TOKEN_BREAKERS.sub(" ", norm)
@@ -664,14 +997,6 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
         for i, tok in enumerate(ctoks):
             if tok[0].isdigit() and (b := _bound(ctoks, i)):
                 bounds.add((_number(tok), b))
-    for i, tok in enumerate(tokens):  # "max_users": 25, "Maximum users: 25"
-        if tok[0].isdigit():
-            for back in reversed(tokens[max(0, i - _LABEL_BOUND_REACH):i]):
-                if back[0].isdigit():
-                    break
-                if back in _LABEL_BOUNDS:
-                    bounds.add((_number(tok), _LABEL_BOUNDS[back]))
-                    break
     number_nouns = set()
     measured = {n for n, u in number_units if u in _UNITS}
     for m in _NUMBER_NOUN.finditer(norm):
@@ -760,79 +1085,13 @@ def _support_problem(cf: _Features, wf: _Features) -> str | None:
     return statement_problem(cf, wf)
 
 
-#: Words that state the opposite of each other without a negation word (stems compared):
-#: each group against the group after it. A word and the same word with a negating prefix
-#: (``_NEGATING_PREFIXES``) or ``-less`` are opposed as well, without a list.
-_ANTONYM_GROUPS = (
-    (("enable", "enabled", "enables"), ("disable", "disabled", "disables")),
-    (("accept", "accepted", "accepts"), ("reject", "rejected", "rejects", "decline", "declined")),
-    (("issue", "issued", "grant", "granted", "approve", "approved", "allow", "allowed"),
-     ("deny", "denied", "denies", "refuse", "refused", "reject", "rejected")),
-    (("include", "included", "includes", "qualify", "qualifies", "eligible"),
-     ("exclude", "excluded", "excludes")),
-    (("incur", "incurs", "incurred", "charge", "charged", "pay", "pays"),
-     ("avoid", "avoids", "avoided", "waive", "waived")),
-    (("always", "often", "usually", "frequently"),
-     ("rarely", "seldom", "occasionally", "sometimes", "infrequently")),
-    (("allow", "allowed", "allows", "permit", "permitted", "permits"),
-     ("prohibit", "prohibited", "prohibits", "forbid", "forbidden", "forbids", "ban", "banned")),
-    (("required", "require", "requires", "mandatory", "compulsory", "needed"),
-     ("optional", "voluntary")),
-    (("open", "opened", "opens"), ("closed", "close", "closes", "shut")),
-    (("online",), ("offline",)),
-    (("increase", "increased", "increases", "raise", "raised", "rise", "rises"),
-     ("decrease", "decreased", "decreases", "reduce", "reduced", "lower", "lowered", "cut")),
-    (("higher", "faster", "larger", "longer", "heavier"),
-     ("lower", "slower", "smaller", "shorter", "lighter")),
-    (("maximum",), ("minimum",)),
-    (("free",), ("paid", "charged")),
-    (("public",), ("private",)),
-    (("success", "successful", "succeeded", "pass", "passed"), ("failure", "failed", "fail")),
-    (("add", "added", "adds"), ("remove", "removed", "removes", "delete", "deleted")),
-    (("automatic", "automatically"), ("manual", "manually")),
-    (("internal",), ("external",)),
-    (("permanent", "permanently"), ("temporary", "temporarily")),
-    (("true",), ("false",)),
-    (("start", "starts", "started", "begin", "begins"), ("end", "ends", "ended", "stop", "stops")),
-)
-_NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
-#: Words that begin like a negating prefix and are not the negation of their rest.
-_NOT_PREFIXED = frozenset(_stem(w) for w in (
-    "income", "input", "inside", "increase", "install", "invest", "inform", "insight", "intake",
-    "index", "instance", "instant", "inside", "invoice", "involve", "import", "impress", "impact",
-    "imprint", "display", "discount", "dispose", "dispatch", "disease", "dismiss", "distance",
-    "discuss", "discover", "union", "unit", "under", "understand", "until", "unpack", "unload",
-    "illustrate", "irrigate", "impose", "improve", "inherit", "insist", "interest", "intend",
-    "invent", "insert"))
-
-
-def _opposite_stems() -> dict[str, frozenset[str]]:
-    out: dict[str, set[str]] = {}
-    for left, right in _ANTONYM_GROUPS:
-        ls, rs = {_stem(w) for w in left}, {_stem(w) for w in right}
-        for a in ls:
-            out.setdefault(a, set()).update(rs - ls)
-        for b in rs:
-            out.setdefault(b, set()).update(ls - rs)
-    return {k: frozenset(v) for k, v in out.items()}
-
-
-_OPPOSITE = _opposite_stems()
-
-
-def _opposed_words(a: str, b: str) -> bool:
-    """Whether the stems ``a`` and ``b`` state opposites: an antonym pair
-    (``_ANTONYM_GROUPS``), or one is the other with a negating prefix ("eligible" /
-    "ineligible", "refundable" / "nonrefundable") or ``-less``."""
-    if b in _OPPOSITE.get(a, ()):
-        return True
-    for x, y in ((a, b), (b, a)):
-        if len(x) >= 4 and y.endswith(x) and y[:-len(x)] in _NEGATING_PREFIXES \
-                and y not in _NOT_PREFIXED:
-            return True
-        if len(x) >= 4 and y.startswith(x) and y[len(x):] in ("less", "les"):
-            return True
-    return False
+#: Frequency words that a claim's frequency word is not ("always" is not "rarely"), by the
+#: class ``_QUANTIFIERS`` gives them.
+_FREQUENCY_CLASH = {"always": {"rarely", "sometimes", "often", "usually", "never"},
+                    "usually": {"rarely", "never"}, "often": {"rarely", "never"},
+                    "rarely": {"always", "usually", "often"},
+                    "never": {"always", "usually", "often", "sometimes"}}
+_FREQUENCY = {_stem(w): c for w, c in _QUANTIFIERS.items() if c in _FREQUENCY_CLASH}
 
 
 def _opposites(cf: _Features, wf: _Features) -> list[tuple[str, str]]:
@@ -841,14 +1100,20 @@ def _opposites(cf: _Features, wf: _Features) -> list[tuple[str, str]]:
     window does not also state the claim's word with the claim's polarity. A negated opposite
     agrees ("not disabled" / "enabled") and is not listed."""
     out = []
-    window = {}
+    window: dict[str, set[bool]] = {}
     for w, neg in wf.scoped:
         window.setdefault(w, set()).add(neg)
+    said = {(_FREQUENCY[w], neg) for w, neg in wf.scoped if w in _FREQUENCY}
     for a, neg in sorted(cf.scoped):
         if a[0].isdigit() or neg in window.get(a, ()):
             continue
+        if a in _FREQUENCY and (_FREQUENCY[a], neg) not in said:
+            if clash := sorted(c for c, n in said if n == neg
+                               and c in _FREQUENCY_CLASH[_FREQUENCY[a]]):
+                out.append((a, clash[0]))
+                continue
         for b, negs in window.items():
-            if neg in negs and b != a and _opposed_words(a, b):
+            if neg in negs and _opposite(a, b):
                 out.append((a, b))
                 break
     return out
@@ -879,14 +1144,9 @@ def _excused(word: str, negating: _Features, other: _Features) -> bool:
 
 
 def _asserts(f: _Features, word: str) -> bool:
-    """Whether ``f`` states ``word``, or a word of the same root ("renew" / "renewal": one
-    stem the prefix of the other, four letters at least), outside any negation."""
-    if word in f.content:
-        return (word, True) not in f.polar
-    if len(word) < 4 or word[0].isdigit():
-        return False
-    return any((w.startswith(word) or word.startswith(w)) and len(w) >= 4
-               and (w, True) not in f.polar for w in f.words)
+    """Whether ``f`` states ``word`` (``_stated``: its stem, a long common prefix as in
+    "renew" / "renewal", or a synonym) outside any negation."""
+    return _stated(word, {w for w in f.content if (w, True) not in f.polar})
 
 
 def _loose_bounds(cf: _Features, wf: _Features) -> list[str]:

@@ -17,13 +17,17 @@ the weights and the word rarities ship in ``pytest_faithfulness/models/calibrate
 The verdict:
 
 * ``supported`` when ``P(supported)`` reaches the threshold chosen on the training data's
-  held-out split, no hard rule vetoes it, and the window passes
+  held-out split, no hard rule vetoes it (``vetoes``), and the window passes
   ``verification.check_verdict`` as the quote. The hard rules: a claim word negated on one
-  side only; a number the window states otherwise; ``all`` against ``only``; a restricting
-  word (``only``) the window does not state; two of the claim's words trading places in the
-  window (who did what to whom); a quantity, bound or count the window does not state with
-  the claim's unit or name (``verification.statement_problem``); a word of a short claim
-  (``features.SHORT_CLAIM_WORDS``) the window lacks ("paid in cash");
+  side only (in its negation's scope) or an opposite word ("disabled" for "enabled",
+  "non-refundable" for "refundable", "rarely" for "always"); a number the window states
+  otherwise; ``all`` against ``only``; a restricting word (``only``) the window does not
+  state; two of the claim's words trading places in the window (who did what to whom); a
+  quantity, bound or count the window does not state with the claim's unit or name
+  (``verification.statement_problem``); a word of a short claim
+  (``features.SHORT_CLAIM_WORDS``) the window lacks ("paid in cash"); a name or number of
+  the claim, or more than a quarter of its content words, missing from the window (and from
+  the passage's title, when the title states a name of the claim);
 * else ``contradicted`` when the window (about the same thing: ``CUE_COVERAGE``) shows a
   number, unit or polarity mismatch ("14 hours" against "14 days") or ``all`` against
   ``only``, or ``P(contradicted | not supported)`` reaches its threshold, and the window
@@ -126,9 +130,7 @@ class CalibratedVerifier:
         if al.quote is None:
             return Verdict("unsupported", rationale=f"no passage speaks to this claim ({odds})",
                            confidence=round(1 - p, 4))
-        veto = _veto(f) or al.quantity_problem or al.short_claim_gap or (
-            "the window has two of the claim's words trading places (who did what to whom)"
-            if al.role_swap else None)
+        veto = vetoes(al)
         if p >= self.support_threshold and veto is None:
             verdict = Verdict("supported", passage_ids=[al.passage_id], quote=al.quote,
                               rationale=odds, confidence=round(p, 4))
@@ -153,6 +155,17 @@ class CalibratedVerifier:
         why = veto or "the best window does not carry the claim"
         return Verdict("unsupported", rationale=f"{why} ({odds})",
                        confidence=round(1 - p, 4))
+
+
+def vetoes(al) -> str | None:
+    """The hard rule that keeps the aligned window ``al`` (``features.Alignment``) from
+    supporting its claim whatever the probability, or ``None``: the feature vetoes
+    (``_veto``), a quantity, bound or count not stated as the claim states it, a word of a
+    short claim missing, too little of the claim in the window, two words trading places."""
+    return (_veto(dict(zip(FEATURE_NAMES, al.features))) or al.quantity_problem
+            or al.short_claim_gap or al.coverage_gap or (
+                "the window has two of the claim's words trading places (who did what to whom)"
+                if al.role_swap else None))
 
 
 def _veto(f: dict[str, float]) -> str | None:

@@ -103,6 +103,7 @@ class Alignment:
     quantity_problem: str | None = None
     role_swap: bool = False
     short_claim_gap: str | None = None
+    coverage_gap: str | None = None
 
 
 @lru_cache(maxsize=65536)
@@ -231,7 +232,7 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
     return Alignment(pid, quote, tuple(_vector(claim, cf, quote, wf, is_pair, union, idf,
                                                default_idf, total, heuristic.label)),
                      heuristic.label, _mismatch(cf, wf), _quantity_problem(cf, wf),
-                     _role_swap(claim, quote), _short_claim_gap(cf, wf))
+                     _role_swap(claim, quote), _short_claim_gap(cf, wf), _coverage_gap(cf, wf))
 
 
 #: A claim of at most this many content words must find every one of them (fillers aside)
@@ -276,6 +277,20 @@ def _quantity_problem(cf: _Features, wf: _Features) -> str | None:
     each quantity with its unit, each bound ("within 14") and count ("20 users") as the
     claim states it, each number with the name the claim ties it to, and negation."""
     return statement_problem(cf, wf)
+
+
+def _coverage_gap(cf: _Features, wf: _Features) -> str | None:
+    """Why the window holds too little of the claim for this word-level judge to support it
+    (``_quotable``: a name or number missing, or under ``QUOTE_CLAIM_COVERAGE`` of the content
+    words), or ``None``. The judge's own floor: it reads word overlap, not meaning, so a claim
+    with a part no window word speaks to ("ships with a descaling kit") is not supported."""
+    covered = cf.content & wf.content
+    if _quotable(cf, covered):
+        return None
+    if missing := sorted(cf.mandatory - covered):
+        return f"the window does not state {', '.join(missing)}"
+    return (f"the window holds {len(covered)} of the claim's {len(cf.content)} content "
+            "words")
 
 
 def _quotable(cf: _Features, covered) -> bool:

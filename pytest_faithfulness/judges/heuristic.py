@@ -40,6 +40,7 @@ from ..verification import (
     _contradiction,
     _Features,
     _features,
+    _opposites,
     _stem,
     _support_problem,
     _surface,
@@ -174,6 +175,12 @@ class HeuristicVerifier:
                         best_support = (key, passage.id, window)
                     continue
                 topic = (len(cf.words & wf.words) / len(cf.words)) if cf.words else 0.0
+                if topic < TOPIC_COVERAGE and covered:
+                    # a word the window states by its opposite ("non-refundable" for
+                    # "refundable") is on the topic too
+                    opposed = {a for a, _ in _opposites(cf, wf)}
+                    topic = len(cf.words & (wf.words | opposed)) / len(cf.words)
+                    coverage = len(covered | opposed) / len(cf.content)
                 if topic < TOPIC_COVERAGE:
                     continue
                 reason = _contradiction(cf, wf, coverage)
