@@ -1042,13 +1042,21 @@ def _windows(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(windows)
 
 
+def _title_speaks(cf: _Features, title: _Features | None) -> bool:
+    """Whether a passage's title names what the claim is about: it states a name of the
+    claim, or every word of it is a word of the claim ("Starter kit" for "The starter kit
+    weighs 680 grams")."""
+    return title is not None and bool((cf.mandatory - cf.numbers) & title.content
+                                      or title.words and title.words <= cf.words)
+
+
 def _with_title(cf: _Features, wf: _Features, title: _Features | None) -> _Features:
-    """The window ``wf`` read with its passage's title, when the title states a name of the
-    claim ("three brightness levels" under the title "Vela lamp" speaks of the Vela lamp):
-    the title's words count as the window's, with the title's polarity. Numbers, units,
-    bounds and clause parts stay the window's own; a title without a claim's name adds
+    """The window ``wf`` read with its passage's title, when the title names what the claim
+    is about (``_title_speaks``: "three brightness levels" under the title "Vela lamp" speaks
+    of the Vela lamp): the title's words count as the window's, with the title's polarity.
+    Numbers, units, bounds and clause parts stay the window's own; any other title adds
     nothing (a "Refund policy" title does not make every sentence say "refund")."""
-    if title is None or not (cf.mandatory - cf.numbers) & title.content:
+    if not _title_speaks(cf, title):
         return wf
     extra = title.words - wf.content
     if not extra:

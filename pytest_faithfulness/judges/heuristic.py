@@ -44,6 +44,7 @@ from ..verification import (
     _stem,
     _support_problem,
     _surface,
+    _title_speaks,
     _windows,
     _with_title,
 )
@@ -132,7 +133,7 @@ def _passage_windows(passage: Passage, claim: _Features):
         title = passage.title.strip()
         title_f = _features(title, sentence_start_exempt=False)
         yield title, title_f
-        if not (claim.mandatory - claim.numbers) & title_f.content:
+        if not _title_speaks(claim, title_f):
             title = title_f = None
     text = passage.text
     for start, end in _candidate_windows(claim, text, title):
