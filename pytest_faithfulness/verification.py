@@ -712,7 +712,8 @@ class _Features:
 #: clause punctuation (not a decimal point or a thousands comma) and contrasting conjunctions.
 _PART_BREAK = re.compile(r"[,\uff0c](?!\d)")
 _CLAUSE_BREAK = re.compile(r"[;:!?\u3002\uff1b]|[.](?!\d)|\b(?:but|whereas|while|although|"
-                           r"though|however|except|unlike|yet|whilst)\b")
+                           r"though|however|except|unlike|yet|whilst)\b"
+                           r"|\n(?=[ \t]*\|)")  # each row of a Markdown table
 _UPPER_BOUND = frozenset({"within", "under", "below", "maximum", "less than", "fewer than",
                           "up to", "at most", "no more than", "not more than", "before",
                           "maximum of", "a maximum of", "limit of", "a limit of", "limited to"})
@@ -1067,6 +1068,40 @@ def _with_title(cf: _Features, wf: _Features, title: _Features | None) -> _Featu
                    scoped=wf.scoped | {(w, n) for w, n in title.scoped if w in extra})
 
 
+def _with_header(wf: _Features, header: _Features) -> _Features:
+    """A Markdown table row's window read with its table's header row: the column names
+    count as the row's words ("| Basic | 50 GB |" under "| Plan | Storage |" speaks of the
+    Basic plan's storage); numbers, units and clause parts stay the row's own."""
+    extra = header.words - wf.content
+    if not extra:
+        return wf
+    return replace(wf, content=wf.content | extra, words=wf.words | extra,
+                   polar=wf.polar | {(w, n) for w, n in header.polar if w in extra},
+                   scoped=wf.scoped | {(w, n) for w, n in header.scoped if w in extra})
+
+
+#: A Markdown table's delimiter row ("| --- | :---: |") and any row of one.
+_TABLE_DELIMITER = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*")
+_TABLE_ROW = re.compile(r"\s*\|.*\|\s*")
+
+
+def _table_headers(text: str, spans) -> dict[int, int]:
+    """For each sentence (index into ``spans``) that is a row of a Markdown table's body, the
+    index of its table's header row."""
+    out: dict[int, int] = {}
+    header = None
+    for k, (start, end) in enumerate(spans):
+        line = text[start:end]
+        if _TABLE_DELIMITER.fullmatch(line) and k > 0 and _TABLE_ROW.fullmatch(
+                text[spans[k - 1][0]:spans[k - 1][1]]):
+            header = k - 1
+        elif header is not None and _TABLE_ROW.fullmatch(line):
+            out[k] = header
+        else:
+            header = None
+    return out
+
+
 def _quantities(f: _Features) -> set[tuple[str, str]]:
     """(number, unit) pairs of a text whose unit is a known unit ("2 l", "3 day")."""
     return {(n, u) for n, u in f.number_units if u in _UNITS}
@@ -1183,7 +1218,7 @@ def statement_problem(cf: _Features, wf: _Features) -> str | None:
     names = cf.mandatory - cf.numbers
     for part in cf.parts:
         for number in part & cf.numbers:
-            named = part & names
+            named = part & names - _UNITS  # "GB" is a unit, not the name a number belongs to
             units = {u for n, u in cf.number_units if n == number and u in _UNITS}
             rivals = {n for n, u in wf.number_labels if u in units and n != number}
             if named and not any(number in wp and wp & named for wp in wf.parts) and any(

@@ -66,12 +66,10 @@ SUPPORT_BOT = {
                   "below that it costs $5."}]),
 }
 
-#: The answers of ``SUPPORT_BOT`` whose every claim the offline judges support and the quote
-#: check accepts today. The others are refused by the quote check itself (negation read per
-#: clause part, a name only in the title, word coverage), which issue 20's items 2-4 rewrite;
-#: the offline judges call none of them contradicted.
-SUPPORTED_TODAY = ("grams", "up-to-maximum", "price-label", "table-row", "key-value",
-                   "bound-kept")
+#: The answers of ``SUPPORT_BOT`` whose every claim both offline judges support and the
+#: evidence check accepts. The first answer's first claim stays unsupported: "bought on sale"
+#: is not worded in the passage ("Sale items"), a paraphrase a word-level judge does not read.
+SUPPORTED_TODAY = tuple(name for name in SUPPORT_BOT if name != "negation-in-another-clause")
 
 
 @pytest.mark.parametrize("case", list(SUPPORT_BOT))
@@ -79,14 +77,23 @@ def test_no_faithful_support_answer_is_called_contradicted(judge, case):
     answer, passages = SUPPORT_BOT[case]
     result = evaluate(answer, passages, judge)
     assert result.status == "scored"
-    assert not [c for c in result.claims if c.label == "contradicted"], [
+    assert not [c for c in result.claims if c.label == "contradicted"
+                or c.judge_verdict is not None and c.judge_verdict.label == "contradicted"], [
         (c.text, c.verdict.rationale) for c in result.claims]
 
 
+def test_the_sale_answer_keeps_its_exchange_claim(judge):
+    """"Items bought on sale cannot be refunded." is not contradicted by "... exchanged but
+    not refunded" (the negation is in another clause); the exchange claim is supported."""
+    answer, passages = SUPPORT_BOT["negation-in-another-clause"]
+    labels = [c.label for c in evaluate(answer, passages, judge).claims]
+    assert labels == ["unsupported", "supported"]
+
+
 @pytest.mark.parametrize("case", SUPPORTED_TODAY)
-def test_faithful_support_answers_are_supported(case):
+def test_faithful_support_answers_are_supported(judge, case):
     answer, passages = SUPPORT_BOT[case]
-    result = evaluate(answer, passages, make_judge("offline"))
+    result = evaluate(answer, passages, judge)
     assert result.score == 1.0, [(c.text, c.label, c.verdict.rationale, c.note)
                                  for c in result.claims]
 
@@ -104,6 +111,8 @@ def test_a_negation_in_another_clause_is_no_flip_for_the_heuristic(case):
     for claim in negated:
         own = claim.judge_verdict or claim.verdict
         assert own.label != "contradicted", (claim.text, own.rationale)
+        if "cannot" not in claim.text:  # "bought on sale" is not worded in the passage
+            assert own.label == "supported", (claim.text, own.rationale)
 
 
 def test_the_title_carries_the_name_for_the_heuristic():
@@ -172,8 +181,10 @@ def test_a_negated_opposite_agrees(claim, passage):
 
 
 def test_a_faithful_support_suite_passes_its_gate(pytester):
-    """A small support-bot suite on the default offline judge: every answer is faithful and
-    the run passes a strict session gate (mean 1.0, no claim unsupported)."""
+    """A small support-bot suite on the default offline judge (nine of the ten answers above:
+    labels, a table row, key/value, a title, units written out, bounds, negation with an
+    adjunct): every answer is faithful and the run passes a strict session gate (mean 1.0,
+    no claim unsupported)."""
     cases = {name: SUPPORT_BOT[name] for name in SUPPORTED_TODAY}
     pytester.makepyfile(test_support_bot=f'''
 import pytest
@@ -190,3 +201,17 @@ def test_answer(assert_faithful, name):
     result.assert_outcomes(passed=len(cases))
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*session gate passed*"])
+
+
+def test_a_table_row_is_read_with_its_header_and_no_other_row():
+    """The heuristic reads a Markdown table row with its header's column names; a number of
+    another row is not the claim's ("200 GB" is the Pro plan's)."""
+    _, passages = SUPPORT_BOT["table-row"]
+    judge = make_judge("offline-heuristic")
+    right = evaluate("The Basic plan includes 50 GB of storage.", passages, judge).claims[0]
+    assert right.label == "supported" and right.verdict.quote == "| Basic | 50 GB | 5 |"
+    for claim in ("The Basic plan includes 200 GB of storage.",
+                  "The Pro plan includes 50 GB of storage."):
+        for kind in JUDGES:
+            verdict = evaluate(claim, passages, make_judge(kind)).claims[0]
+            assert verdict.label != "supported", (kind, claim, verdict.verdict)

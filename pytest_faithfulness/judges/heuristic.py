@@ -45,9 +45,12 @@ from ..verification import (
     _support_problem,
     _surface,
     _title_speaks,
+    _table_headers,
     _windows,
+    _with_header,
     _with_title,
 )
+from ..text import passage_sentence_spans
 
 #: Content words ``_features`` can produce from text that does not spell them: the words a
 #: phrase is rewritten to ("percent" from "%", "hour" from "hrs") and the quantities a unit
@@ -74,8 +77,8 @@ def _spellings(content_word: str) -> tuple[str, ...] | None:
     return (content_word,)
 
 
-def _candidate_windows(claim: _Features, text: str,
-                       title: str | None = None) -> list[tuple[int, int]]:
+def _candidate_windows(claim: _Features, text: str, title: str | None = None,
+                       headers: dict[int, int] | None = None) -> list[tuple[int, int]]:
     """The windows of ``text`` (``_windows``, same order) that may reach either threshold.
 
     A window matters to ``HeuristicVerifier.verify`` only if it covers at least
@@ -84,7 +87,8 @@ def _candidate_windows(claim: _Features, text: str,
     which claim words it may contain (``_spellings``, a plain substring test) and drops the
     windows whose count cannot reach either share. The test over-counts, never under-counts,
     so no window that could change a verdict is dropped. ``title``: the passage's title when
-    its words count with every window (``verification._with_title``).
+    its words count with every window (``verification._with_title``); ``headers``: the
+    header row (sentence index) of each Markdown table row (``verification._table_headers``).
     """
     windows = _windows(text)
     if not windows:
@@ -118,6 +122,8 @@ def _candidate_windows(claim: _Features, text: str,
             if any(s in surface for s in spellings):
                 mask |= bit
         masks.append(mask)
+    for row, header in (headers or {}).items():  # a table row speaks with its header's words
+        masks[row] |= masks[header]
     keep = [w for w, mask in zip(windows, masks) if may_matter(mask)]
     keep += [w for w, a, b in zip(windows[n_sentences:], masks, masks[1:]) if may_matter(a | b)]
     return keep
@@ -136,9 +142,18 @@ def _passage_windows(passage: Passage, claim: _Features):
         if not _title_speaks(claim, title_f):
             title = title_f = None
     text = passage.text
-    for start, end in _candidate_windows(claim, text, title):
+    rows, headers = {}, None
+    if "|" in text and "---" in text:  # a Markdown table: each row read with its header
+        spans = passage_sentence_spans(text)
+        headers = _table_headers(text, spans)
+        rows = {spans[k]: spans[h] for k, h in headers.items()}
+    for start, end in _candidate_windows(claim, text, title, headers):
         window = text[start:end]
-        yield window, _with_title(claim, _features(window, sentence_start_exempt=False), title_f)
+        wf = _with_title(claim, _features(window, sentence_start_exempt=False), title_f)
+        if (header := rows.get((start, end))) is not None:
+            wf = _with_header(wf, _features(text[header[0]:header[1]],
+                                            sentence_start_exempt=False))
+        yield window, wf
 
 
 class HeuristicVerifier:
