@@ -625,6 +625,8 @@ _PHRASES = (
     (re.compile(r"\bn'(?=[aeiouyh\u00e9\u00e8\u00ea])"), " ne "),  # French "n'est"
     # "it is false that P" negates P as "not" does ("it is not true that" has its "not")
     (re.compile(r"\bit(?: is|'s| was) (?:false|untrue|incorrect|wrong) that\b"), " not "),
+    # "A rather than B", "A instead of B": B is negated, in a part of its own
+    (re.compile(r"\brather than\b|\binstead of\b"), " , not "),
 )
 #: Any of ``_PHRASES``: when none occurs in a text, folding the phrases changes nothing (each
 #: substitution could only act on what an earlier one wrote), so the loop is skipped.
