@@ -31,16 +31,18 @@ SUPPORT_BOT = {
         "No credit card is required for the free trial.",
         [{"id": "trial", "title": "Free trial",
           "text": "Start your 14-day free trial today: no credit card is required."}]),
-    "grams": (
-        "The Starter kit weighs 680 grams.",
-        [{"id": "kit", "text": "The Starter kit weighs 680 g and includes two cables."}]),
+    "grams-label": (
+        "The starter kit weighs 680 grams.",
+        [{"id": "kit", "title": "Starter kit",
+          "text": "Weight: 680 g. Includes a charger and two cables."}]),
     "up-to-maximum": (
         "The Team plan supports up to 25 users.",
         [{"id": "plans", "text": "The Team plan supports a maximum of 25 users. Larger teams "
                                  "should choose Enterprise."}]),
     "price-label": (
         "The Pro plan costs $12 per month.",
-        [{"id": "pro", "text": "Pro plan price: $12 per month, billed annually."}]),
+        [{"id": "pro", "title": "Pro plan",
+          "text": "Price: $12 per month, billed annually. Includes priority support."}]),
     "table-row": (
         "The Basic plan includes 50 GB of storage.",
         [{"id": "table", "title": "Plan comparison",
@@ -215,3 +217,21 @@ def test_a_table_row_is_read_with_its_header_and_no_other_row():
         for kind in JUDGES:
             verdict = evaluate(claim, passages, make_judge(kind)).claims[0]
             assert verdict.label != "supported", (kind, claim, verdict.verdict)
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("Refunds are paid in cash.", "Refunds are paid as store credit rather than cash."),
+    ("Refunds are paid in cash.", "Refunds are paid as store credit instead of cash."),
+])
+def test_rather_than_negates_what_follows(judge, claim, passage):
+    result = evaluate(claim, [{"id": "p1", "text": passage}], judge)
+    assert [c.label for c in result.claims] != ["supported"], result.claims[0].verdict
+
+
+def test_a_rider_the_window_does_not_speak_to_is_not_supported():
+    """The calibrated judge keeps its own coverage floor: a claim part no window word speaks
+    to ("ships with a descaling kit") is not supported on the rest of the claim's words."""
+    passages = [{"id": "9", "text": "The Model K7 kettle has a 2-year warranty."}]
+    result = evaluate("The Model K7 kettle ships with a descaling kit.", passages,
+                      make_judge("offline"))
+    assert [c.label for c in result.claims] == ["unsupported"], result.claims[0].verdict
