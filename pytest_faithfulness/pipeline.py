@@ -46,7 +46,7 @@ from .records import (
 )
 from .redaction import redact
 from .text import normalize_ws, strip_citations
-from .verification import check_verdict
+from .verification import check_verdict, evidence_coverage
 
 DEFAULT_CONCURRENCY = 8
 
@@ -187,6 +187,7 @@ async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]],
     for accepted, reason, verdict in checked:
         if accepted is best:
             claim_result.verdict = accepted
+            claim_result.evidence_coverage = evidence_coverage(verdict, claim_result.text)
             if reason:
                 claim_result.judge_verdict = verdict
                 claim_result.add_note(reason)
@@ -212,6 +213,7 @@ async def _verify_cited(claim_result: ClaimResult, citation: Any, passages: list
         if first.supported:
             claim_result.verdict, claim_result.judge_verdict = first.verdict, first.judge_verdict
             claim_result.votes, claim_result.unstable = first.votes, first.unstable
+            claim_result.evidence_coverage = first.evidence_coverage
             if first.note:
                 claim_result.add_note(first.note)
             settled = True

@@ -312,6 +312,10 @@ class ClaimResult(BaseModel):
             several were asked (``--faithfulness-votes``, ``--faithfulness-panel``); empty
             when the claim was judged once.
         unstable: the votes disagree (not all the same label).
+        evidence_coverage: the share (0 to 1) of the claim's content words that the quotes of
+            the judge's evidence state (``verification.evidence_coverage``: stems, numbers as
+            digits); ``None`` when the verdict gives no quote or the claim was not verified.
+            Reported only: a paraphrase covers less than a copy and is not refused for it.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -326,6 +330,7 @@ class ClaimResult(BaseModel):
     unknown_citations: list[str] = Field(default_factory=list)
     votes: list[Vote] = Field(default_factory=list)
     unstable: bool = False
+    evidence_coverage: float | None = Field(default=None, ge=0.0, le=1.0)
 
     @property
     def label(self) -> str | None:

@@ -67,7 +67,7 @@ QUOTE_CLAIM_COVERAGE = 0.75
 #: ... and at least this share of the content words of each part of the claim (its clauses
 #: and comma-separated parts), so that "Refunds take 14 days, and sale items can be
 #: refunded" is not carried by a quote of its first part alone.
-QUOTE_PART_COVERAGE = 0.5
+QUOTE_PART_COVERAGE = 0.25
 
 
 def check_verdict(verdict: Verdict, passages: list[Passage],
@@ -257,26 +257,83 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
     names = cf.mandatory - cf.numbers
     stated = xf.content | (tf.content if tf else frozenset())
     if missing := sorted(w for w in names if w not in stated):
-        return (f"supported verdict's evidence {shown!r} does not state the claim's "
+        return (f"supported verdict's quote {shown!r} does not state the claim's "
                 f"{', '.join(missing)} (not in the quotes, the sentences around them or the "
                 "passage titles)")
-    if problem := _number_problem(cf, xf, qf):
-        return f"supported verdict's evidence {shown!r} {problem}"
-    for part in cf.parts:
-        words = part - _FILLERS
-        said = {w for w in words if _stated(w, qf.content)
-                or (w in cf.mandatory and w in stated)}
+    if problem := _number_problem(cf, xf, qf, claim):
+        return f"supported verdict's quote {shown!r} {problem}"
+    for words in _claim_parts(cf):
+        said = {w for w in words if _stated(w, stated)}
         if words and len(said) < math.ceil(QUOTE_PART_COVERAGE * len(words)):
-            return (f"supported verdict's evidence {shown!r} does not speak to a part of the "
+            return (f"supported verdict's quote {shown!r} does not speak to a part of the "
                     f"claim ({', '.join(sorted(words - said))}); each part of a claim "
                     f"(clauses, comma-separated parts) needs at least "
-                    f"{QUOTE_PART_COVERAGE:.0%} of its content words in the quotes")
+                    f"{QUOTE_PART_COVERAGE:.0%} of its content words in the quotes or the "
+                    "sentences around them")
+    if unsaid := sorted(w for w in cf.words if _negated_inside(w) and w not in stated):
+        return (f"supported verdict's quote {shown!r} does not state the claim's "
+                f"{', '.join(unsaid)} (a word negated inside must be stated as it is)")
+    if cf.negated and not xf.negated and not any(
+            _negated_inside(w) or w in _NEGATIVE_WORDS for w in xf.words):
+        return (f"supported verdict's quote {shown!r} negates nothing where the claim is "
+                "negated (a negated claim needs a negation in its evidence)")
     if flipped := _polarity_problem(cf, xf):
-        return (f"supported verdict's evidence {shown!r} is negated where the claim is not "
+        return (f"supported verdict's quote {shown!r} is negated where the claim is not "
                 f"(or the reverse): {', '.join(flipped)}")
     if problem := _quantifier_problem(claim, ev):
-        return f"supported verdict's evidence {shown!r} {problem}"
+        return f"supported verdict's quote {shown!r} {problem}"
     return None
+
+
+#: A part of a claim (clause or comma-separated part) with fewer content words than this is
+#: read with the part before it ("insurance for home, auto, life" is one list).
+MIN_PART_WORDS = 3
+
+
+def _claim_parts(cf: _Features) -> list[frozenset[str]]:
+    """The content words (fillers and discourse words out) of each part of the claim, a part
+    of fewer than ``MIN_PART_WORDS`` joined to the one before it (the first to the next)."""
+    parts: list[frozenset[str]] = []
+    for part in cf.parts:
+        words = part - _FILLERS - _DISCOURSE
+        if not words:
+            continue
+        if parts and (len(words) < MIN_PART_WORDS or len(parts[-1]) < MIN_PART_WORDS):
+            parts[-1] = parts[-1] | words
+        else:
+            parts.append(words)
+    return parts
+
+
+#: Words that frame or join a statement and carry no fact of their own (the coverage rule
+#: skips them, as it skips ``_FILLERS``).
+_DISCOURSE = frozenset({"additionally", "furthermore", "moreover", "however", "therefor",
+                        "thus", "sadly", "unfortunately", "fortunately", "interestingly",
+                        "notably", "finally", "lastly", "mention", "discuss", "conversation",
+                        "speaker", "convey", "describ", "explain", "highlight", "emphasiz",
+                        "includ", "featur", "provid", "offer", "report", "say", "said",
+                        "tell", "told", "stat", "claim", "summary", "articl", "email"})
+
+
+#: Stems that say "not" in a word of their own ("forbidden from eating": "not allowed to eat"):
+#: they count as a negation in the evidence of a negated claim.
+_NEGATIVE_WORDS = frozenset({"forbid", "forbidden", "prohibit", "ban", "bann", "refus", "fail",
+                             "lack", "deni", "reject", "unabl", "absent", "miss", "exclud",
+                             "avoid", "declin", "stopp", "ceas", "unfit", "dash", "los", "lost",
+                             "without", "neither", "nor", "barr", "block", "halt"})
+
+
+def _negated_inside(word: str) -> bool:
+    """Whether the stem ``word`` reads as another word with a negating prefix (other than
+    ``in-``, too often a word's own start) or ``-less``: "unidentifi", "dislik", "impossibl"."""
+    if word in _NOT_NEGATED:
+        return False
+    if word.endswith("less") and len(word) > 7:
+        return True
+    return any(word.startswith(p) and len(word) - len(p) >= 4 for p in
+               ("non", "un", "dis", "im", "ir", "il")) and not word.startswith(
+        ("unit", "univers", "uniqu", "union", "under", "until", "unless", "imag", "immediat",
+         "import", "impact", "improv", "impress", "illustrat", "dish", "disc", "disk", "dispos"))
 
 
 def evidence_coverage(verdict: Verdict | None, claim: str) -> float | None:
@@ -359,7 +416,10 @@ def _same(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
 
 
-def _number_problem(cf: _Features, xf: _Features, qf: _Features) -> str | None:
+_DIGIT_ONE = re.compile(r"(?<![\d.])1(?![\d])")
+
+
+def _number_problem(cf: _Features, xf: _Features, qf: _Features, claim: str) -> str | None:
     """Why the claim's numbers are not stated by the evidence (``xf``: the quotes and the
     sentences around them; ``qf``: the quotes alone), or ``None``."""
     claim_q = _quantities(cf)
@@ -373,6 +433,8 @@ def _number_problem(cf: _Features, xf: _Features, qf: _Features) -> str | None:
             continue
         return f"does not state {number} {unit} (compared as a quantity with its unit)"
     for number in sorted(cf.numbers - ok):
+        if number == "1" and not _DIGIT_ONE.search(claim):
+            continue  # "one of the greatest", "a single day": the word, not a figure
         if number in xf.numbers or (not any(n == number for n, _ in claim_q)
                                     and _computed(float(number), None, qf)):
             continue
@@ -470,7 +532,8 @@ def _opposite(a: str, b: str) -> bool:
             if x.startswith(prefix) and len(y) >= 4 and \
                     x[len(prefix):].rstrip("e") == y.rstrip("e"):
                 return True
-        if x.endswith("less") and len(x) > 7 and x[:-4].rstrip("e") == y.rstrip("e"):
+        if x.endswith("less") and len(x) > 7 and (x[:-4].rstrip("e") == y.rstrip("e") or
+                                                   y.endswith("ful") and x[:-4] == y[:-3]):
             return True
     return False
 
@@ -515,11 +578,14 @@ _QUANTIFIERS = {
     "typically": "usually", "often": "often", "frequently": "often", "some": "some",
     "several": "some", "sometimes": "sometimes", "occasionally": "sometimes", "few": "few",
     "rarely": "rarely", "seldom": "rarely", "only": "only", "exclusively": "only",
-    "solely": "only", "never": "never", "none": "none", "many": "many",
+    "solely": "only", "never": "never", "none": "none", "many": "many", "exactly": "exactly",
+    "precisely": "exactly", "also": "also", "both": "both", "neither": "neither",
+    "entire": "all", "whole": "all", "partial": "partial", "partly": "partial",
 }
 #: Quantifiers a claim may not state unless its evidence does ("all", "only", ...); a weaker
 #: one ("some", "often") is refused only when the quotes state another.
-_STRONG_QUANTIFIERS = frozenset({"all", "always", "only", "never", "none", "most"})
+_STRONG_QUANTIFIERS = frozenset({"all", "always", "only", "never", "none", "most", "exactly",
+                                 "neither"})
 _LETTERS = re.compile(r"[a-z]+")
 
 
@@ -571,7 +637,9 @@ _NEGATIONS = frozenset({"not", "no", "never", "n't", "without", "cannot", "none"
                         # German, French (``n'`` is read as ``ne``), Spanish
                         "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie",
                         "niemals", "ohne", "ne", "pas", "jamais", "aucun", "aucune", "sans",
-                        "nunca", "jamás", "ningún", "ninguno", "ninguna", "sin", "tampoco"})
+                        "nunca", "jamás", "ningún", "ninguno", "ninguna", "sin", "tampoco",
+                        # "it is not true that P" (``_PHRASES``): negates the whole of P
+                        "notthat"})
 #: Negation inside a run of Chinese or Japanese text (不可以, 没有, 無料 is read as negated
 #: too: a cheap rule), and Japanese negative verb endings (できません, ない).
 _CJK_NEGATION = re.compile("[\u4e0d\u6ca1\u6c92\u65e0\u7121\u672a\u975e\u522b]|"
@@ -624,7 +692,8 @@ _PHRASES = (
     (re.compile(r"\bu\.k\.|\bunited kingdom\b"), " uk "),
     (re.compile(r"\bn'(?=[aeiouyh\u00e9\u00e8\u00ea])"), " ne "),  # French "n'est"
     # "it is false that P" negates P as "not" does ("it is not true that" has its "not")
-    (re.compile(r"\bit(?: is|'s| was) (?:false|untrue|incorrect|wrong) that\b"), " not "),
+    (re.compile(r"\bit(?: is|'s| was) (?:false|untrue|incorrect|wrong|not true|not the case"
+                r"|not correct) that\b"), " notthat "),
     # "A rather than B", "A instead of B": B is negated, in a part of its own
     (re.compile(r"\brather than\b|\binstead of\b"), " , not "),
 )
@@ -710,6 +779,10 @@ class _Features:
     negated_parts: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
 
 
+#: A negation scopes this many content words after it in its clause part ("may never walk
+#: again after the accident in Portugal" negates "walk" and "again", not "Portugal").
+NEGATION_SCOPE = 3
+
 #: Where a clause ends, for negation scope and for what must be said together: sentence and
 #: clause punctuation (not a decimal point or a thousands comma) and contrasting conjunctions.
 _PART_BREAK = re.compile(r"[,\uff0c](?!\d)")
@@ -725,6 +798,10 @@ _LOWER_BOUND = frozenset({"over", "above", "minimum", "more than", "greater than
 
 
 
+#: Words that may stand between a bound and its number: "within the next 10 days".
+_BOUND_GAP = frozenset({"the", "next", "first", "a", "an", "last", "coming", "following"})
+
+
 def _bound(tokens: list[str], i: int) -> str | None:
     """``<=`` / ``>=`` when the words just before ``tokens[i]`` bound the number from above or
     below ("within 14", "more than 14"), else ``None``."""
@@ -734,6 +811,12 @@ def _bound(tokens: list[str], i: int) -> str | None:
             if phrase in _UPPER_BOUND:
                 return "<="
             if phrase in _LOWER_BOUND:
+                return ">="
+    for n in (2, 3):  # "within the next 10 days", "after the first 3 months"
+        if i >= n and all(t in _BOUND_GAP for t in tokens[i - n + 1:i]):
+            if tokens[i - n] in _UPPER_BOUND:
+                return "<="
+            if tokens[i - n] in _LOWER_BOUND:
                 return ">="
     if i >= 2 and tokens[i - 2] in ("maximum", "minimum"):  # a key: "max_users: 25"
         return "<=" if tokens[i - 2] == "maximum" else ">="
@@ -750,7 +833,8 @@ _FORWARD_NEGATIONS = frozenset(
 #: Words that end a forward negation's scope once it governs two words: the adjunct that
 #: follows says where or when, it is not what is negated ("no credit card is required |
 #: for the free trial"; "we do not answer phone calls | on weekends"); after one word the
-#: phrase is still the negated one ("no option for renewal").
+#: phrase is still the negated one ("no option for renewal"). The scope also ends after
+#: ``NEGATION_SCOPE`` content words.
 _SCOPE_ENDS = frozenset({"for", "on", "in", "at", "with", "within", "during", "after", "before",
                          "from", "to", "by", "under", "over", "until", "via", "per", "when",
                          "if", "because", "since", "unless", "where", "and", "or"})
@@ -766,7 +850,7 @@ def _scoped_polarity(tokens: list[str]) -> set[tuple[str, bool]]:
            for t in tokens):
         return {(w, True) for w in _all_words([t for t in tokens if t not in words])}
     out: set[tuple[str, bool]] = set()
-    negated = False
+    negated = whole = False
     governs = 0  # content words the current negation governs so far
     skip = False
     for i, tok in enumerate(tokens):
@@ -775,8 +859,10 @@ def _scoped_polarity(tokens: list[str]) -> set[tuple[str, bool]]:
             continue
         if _negates(tok):
             negated, governs = True, 0
+            whole = tok == "notthat"  # "it is not true that P": all of P
             continue
-        if negated and governs >= 2 and tok in _SCOPE_ENDS:
+        if negated and not whole and (governs >= NEGATION_SCOPE
+                                      or governs >= 2 and tok in _SCOPE_ENDS):
             negated = False
         if tok == "non" and i + 1 < len(tokens) and not tokens[i + 1][0].isdigit():
             out.add((_stem("non" + tokens[i + 1]), negated))
