@@ -235,3 +235,13 @@ def test_a_rider_the_window_does_not_speak_to_is_not_supported():
     result = evaluate("The Model K7 kettle ships with a descaling kit.", passages,
                       make_judge("offline"))
     assert [c.label for c in result.claims] == ["unsupported"], result.claims[0].verdict
+
+
+@pytest.mark.parametrize("claim", ["10.", "It was 10.", "10 of them."])
+def test_a_claim_of_numbers_alone_is_judged(judge, claim):
+    """A claim whose only content words are numbers (no word to weigh a topic on), against a
+    window that bounds its number, is judged, not an error (the opposite-word topic rule
+    divided by the claim's word count: found by the training run)."""
+    result = evaluate(claim, [{"id": "p1", "text": "At least 10 apply."}], judge)
+    assert result.status == "scored", result.error
+    assert [c.label for c in result.claims] != ["supported"]

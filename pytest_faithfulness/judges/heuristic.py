@@ -191,7 +191,7 @@ class HeuristicVerifier:
                         best_support = (key, passage.id, window)
                     continue
                 topic = (len(cf.words & wf.words) / len(cf.words)) if cf.words else 0.0
-                if topic < TOPIC_COVERAGE and covered:
+                if topic < TOPIC_COVERAGE and covered and cf.words:
                     # a word the window states by its opposite ("non-refundable" for
                     # "refundable") is on the topic too
                     opposed = {a for a, _ in _opposites(cf, wf)}
