@@ -68,7 +68,7 @@ def _read(path: Path) -> list[dict]:
 
 
 def load_gold(data_dir: Path, gold_path: Path) -> tuple[list[dict], dict[tuple[str, str], dict]]:
-    """Gold rows with ``claim`` and quotes rebuilt (FaithBench rows store offsets only), and
+    """Gold rows with ``claim`` and quotes rebuilt (rows store ids and offsets only), and
     the records they come from, by ``(record_file, record_id)``."""
     rows = [r for r in _read(gold_path) if not r.get("header")]
     records: dict[tuple[str, str], dict] = {}
@@ -79,8 +79,11 @@ def load_gold(data_dir: Path, gold_path: Path) -> tuple[list[dict], dict[tuple[s
         rec = records[(row["record_file"], row["record_id"])]
         if row["claim"] is None:
             text = rec.get("answer") if "answer" in rec else rec["claim"]
-            s, e = row["claim_span"]
-            row["claim"] = text[s:e]
+            if row["claim_span"] is None:
+                row["claim"] = text
+            else:
+                s, e = row["claim_span"]
+                row["claim"] = text[s:e]
         by_id = {p["id"]: p for p in rec["passages"]}
         for item in row["evidence"]:
             if item["quote"] is None:
@@ -120,8 +123,8 @@ def perfect_judge(rows: list[dict], records: dict) -> dict[str, Any]:
             per[key][0] += reason is None
         if reason is not None:
             reasons[re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "…", reason)[:90]] += 1
-            if len(examples) < 15 and not row["record_id"].startswith("faithbench-"):
-                examples.append({"id": row["id"], "claim": row["claim"], "reason": reason})
+            if len(examples) < 15:  # ids only: no text of the data in the results file
+                examples.append({"id": row["id"], "reason": reason})
     return {"kept": {k: {"kept": v[0], "of": v[1], "share": _share(*v)} for k, v in sorted(per.items())},
             "refusal_reasons": reasons.most_common(12), "examples": examples,
             "kept_ids": sorted(kept_ids)}
@@ -158,8 +161,8 @@ def lying_judge(rows: list[dict], records: dict, kept_ids: set[str]) -> dict[str
             if row["id"] in kept_ids:
                 per_kept[m.kind][1] += 1
                 per_kept[m.kind][0] += reason is not None
-            if reason is None and len(missed[m.kind]) < 8 and not row["record_id"].startswith("faithbench-"):
-                missed[m.kind].append({"id": row["id"], "mutant": m.claim, "change": m.detail})
+            if reason is None and len(missed[m.kind]) < 8:
+                missed[m.kind].append({"id": row["id"], "kind": m.kind})
     return {"refused": {k: {"refused": v[0], "of": v[1], "share": _share(*v), "target": TARGETS_B[k],
                             "share_given_kept": _share(*per_kept[k]), "of_given_kept": per_kept[k][1]}
                         for k, v in per.items()},
@@ -228,7 +231,7 @@ def real_edits(rows: list[dict], records: dict, data_dir: Path, limit: int | Non
                     per_kept[t][1] += 1
                     per_kept[t][0] += refused
             if not refused and len(missed) < 10:
-                missed.append({"id": r["id"], "changed": [c for c, _ in verdicts][:2]})
+                missed.append({"id": r["id"]})  # ids only: no text of the data
     return {"refused": {k: {"refused": v[0], "of": v[1], "share": _share(*v),
                             "share_given_kept": _share(*per_kept[k]), "of_given_kept": per_kept[k][1]}
                         for k, v in sorted(per.items())},
@@ -289,6 +292,13 @@ FALSE_ALARMS: list[tuple[str, str, list[Any], Verdict]] = [
     ("a total computed from two passages", "The starter kit and the add-on pack cost $50 together.",
      [{"id": "p1", "text": "The starter kit costs $30."}, {"id": "p2", "text": "The add-on pack costs $20."}],
      _sup(("p1", "The starter kit costs $30."), ("p2", "The add-on pack costs $20."))),
+    ("a difference computed from two passages", "The Pro plan costs $15 more per month than the Basic plan.",
+     [{"id": "p1", "text": "The Basic plan costs $10 per month."}, {"id": "p2", "text": "The Pro plan costs $25 per month."}],
+     _sup(("p1", "The Basic plan costs $10 per month."), ("p2", "The Pro plan costs $25 per month."))),
+    ("unit: 680 g as 680 grams", "The jar holds 680 grams of honey.",
+     [{"id": "p1", "text": "Honey jar. Net weight: 680 g."}], _sup(("p1", "Honey jar."), ("p1", "Net weight: 680 g."))),
+    ("thousands separator: 1,200 as 1200", "The venue seats 1200 people.",
+     [{"id": "p1", "text": "The venue seats 1,200 people."}], _sup(("p1", "The venue seats 1,200 people."))),
     ("two sentences of one passage", "The Nova router supports Wi-Fi 6 and has four Ethernet ports.",
      [{"id": "p1", "text": "The Nova router supports Wi-Fi 6. It has four Ethernet ports."}],
      _sup(("p1", "The Nova router supports Wi-Fi 6."), ("p1", "It has four Ethernet ports."))),
@@ -315,7 +325,7 @@ _OPPOSITES = [
     ("The charger is incompatible with the Zeta phone.", "The charger is compatible with the Zeta phone."),
     ("Late applications are rejected.", "Late applications are accepted."),
     ("Refunds are denied after 30 days.", "Refunds are issued after 30 days."),
-    ("Annual billing lets customers avoid the setup fee.", "Annual billing makes customers incur the setup fee."),
+    ("Customers on annual billing avoid the setup fee.", "Customers on annual billing incur the setup fee."),
     ("Trial accounts are inactive after 14 days.", "Trial accounts are active after 14 days."),
     ("Coupons are invalid on sale items.", "Coupons are valid on sale items."),
     ("Students are excluded from the discount.", "Students qualify for the discount."),
@@ -386,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
         kept_ids |= set(perfect_judge([r for r in rows_all if r["source"] == "train-twin"], records)["kept_ids"])
     e = real_edits(rows_all, records, args.data_dir, args.limit, kept_ids)
     c = cases()
+    a = {k: v for k, v in a.items() if k != "kept_ids"}
     result = {"perfect_judge": a, "lying_judge": b, "real_edits": e, "cases": c,
               "seconds": round(time.monotonic() - t0, 1)}
     print("(a) perfect judge: share of supported claims kept (target >= 0.95)")

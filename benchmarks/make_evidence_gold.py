@@ -44,9 +44,11 @@ Denominator (``in_denominator``, decided here once)
     record's passages (titles included). ``denominator_reason`` names the first missing item.
 
 Licences
-    FaithBench (answers ``faithbench-*``) is CC-BY-NC-SA: its rows hold ids and offsets only
-    (``claim`` and ``quote`` are ``null``, ``claim_span`` and ``start``/``end`` rebuild them from
-    the data dir at run time). Every other source allows redistribution (data README).
+    No row holds text of the data: FaithBench (``faithbench-*``) is CC-BY-NC-SA, and the other
+    sources' passages are web pages, news and transcripts whose own copyright their dataset
+    licences do not settle (data READMEs). Every row holds ids and offsets only (``claim`` and
+    ``quote`` are ``null``; ``claim_span``, or the whole record's claim when it is ``null``, and
+    ``start``/``end`` rebuild them from the data dir at run time).
 """
 
 from __future__ import annotations
@@ -62,7 +64,6 @@ SEED = "evidence-gold-20261202"
 SAMPLE_PER_SOURCE = 80
 MAX_SENTENCE = 600
 MAX_ITEMS = 3
-NON_COMMERCIAL_PREFIXES = ("faithbench-",)
 
 STOP = frozenset("""
 a an the and or but if then than that this these those there here of in on at to for from by with
@@ -249,11 +250,10 @@ def _row(gold_id: str, source: str, dataset: str, record_file: str, record: dict
          claim_span: list[int] | None) -> dict:
     evidence = choose_evidence(claim, record["passages"])
     inside, reason = denominator(claim, record["passages"], evidence)
-    shippable = not record["id"].startswith(NON_COMMERCIAL_PREFIXES)
     return {
         "id": gold_id, "source": source, "dataset": dataset, "record_file": record_file,
-        "record_id": record["id"], "claim": claim if shippable else None, "claim_span": claim_span,
-        "evidence": [dict(item, quote=item["quote"] if shippable else None) for item in evidence],
+        "record_id": record["id"], "claim": None, "claim_span": claim_span,
+        "evidence": [dict(item, quote=None) for item in evidence],
         "in_denominator": inside, "denominator_reason": reason,
     }
 

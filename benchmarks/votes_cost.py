@@ -1,22 +1,27 @@
-"""The cost of votes: extra judge calls per answer at ``--faithfulness-votes 3``.
+"""The cost of votes: judge calls per claim and per answer at ``--faithfulness-votes 3``.
 
     python benchmarks/votes_cost.py                 # 50 answers x 5 claims
-    python benchmarks/votes_cost.py --answers 200
+    python benchmarks/votes_cost.py --answers 200 --votes 3 5
 
 The suite: ``--answers`` answers of 5 claims each against two passages, judged by
 ``LiteLLMJudge`` through litellm's real client and the loopback chat-completions server of
-the tests (``tests/chat_server.py``). One claim in five (20%) is first judged not supported;
-of those, what the scripted model says when asked again (at the vote temperature, with the
-passages rotated) decides how many votes a claim takes:
+the tests (``tests/chat_server.py``). Four claims of each answer are supported by every vote;
+one claim in five (20%) is doubtful, and what the scripted model says about it (first at
+temperature 0, then at the vote temperature with the passages rotated) makes the mix:
 
-* ``steady``: every vote says unsupported: the 2nd vote agrees and the 3rd is not needed
-  (1 extra call);
-* ``recovers``: the 2nd and 3rd votes say supported: 2 extra calls, the claim is supported;
-* ``flips``: the 2nd vote says supported, the 3rd unsupported: 2 extra calls, unsupported.
+* ``steady``: every vote says unsupported;
+* ``half-recovers``: half the answers ``steady``, half ``recovers`` (first unsupported, every
+  later vote supported);
+* ``flips``: first unsupported, then supported when p2 leads the rotated list (vote 2),
+  unsupported when p1 does (vote 3);
+* ``falls``: first supported, every later vote unsupported (the first verdict was a lucky
+  sample: a procedure that never questions a ``supported`` first verdict passes it).
 
-Three mixes are run: all ``steady`` (the floor), half ``steady`` half ``recovers``, and all
-``flips`` (the ceiling). Counted: HTTP requests the server received, per answer, with
-``votes = 1`` and ``votes = 3`` (no cache). No timing is asserted anywhere.
+Counted: HTTP requests the server received (one decomposition per answer, the rest verify
+calls), per answer and, for verify calls, per claim, with ``votes = 1`` and each ``--votes``
+(no cache); and the claims supported and unstable. No timing is asserted anywhere. The same
+script run on another version of the package (a ``git archive`` of it, with this file copied
+in) measures that version's procedure: benchmarks/README.md gives both.
 
 Results: ``benchmarks/results/votes_cost.json`` (``--out`` to change).
 """
@@ -59,7 +64,7 @@ def run(answers: int, votes: int, mix: str) -> dict:
     from pytest_faithfulness.judges.votes import VotingJudge
 
     text = " ".join(c for c, _ in CLAIMS)
-    kinds = [{"steady": "steady", "flips": "flips"}.get(mix, ("steady", "recovers")[i % 2])
+    kinds = [mix if mix != "half-recovers" else ("steady", "recovers")[i % 2]
              for i in range(answers)]
 
     def handle(request: dict):
@@ -72,6 +77,8 @@ def run(answers: int, votes: int, mix: str) -> dict:
         if position != index % 5:
             return verdict
         sampled, kind = (request.get("temperature") or 0) > 0, kinds[index]
+        if kind == "falls":
+            return unsupported() if sampled else verdict
         if sampled and (kind == "recovers" or (kind == "flips" and first[0]["id"] == "p2")):
             return verdict
         return unsupported()
@@ -87,6 +94,7 @@ def run(answers: int, votes: int, mix: str) -> dict:
     claims = [c for r in results for c in r.claims]
     assert all(r.status == "scored" for r in results), [r.error for r in results]
     return {"requests": requests, "per_answer": requests / answers, "claims": len(claims),
+            "verify_per_claim": round((requests - answers) / len(claims), 3),
             "supported": sum(1 for c in claims if c.supported),
             "unstable": sum(1 for c in claims if c.unstable)}
 
@@ -94,6 +102,7 @@ def run(answers: int, votes: int, mix: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--answers", type=int, default=50)
+    parser.add_argument("--votes", type=int, nargs="+", default=[3])
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/votes_cost.json")
     args = parser.parse_args()
     import os
@@ -101,18 +110,25 @@ def main() -> None:
     os.environ.setdefault("OPENAI_API_KEY", "sk-loopback")  # the loopback server ignores it
     import litellm  # noqa: F401 - imported once, outside the counts
 
-    out = {"answers": args.answers, "claims_per_answer": 5, "first_not_supported_share": 0.2,
+    import pytest_faithfulness
+
+    print(f"package: {Path(pytest_faithfulness.__file__).parent}")
+    out = {"answers": args.answers, "claims_per_answer": 5, "doubtful_claim_share": 0.2,
            "mixes": {}}
-    for mix in ("steady", "half-recovers", "flips"):
-        one, three = run(args.answers, 1, mix), run(args.answers, 3, mix)
-        extra = three["per_answer"] - one["per_answer"]
-        out["mixes"][mix] = {"votes_1": one, "votes_3": three,
-                             "extra_calls_per_answer": round(extra, 3),
-                             "extra_share": round(extra / one["per_answer"], 3)}
-        print(f"{mix:>14}: {one['per_answer']:.2f} calls/answer at N=1, "
-              f"{three['per_answer']:.2f} at N=3: +{extra:.2f} per answer "
-              f"(+{extra / one['per_answer']:.0%}); supported claims {one['supported']} -> "
-              f"{three['supported']}, unstable {three['unstable']}")
+    for mix in ("steady", "half-recovers", "flips", "falls"):
+        one = run(args.answers, 1, mix)
+        row = out["mixes"][mix] = {"votes_1": one}
+        for votes in args.votes:
+            many = run(args.answers, votes, mix)
+            extra = many["per_answer"] - one["per_answer"]
+            row[f"votes_{votes}"] = many
+            row[f"extra_calls_per_answer_{votes}"] = round(extra, 3)
+            row[f"extra_share_{votes}"] = round(extra / one["per_answer"], 3)
+            print(f"{mix:>14}: N=1 {one['verify_per_claim']:.2f} verify calls/claim "
+                  f"({one['per_answer']:.2f}/answer), N={votes} "
+                  f"{many['verify_per_claim']:.2f}/claim ({many['per_answer']:.2f}/answer, "
+                  f"+{extra / one['per_answer']:.0%}); supported claims {one['supported']} -> "
+                  f"{many['supported']}, unstable {many['unstable']}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=2) + "\n")
     print(f"written: {args.out}")

@@ -75,6 +75,7 @@ class Outcome(BaseModel):
     text: str
     quote: str | None = None
     passage_ids: list[str] = Field(default_factory=list)
+    evidence: list[dict[str, str]] = Field(default_factory=list)  # every item: passage_id, quote
     claims: list[dict[str, Any]] = Field(default_factory=list)  # answer level: each claim
     error: str | None = None
 
@@ -152,7 +153,8 @@ def judge_record(record: LabelledRecord, judge: Any) -> Outcome:
             return Outcome(**base, text=record.claim, error=f"{type(exc).__name__}: {exc}")
         verdict = claim.verdict
         return Outcome(**base, text=record.claim, judge_label=verdict.label, quote=verdict.quote,
-                       passage_ids=verdict.passage_ids)
+                       passage_ids=verdict.passage_ids,
+                       evidence=[item.model_dump() for item in verdict.evidence])
     result = evaluate(record.answer, record.passages, judge)
     if result.status == "error":
         return Outcome(**base, text=record.answer, error=result.error)

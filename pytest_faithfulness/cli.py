@@ -37,7 +37,8 @@ EXIT_USAGE = 4
 
 #: The ``Settings`` options ``merge`` reads (flag and ini key, as pytest's).
 MERGE_OPTIONS = ("min_mean", "max_unsupported_rate", "max_unscored_rate",
-                 "min_citation_precision", "max_misattributed", "report", "markdown",
+                 "min_citation_precision", "max_misattributed", "max_unstable",
+                 "max_unstable_rate", "report", "markdown",
                  "html", "pr_comment", "storage", "save", "autosave", "compare", "compare_fail",
                  "compare_alpha")
 

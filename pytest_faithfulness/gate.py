@@ -18,7 +18,7 @@ from .records import AnswerResult, SessionSummary
 DEFAULT_MAX_UNSCORED_RATE = 0.5
 #: The session thresholds: the ``GateConfig`` fields that bound the run's figures.
 THRESHOLDS = ("min_mean", "max_unsupported_rate", "max_unscored_rate", "min_citation_precision",
-              "max_misattributed")
+              "max_misattributed", "max_unstable", "max_unstable_rate")
 
 
 class GateConfig(BaseModel):
@@ -38,6 +38,13 @@ class GateConfig(BaseModel):
             passage cannot meet it.
         max_misattributed: most claims that may be misattributed (supported, but not by a
             passage they cite), a count.
+        max_unstable: most claims that may be unstable (their votes disagree:
+            ``--faithfulness-votes`` 2 or more, a panel), a count.
+        max_unstable_rate: highest acceptable share of unstable claims among the claims
+            judged by votes (``unstable_figures``), in [0, 1].
+
+    Either unstable bound with claims recorded but none judged by votes fails the gate: the
+    bound cannot be measured (votes were not asked), which is never a pass.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -48,6 +55,8 @@ class GateConfig(BaseModel):
     max_unscored_rate_is_default: bool = False
     min_citation_precision: float | None = Field(default=None, ge=0.0, le=1.0)
     max_misattributed: int | None = Field(default=None, ge=0)
+    max_unstable: int | None = Field(default=None, ge=0)
+    max_unstable_rate: float | None = Field(default=None, ge=0.0, le=1.0)
 
     @model_validator(mode="after")
     def _default_unscored_bound(self) -> GateConfig:
@@ -82,12 +91,51 @@ class GateConfig(BaseModel):
             applied.append(("min citation precision", show(self.min_citation_precision)))
         if self.max_misattributed is not None:
             applied.append(("max misattributed", str(self.max_misattributed)))
+        if self.max_unstable is not None:
+            applied.append(("max unstable", str(self.max_unstable)))
+        if self.max_unstable_rate is not None:
+            applied.append(("max unstable rate", show(self.max_unstable_rate)))
         return applied
 
 
 def unscored_rate(summary: SessionSummary) -> float | None:
     """Unscored answers / answers recorded; ``None`` when none was recorded."""
     return summary.unscored / summary.answers if summary.answers else None
+
+
+def unstable_figures(results: list[AnswerResult]) -> tuple[int, int]:
+    """``(unstable, voted)``: the claims whose votes disagree (``ClaimResult.unstable``) and
+    the claims judged by votes (with at least one vote recorded), over every answer."""
+    claims = [c for r in results for c in r.claims]
+    return (sum(1 for c in claims if c.unstable),
+            sum(1 for c in claims if c.votes or c.unstable))
+
+
+def unstable_failures(results: list[AnswerResult], config: GateConfig) -> list[str]:
+    """Why the session misses its unstable-claim bounds (``max_unstable``, a count;
+    ``max_unstable_rate``, unstable / claims judged by votes). With claims recorded but none
+    judged by votes, either bound fails: it cannot be measured."""
+    bounds = [(name, value) for name, value in (("max unstable", config.max_unstable),
+                                                 ("max unstable rate", config.max_unstable_rate))
+              if value is not None]
+    if not bounds:
+        return []
+    unstable, voted = unstable_figures(results)
+    if not voted:
+        if not any(r.claims for r in results):
+            return []
+        return [f"no claim was judged by votes (--faithfulness-votes 2 or more, or "
+                f"--faithfulness-panel), so the {' and '.join(n for n, _ in bounds)} "
+                f"cannot be measured"]
+    reasons = []
+    if config.max_unstable is not None and unstable > config.max_unstable:
+        reasons.append(f"{unstable} unstable claim(s) (their votes disagree) > max unstable "
+                       f"{config.max_unstable}")
+    if config.max_unstable_rate is not None and unstable / voted > config.max_unstable_rate:
+        reasons.append(f"share of unstable claims {unstable / voted:.3f} ({unstable} of "
+                       f"{voted} claims judged by votes) > max unstable rate "
+                       f"{config.max_unstable_rate:.3f}")
+    return reasons
 
 
 def gate_failures(summary: SessionSummary, results: list[AnswerResult],
@@ -124,6 +172,7 @@ def gate_failures(summary: SessionSummary, results: list[AnswerResult],
                        f"({summary.unscored} of {summary.answers}) > max unscored rate "
                        f"{config.max_unscored_rate:.3f}{default}")
     reasons += citation_failures(summary, config)
+    reasons += unstable_failures(results, config)
     thresholds = config.min_mean is not None or config.max_unsupported_rate is not None
     if thresholds and not summary.scored:
         reasons.append("no answer was scored, so the session thresholds cannot be met")

@@ -196,7 +196,7 @@ class Verdict(BaseModel):
     @property
     def passage_ids(self) -> list[str]:
         """The cited passage ids, in evidence order, each once."""
-        return list(dict.fromkeys(item.passage_id for item in self.evidence))
+        return list(dict.fromkeys(item.passage_id for item in self.evidence if item.passage_id))
 
     @computed_field  # type: ignore[prop-decorator]
     @property

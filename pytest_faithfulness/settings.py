@@ -194,6 +194,13 @@ class Settings:
     max_misattributed: int | None = option(
         "max-misattributed", "session gate: most claims supported, but not by a passage they "
         "cite", integer(0))
+    max_unstable: int | None = option(
+        "max-unstable", "session gate: most claims whose votes disagree (unstable, with "
+        "--faithfulness-votes 2 or more or a panel); a run with no claim judged by votes "
+        "cannot meet it", integer(0))
+    max_unstable_rate: float | None = option(
+        "max-unstable-rate", "session gate: highest share of the claims judged by votes whose "
+        "votes disagree; a run with no claim judged by votes cannot meet it", number(0, 1))
     conversation_window: int | None = option(
         "conversation-window", "assert_faithful_conversation: how many of the latest turns' "
         "passages each turn is judged against (default: every turn so far)", integer(1))
@@ -249,10 +256,11 @@ class Settings:
         "compare-alpha", "with it, a mean or unsupported_rate compare-fail bound fails only "
         "when the change is beyond the bound and significant at this level (paired test); a "
         "change beyond the bound that is not significant is a warning", number(1e-6, 0.5))
-    votes: int = option("votes", "verdicts per claim: a claim first judged not supported is "
-                        "judged again, up to this many verdicts, and the majority stands (ties: "
-                        "not supported); deterministic judges are asked once", integer(1),
-                        default=1)
+    votes: int = option("votes", "verdicts per claim: every claim is judged up to this many "
+                        "times (stopping once the majority is decided) and the majority stands "
+                        "(ties: not supported; a checked contradicted verdict stands unless "
+                        "a majority says supported); deterministic judges are asked once",
+                        integer(1), default=1)
     panel: tuple[str, ...] = option(
         "panel", "more judges (litellm model strings, comma-separated) that verify every claim "
         "beside --faithfulness-judge, each at most once; the majority verdict stands (ties: not "
@@ -331,6 +339,16 @@ class Settings:
         if self.judge in self.panel:
             raise pytest.UsageError(f"--faithfulness-panel (ini faithfulness_panel) names the "
                                     f"main judge {self.judge!r} again: one judge, one vote")
+        if self.panel:  # the built-in judges share one set of rules: one vote (judges.votes)
+            named = ([] if has_judge_hook else [self.judge or "offline"]) + list(self.panel)
+            offline = [m for m in named if m.strip().lower() in BUILTIN_JUDGES]
+            if len(offline) > 1:
+                raise pytest.UsageError(
+                    f"--faithfulness-judge / --faithfulness-panel (ini faithfulness_judge / "
+                    f"faithfulness_panel): {', '.join(offline)} judge by the same offline rules "
+                    "(verification), so they are one judge, one vote: a panel takes at most one "
+                    "of them (the main judge is 'offline' unless --faithfulness-judge names "
+                    "another)")
         rootdir = Path(config.rootpath)
         storage = _under(rootdir, self.storage or ".faithfulness")
         cache = _under(rootdir, self.cache_dir or ".faithfulness_cache")
@@ -390,7 +408,9 @@ class Settings:
         return GateConfig(min_mean=self.min_mean, max_unsupported_rate=self.max_unsupported_rate,
                           max_unscored_rate=self.max_unscored_rate,
                           min_citation_precision=self.min_citation_precision,
-                          max_misattributed=self.max_misattributed)
+                          max_misattributed=self.max_misattributed,
+                          max_unstable=self.max_unstable,
+                          max_unstable_rate=self.max_unstable_rate)
 
     def ignored_with_offline_judge(self) -> list[str]:
         """The options set that the built-in offline judges do not read, as flags, e.g.
@@ -416,7 +436,8 @@ class Settings:
             names = ["min_agreement"]
         else:
             names = ["min_mean", "max_unsupported_rate", "max_unscored_rate", "compare_fail",
-                     "min_citation_precision", "max_misattributed"]
+                     "min_citation_precision", "max_misattributed", "max_unstable",
+                     "max_unstable_rate"]
         return [f"--faithfulness-{n.replace('_', '-')}" for n in names
                 if getattr(self, n) not in (None, ())]
 

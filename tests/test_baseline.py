@@ -52,9 +52,11 @@ def test_save_writes_one_json_file_per_run_with_everything_needed(suite):
     assert battery["score"] == 0.5 and battery["status"] == "scored"
     assert battery["judge"] == "scripted judge scripted-1"
     assert battery["claims"] == [
-        {"text": "The battery lasts 80 km.", "label": "supported", "passage_ids": ["p2"],
-         "quote": "The battery lasts 80 km on eco mode."},
-        {"text": CHARGE, "label": "unsupported", "passage_ids": [], "quote": None},
+        {"text": "The battery lasts 80 km.", "label": "supported",
+         "evidence": [{"passage_id": "p2", "quote": "The battery lasts 80 km on eco mode."}],
+         "passage_ids": ["p2"], "quote": "The battery lasts 80 km on eco mode."},
+        {"text": CHARGE, "label": "unsupported", "evidence": [], "passage_ids": [],
+         "quote": None},
     ]
 
 

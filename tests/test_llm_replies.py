@@ -191,7 +191,7 @@ def test_model_without_schema_support_gets_json_object_and_the_schema_in_the_pro
     assert result.status == "scored" and result.score == 1.0
     decompose, verify = chat_server.requests
     for request, required in ((decompose, {"claims", "dropped"}),
-                              (verify, {"label", "passage_ids", "quote", "rationale"})):
+                              (verify, {"label", "evidence", "rationale"})):
         assert request["response_format"] == {"type": "json_object"}
         schema = system_schema(request)
         assert schema is not None and set(schema["required"]) == required

@@ -125,3 +125,25 @@ def test_bad_input_named():
         mutate("Refunds take 14 days.", kinds=["typo"])
     with pytest.raises(TypeError, match="passage must be"):
         mutate("Refunds take 14 days.", [42])
+
+
+def test_prepositions_are_quantifiers_only_before_a_number():
+    assert not one("quantifier", "The blogger writes about her life.").built
+    assert one("quantifier", "The trip takes about 3 hours.").claim == "The trip takes exactly 3 hours."
+
+
+def test_a_word_the_text_also_writes_in_lower_case_is_not_a_name():
+    assert names_in("Month after month the Month Club grew.") == ["Month Club"]
+    assert names_in("I'm sure Luke will come.") == ["Luke"]
+
+
+def test_sentence_negation_keeps_a_capitalised_first_word():
+    assert one("negation", "Swedish firms sell meatballs.").claim == \
+        "It is not true that Swedish firms sell meatballs."
+    assert one("negation", "The firm sells meatballs.").claim == \
+        "It is not true that the firm sells meatballs."
+
+
+def test_a_capitalised_quantifier_inside_a_title_is_left_alone():
+    assert not one("quantifier", "Fans will 'Stand Up To Ashley' on Saturday.").built
+    assert one("quantifier", "All staff attended.").claim == "Some staff attended."

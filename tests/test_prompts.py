@@ -37,15 +37,16 @@ from pytest_faithfulness.judges.prompts import (
     verify_messages,
 )
 
-VERIFY_KEYS = ["rationale", "passage_ids", "quote", "label"]
+VERIFY_KEYS = ["rationale", "evidence", "label"]
 
 
 def supported(pid: str, quote: str, rationale: str = "the passage states every part") -> dict:
-    return {"rationale": rationale, "passage_ids": [pid], "quote": quote, "label": "supported"}
+    return {"rationale": rationale, "evidence": [{"passage_id": pid, "quote": quote}],
+            "label": "supported"}
 
 
 def contradicted(pid: str, quote: str, rationale: str) -> dict:
-    return {"rationale": rationale, "passage_ids": [pid], "quote": quote,
+    return {"rationale": rationale, "evidence": [{"passage_id": pid, "quote": quote}],
             "label": "contradicted"}
 
 
@@ -510,10 +511,10 @@ def test_cached_input_tokens_are_accounted(chat_server):
 # Rule 13: a new prompt version is a new cache key and a new saved-run fingerprint.
 
 def test_the_prompt_version_is_bumped_and_in_the_fingerprint():
-    assert PROMPT_VERSION == "2026.12-1"
+    assert PROMPT_VERSION == "2026.12-2"
     fingerprint = LiteLLMJudge("openai/x", api_base="http://127.0.0.1:9/v1").fingerprint()
     assert fingerprint["prompts"] == prompt_fingerprint()
-    assert fingerprint["prompts"].startswith("2026.12-1:")
+    assert fingerprint["prompts"].startswith("2026.12-2:")
 
 
 def test_a_verdict_cached_under_the_old_prompts_is_not_reused(chat_server, tmp_path,

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .. import _loop
 from ..accounting import GATEWAY_BUDGET_SPENT, Budget
 from ..accounting import record as record_usage
-from ..records import Decomposition, Passage, Verdict, VerdictLabel
+from ..records import MAX_EVIDENCE_ITEMS, Decomposition, Passage, Verdict, VerdictLabel
 from ..redaction import REDACTED, is_secret_name, redact
 from .prompts import (
     PASSAGES_MESSAGE,
@@ -111,45 +111,97 @@ def _verify_schema(schema: dict[str, Any]) -> None:
                           if key in ("rationale", "label")]
 
 
+def _evidence_schema(schema: dict[str, Any]) -> None:
+    """No docstring in the schema; both keys required (a model held to it writes both)."""
+    _no_description(schema)
+    schema["required"] = ["passage_id", "quote"]
+
+
+class EvidenceReply(BaseModel):
+    """One evidence item of a verify reply: ``{"passage_id", "quote"}``. A numeric id
+    (``1``) is read as its string; a missing quote as empty (the evidence check refuses it)."""
+
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_evidence_schema)
+    passage_id: str
+    quote: str = ""
+
+    @field_validator("passage_id", mode="before")
+    @classmethod
+    def _id_as_string(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    @field_validator("quote", mode="before")
+    @classmethod
+    def _quote_text(cls, value: Any) -> Any:
+        return "" if value is None else value
+
+
 class VerifyReply(BaseModel):
     """The LLM's verification reply.
 
     Fields are declared in the order the model is asked to write them: ``rationale`` first,
-    ``label`` last (the reasoning before the decision; docs/prompts.md, rule 5), and the JSON
-    schema marks both required, so a decoder held to the schema, which writes the
-    properties in the schema's order, cannot put the label before the reasoning. (litellm's
-    strict ``json_schema`` format lists every property as required, in the same order.) A
-    reply without a rationale, from a model not held to the schema, is still read: its
-    verdict is checked like any other (``verification.check_verdict``).
+    ``evidence`` (a list of ``{"passage_id", "quote"}``, one item per passage sentence that
+    carries a part of the claim), ``label`` last (the reasoning before the decision;
+    docs/prompts.md, rule 5), and the JSON schema marks ``rationale`` and ``label``
+    required, so a decoder held to the schema, which writes the properties in the schema's
+    order, cannot put the label before the reasoning. (litellm's strict ``json_schema``
+    format lists every property as required, in the same order.) A reply without a
+    rationale, from a model not held to the schema, is still read; so is the older form,
+    ``passage_ids`` with one ``quote`` (one piece of evidence). Either way the verdict is
+    checked like any other (``verification.check_verdict``).
     """
 
     model_config = ConfigDict(extra="ignore", json_schema_extra=_verify_schema)
     rationale: str = ""
-    passage_ids: list[str] = Field(default_factory=list)
-    quote: str | None = None
+    evidence: list[EvidenceReply] = Field(default_factory=list)
     label: VerdictLabel
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_form(cls, value: Any) -> Any:
+        """``passage_ids`` + ``quote`` (replies in the older form) as evidence items, each id
+        with that quote (``records.Verdict``'s rule); ``evidence`` wins when both are given."""
+        if not isinstance(value, dict) or value.get("evidence"):
+            return value
+        ids, quote = value.get("passage_ids"), value.get("quote")
+        if ids is None and quote is None:
+            return value
+        if isinstance(ids, (str, int)) and not isinstance(ids, bool):
+            ids = [ids]
+        if not isinstance(ids, list):
+            ids = []
+        if not ids and quote is not None:
+            ids = [""]
+        return {**value, "evidence": [{"passage_id": pid, "quote": quote} for pid in ids]}
+
+    @field_validator("evidence", mode="before")
+    @classmethod
+    def _evidence_list(cls, value: Any) -> Any:
+        """``null`` is no evidence; one item given bare is a list of one."""
+        if value is None:
+            return []
+        return [value] if isinstance(value, dict) else value
 
     @field_validator("rationale", mode="before")
     @classmethod
     def _rationale_text(cls, value: Any) -> Any:
         return "" if value is None else value
 
-    @field_validator("passage_ids", mode="before")
-    @classmethod
-    def _ids_as_strings(cls, value: Any) -> Any:
-        """Models write numeric ids as numbers (``[1]``) or one id as a bare value."""
-        if value is None:
-            return []
-        if isinstance(value, (str, int)) and not isinstance(value, bool):
-            value = [value]
-        if isinstance(value, list):
-            return [str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value]
-        return value
-
     @field_validator("label", mode="before")
     @classmethod
     def _label_lower(cls, value: Any) -> Any:
         return value.strip().lower() if isinstance(value, str) else value
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The schema with the evidence item's definition written in place (no ``$ref``)."""
+        schema = super().model_json_schema(*args, **kwargs)
+        defs = schema.pop("$defs", {})
+        items = schema["properties"]["evidence"]["items"]
+        name = items.get("$ref", "").rsplit("/", 1)[-1]
+        if name in defs:
+            schema["properties"]["evidence"]["items"] = defs[name]
+        return schema
 
 
 _litellm_lock = threading.Lock()
@@ -351,11 +403,13 @@ class LiteLLMJudge:
                              dropped=[item.model_dump() for item in reply.dropped])
 
     async def averify(self, claim: str, passages: list[Passage]) -> Verdict:
-        """Verify ``claim`` against ``passages`` with the LLM."""
+        """Verify ``claim`` against ``passages`` with the LLM. Evidence items past
+        ``records.MAX_EVIDENCE_ITEMS`` are not read (the check then sees less evidence: it
+        can refuse, never accept, on their account)."""
         reply = await self._structured(verify_messages(claim, passages), VerifyReply, "verify",
                                        unwrap=_unwrap_verdict)
-        return Verdict(reply.label, passage_ids=reply.passage_ids, quote=reply.quote,
-                       rationale=reply.rationale or None)
+        return Verdict(reply.label, rationale=reply.rationale or None,
+                       evidence=[item.model_dump() for item in reply.evidence[:MAX_EVIDENCE_ITEMS]])
 
     def fingerprint(self) -> dict[str, Any]:
         """What makes this judge's verdicts differ, for cache keys and run comparison.

@@ -36,6 +36,10 @@ class OfflineJudge:
     """
 
     name = "offline"
+    #: Every verifier here applies the rules of ``verification`` (the heuristic's rules, the
+    #: calibrated model's hard rules and features, the embedding verifier's number and name
+    #: rules): a panel counts them as one judge and refuses two of them (``judges.votes``).
+    rules = "offline"
     cacheable = False
     #: Same inputs, same verdict: asked once whatever ``--faithfulness-votes`` says.
     deterministic = True

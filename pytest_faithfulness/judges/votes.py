@@ -1,11 +1,9 @@
 """Judge noise under control: several verdicts per claim, and panels of judges.
 
-``VotingJudge(judge, votes=N)`` (``--faithfulness-votes N``) follows the judge protocol. A
-claim whose first verdict is ``supported`` keeps it; a claim first judged *not* supported is
-judged again, up to ``N`` verdicts in all, and the majority label stands. Asking again only
-after a "not supported" keeps the cost where a red build comes from: a build goes red on the
-claims that are not supported, so those are the verdicts a single unlucky sample must not
-decide alone.
+``VotingJudge(judge, votes=N)`` (``--faithfulness-votes N``) follows the judge protocol. Every
+claim is judged up to ``N`` times, whatever its first verdict: a ``supported`` first verdict
+is questioned as much as any other, so votes can move a claim either way (a single lucky
+sample must not pass a claim, as a single unlucky one must not fail it).
 
 ``PanelJudge(members)`` (``--faithfulness-panel``) asks every member judge (each possibly a
 ``VotingJudge``) about every claim; the majority over the members' verdicts stands and each
@@ -14,19 +12,24 @@ member's verdicts are kept.
 Rules (both):
 
 * **Majority, ties fail closed.** ``supported`` stands only when more than half of the votes
-  are ``supported``; otherwise the claim is not supported, labelled ``contradicted`` when
-  more votes say so than ``unsupported``, else ``unsupported``. Two votes that split are not
-  supported.
-* **Stop when decided.** A claim first judged not supported is always judged a second time;
-  after that a ``VotingJudge`` stops asking once the remaining votes cannot change whether
-  ``supported`` has a majority (with ``N = 3``, two "not supported" votes end it). With
-  ``N = 2`` a second vote can never overturn the first (a split is a tie), but it shows the
-  claim is unstable.
+  (of ``N``, or of the members) are checked ``supported`` votes; otherwise the claim is not
+  supported. Two votes that split are not supported.
+* **A checked contradiction is kept.** When the claim is not supported and any vote is a
+  ``contradicted`` verdict whose evidence passed the check, the claim is ``contradicted``
+  (that vote's verdict stands), else ``unsupported``. So a checked ``contradicted`` verdict is
+  overturned only by a strict majority of checked ``supported`` votes, never by a tie or by
+  ``unsupported`` votes.
+* **Stop when decided.** A ``VotingJudge`` stops asking as soon as the remaining votes cannot
+  change whether ``supported`` has a majority of ``N``: with ``N = 3``, two agreeing votes end
+  it (two calls), a split takes the third; with ``N = 2`` a first ``supported`` needs the
+  second to agree (a split is not supported), while a first vote that is not ``supported``
+  decides alone (the second could only tie). The contradicted/unsupported label comes from
+  the votes asked (a vote never asked cannot add a contradiction).
 * **Every vote is checked.** Each verdict goes through ``verification.check_verdict`` against
-  the passages it was given before it counts: a ``supported`` vote whose quote is not in the
-  cited passage counts as ``unsupported`` (fail closed). The verdict returned is the judge's
-  own verdict of a vote with the majority label, so the pipeline checks it again and keeps
-  its note as for any verdict.
+  the passages it was given before it counts: a ``supported`` or ``contradicted`` vote whose
+  evidence does not check out counts as ``unsupported`` (fail closed). The verdict returned
+  is the judge's own verdict of the first vote with the outcome's label, so the pipeline
+  checks it again and keeps its note as for any verdict.
 * **Errors are errors.** A vote that raises (transport, reply format, a cache miss in replay
   mode) raises out of ``verify``: the pipeline records the answer as ``error``. No vote is
   dropped.
@@ -41,6 +44,12 @@ Rules (both):
   fingerprint), so every vote is its own cache entry and a cached run replays every vote.
 * **Deterministic judges are asked once** (a judge whose ``deterministic`` attribute is true,
   e.g. the offline judge): asking again would give the same verdict.
+* **One set of rules, one vote.** A panel refuses (``ValueError``) two members that judge by
+  the same rules: the same ``rules`` attribute (the built-in offline judges ``offline``,
+  ``offline-heuristic`` and ``offline-nli`` all have ``rules = "offline"``: they share the
+  rules of ``verification``, so their verdicts are not independent), or else the same model
+  or name (``judge_name``), or the very same judge object. Otherwise two members that agree
+  by construction would outvote an independent one.
 
 The votes of each claim reach the pipeline through ``collect_votes`` (a context variable):
 ``pipeline`` puts them in ``ClaimResult.votes`` and sets ``ClaimResult.unstable`` when they
@@ -85,9 +94,17 @@ def _publish(votes: Sequence[Vote]) -> None:
         sink.extend(votes)
 
 
+#: Version of the voting procedure, in ``VotingJudge.fingerprint`` (2: every claim gets its
+#: votes and a checked contradiction is kept; 1, unversioned, asked again only after a first
+#: verdict that was not supported).
+VOTE_RULES = 2
+
+
 def majority(labels: Sequence[str]) -> str:
-    """The label that stands over ``labels`` (see the module docstring: ``supported`` needs
-    more than half; ties are not supported).
+    """The label that stands over ``labels``, the checked labels of the votes (see the module
+    docstring): ``supported`` needs more than half of them; otherwise ``contradicted`` when
+    any of them is ``contradicted`` (a contradiction whose evidence passed the check is kept),
+    else ``unsupported``. Ties are not supported.
 
     Raises:
         ValueError: no labels.
@@ -96,8 +113,15 @@ def majority(labels: Sequence[str]) -> str:
         raise ValueError("no votes")
     if 2 * labels.count("supported") > len(labels):
         return "supported"
-    return ("contradicted" if labels.count("contradicted") > labels.count("unsupported")
-            else "unsupported")
+    return "contradicted" if "contradicted" in labels else "unsupported"
+
+
+def decided(supported: int, asked: int, votes: int) -> bool:
+    """Whether ``asked`` votes of ``votes``, ``supported`` of them checked ``supported``,
+    already decide the majority: ``supported`` has more than half of ``votes`` whatever the
+    rest say, or cannot reach it even if every remaining vote says ``supported``."""
+    left = votes - asked
+    return 2 * supported > votes or 2 * (supported + left) <= votes
 
 
 def rotated(passages: Sequence[Passage], vote: int) -> list[Passage]:
@@ -132,6 +156,29 @@ def judge_name(judge: Any) -> str:
         if seen is None:
             break
     return judge_description(judge)
+
+
+def rules_of(judge: Any) -> tuple[str, Any]:
+    """What a judge's verdicts come from, looking through wrappers (``.judge``): ``("rules",
+    r)`` for the first ``rules`` string found (the built-in offline judges: ``"offline"``),
+    else ``("judge", m)`` for the first ``model`` or ``name`` string, else ``("object", id)``
+    of the innermost judge. Two panel members with the same answer are one judge (module
+    docstring)."""
+    chain = []
+    seen = judge
+    for _ in range(8):
+        chain.append(seen)
+        seen = (vars(seen) if hasattr(seen, "__dict__") else {}).get("judge")
+        if seen is None:
+            break
+    for attrs, kind in ((("rules",), "rules"), (("model", "name"), "judge")):
+        for item in chain:
+            own = vars(item) if hasattr(item, "__dict__") else {}
+            for attr in attrs:
+                value = own.get(attr, getattr(type(item), attr, None))
+                if isinstance(value, str) and value:
+                    return kind, value
+    return "object", id(chain[-1])
 
 
 def _samples(judge: Any) -> bool:
@@ -183,7 +230,7 @@ class _Forwarding:
 
 
 class VotingJudge(_Forwarding):
-    """A judge asked again when its first verdict is not ``supported`` (module docstring).
+    """A judge asked up to ``votes`` times about every claim (module docstring).
 
     Args:
         judge: any judge.
@@ -207,15 +254,18 @@ class VotingJudge(_Forwarding):
             return f"{judge_description(self.judge)}; deterministic: asked once per claim"
         sampled = f", sampled at temperature {VOTE_TEMPERATURE:g}" if _samples(self.judge) \
             else ""
-        return (f"{judge_description(self.judge)}; up to {self.votes} votes per claim first "
-                f"judged not supported (votes 2.. see the passages rotated{sampled})")
+        return (f"{judge_description(self.judge)}; up to {self.votes} votes per claim, "
+                f"stopping once the majority is decided (votes 2.. see the passages "
+                f"rotated{sampled})")
 
     def fingerprint(self) -> dict[str, Any]:
-        """The wrapped judge's fingerprint with ``votes`` added (a run judged with votes is
-        not judged by the same procedure as one without)."""
+        """The wrapped judge's fingerprint with ``votes`` and ``vote_rules`` (``VOTE_RULES``)
+        added (a run judged with votes, or by another voting procedure, is not judged by the
+        same procedure as one without)."""
         inner = getattr(self.judge, "fingerprint", None)
         found = inner() if callable(inner) else None
-        return {**(found if isinstance(found, dict) else {}), "votes": self.votes}
+        return {**(found if isinstance(found, dict) else {}), "votes": self.votes,
+                "vote_rules": VOTE_RULES}
 
     async def averify(self, claim: str, passages: list[Passage]) -> Verdict:
         """The majority verdict over up to ``votes`` verdicts (module docstring); the votes
@@ -231,18 +281,15 @@ class VotingJudge(_Forwarding):
             raw = as_verdict(await call_judge(vote_variant(self.judge, k), "verify", claim,
                                               given))
             ballots.append((_vote(raw, given, claim, self.name), raw))
-            supported = sum(1 for v, _ in ballots if v.label == "supported")
-            left = limit - k
-            if supported == k == 1:
-                break  # a first "supported" stands: only "not supported" is asked again
-            if k >= 2 and (2 * supported > limit or 2 * (supported + left) <= limit):
+            if decided(sum(1 for v, _ in ballots if v.label == "supported"), k, limit):
                 break  # the remaining votes cannot change the outcome
         _publish([v for v, _ in ballots])
         return _chosen(ballots)
 
 
 def _chosen(ballots: list[tuple[Vote, Verdict]]) -> Verdict:
-    """The judge's own verdict of the first vote with the majority label."""
+    """The judge's own verdict of the first vote whose checked label is the outcome's
+    (``majority``)."""
     label = majority([v.label for v, _ in ballots])
     return next(raw for v, raw in ballots if v.label == label)
 
@@ -256,7 +303,9 @@ class PanelJudge(_Forwarding):
         names: their names in the votes (default ``judge_name`` of each).
 
     Raises:
-        ValueError: fewer than two members, or as many names as members not given.
+        ValueError: fewer than two members, as many names as members not given, or two
+            members that judge by the same rules (``rules_of``: e.g. ``offline`` and
+            ``offline-heuristic``, or one model twice): one set of rules, one vote.
     """
 
     def __init__(self, members: Sequence[Any], names: Sequence[str] | None = None) -> None:
@@ -268,6 +317,18 @@ class PanelJudge(_Forwarding):
         self.members = members
         self.judge = members[0]
         self.names = list(names) if names is not None else [judge_name(m) for m in members]
+        first: dict[tuple[str, Any], int] = {}
+        for i, member in enumerate(members):
+            key = rules_of(member)
+            if key in first:
+                j = first[key]
+                same = f"the same rules ({key[1]!r})" if key[0] == "rules" else \
+                    "the same judge" + (f" ({key[1]!r})" if key[0] == "judge" else "")
+                raise ValueError(
+                    f"panel judges {j + 1} ({self.names[j]}) and {i + 1} ({self.names[i]}) "
+                    f"judge by {same}: their verdicts are not independent and would outvote "
+                    "the others together (one set of rules, one vote); keep one of them")
+            first[key] = i
 
     def describe(self) -> str:
         """Every member's description."""

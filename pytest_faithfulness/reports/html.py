@@ -322,8 +322,9 @@ def _answer_marks(r: AnswerResult, index: int = 1) -> str:
         label = "contradicted" if claim.label == "contradicted" else "unsupported"
         parts = [f"claim {n}: {claim.label or 'no verdict'}: {claim.text}"]
         verdict = claim.verdict
-        if verdict is not None and verdict.quote:
-            parts.append(f"quote ({', '.join(verdict.passage_ids)}): {verdict.quote}")
+        if verdict is not None:
+            parts += [f"quote ({item.passage_id}): {item.quote}" for item in verdict.evidence
+                      if item.quote]
         for source in (verdict, claim.judge_verdict):
             if source is not None and source.rationale:
                 parts.append(f"rationale: {source.rationale}")
@@ -395,16 +396,14 @@ def _answer_html(index: int, r: AnswerResult) -> str:
                     f'data-verdict="{_e(label)}">'
                     f'<span class="badge b-{_e(label)}">'
                     f'{_e(label if label != "none" else "no verdict")}</span> {_e(claim.text)}']
-            if verdict is not None and verdict.passage_ids:
-                links = ", ".join(
-                    f'<a href="#{anchors[pid]}">{_e(pid)}</a>' if pid in anchors else _e(pid)
-                    for pid in verdict.passage_ids)
-                quote = f' &ldquo;{_e(verdict.quote)}&rdquo;' if verdict.quote else ""
-                item.append(f'<div class="ev">passage {links}:{quote}</div>')
-                for pid in verdict.passage_ids:
-                    where = find_quote(verdict.quote, texts.get(pid, ""))
-                    if where is not None and label in ("supported", "contradicted"):
-                        spans[pid].append((where[0], where[1], label, f"claim {n}: {label}"))
+            for ev in verdict.evidence if verdict is not None else ():
+                pid = ev.passage_id
+                link = f'<a href="#{anchors[pid]}">{_e(pid)}</a>' if pid in anchors else _e(pid)
+                quote = f' &ldquo;{_e(ev.quote)}&rdquo;' if ev.quote else ""
+                item.append(f'<div class="ev">passage {link}:{quote}</div>')
+                where = find_quote(ev.quote, texts.get(pid, ""))
+                if where is not None and label in ("supported", "contradicted"):
+                    spans[pid].append((where[0], where[1], label, f"claim {n}: {label}"))
             cites = citation_text(claim)
             if cites:
                 item.append(f'<div class="ev cite c-{_e(claim.citation)}">{_e(cites)}</div>')

@@ -128,6 +128,15 @@ def _usage_line(summary: SessionSummary) -> str:
     return md_escape(text + (f"; {usage}" if usage else ""), None)
 
 
+def _quotes(evidence: Sequence[Any]) -> str:
+    """The quote cell: the one quote as it is, or each quote with its passage id when the
+    verdict cites several items."""
+    quotes = [item for item in evidence if item.quote]
+    if len(quotes) == 1 and len(evidence) == 1:
+        return md_escape(quotes[0].quote)
+    return md_escape("; ".join(f"{item.passage_id}: “{item.quote}”" for item in quotes))
+
+
 def _why(claim: Any, answer: str = "") -> str:
     """The sentence of the answer the claim came from, the judge's rationale(s), the
     citation and the note of a claim, as one cell."""
@@ -175,7 +184,7 @@ def _claims_table(results: list[AnswerResult], max_rows: int) -> list[str]:
         lines.append(f"| {md_escape((r.test_id or 'answer') + turn_text(r))} | {_fmt(r.score)} "
                      f"| {label} | "
                      f"{claim} | {md_escape(', '.join(v.passage_ids) if v else '')}"
-                     f" | {md_escape(v.quote if v else '')} | {_why(c, r.answer)} |")
+                     f" | {_quotes(v.evidence if v else [])} | {_why(c, r.answer)} |")
     if len(rows) > max_rows:
         lines.append(f"\n…and {len(rows) - max_rows} more (see the HTML or JSON report).")
     lines.append("")

@@ -107,22 +107,20 @@ def _headline(summary: SessionSummary) -> list[str]:
 
 
 def _claim_lines(claims: Sequence[Any]) -> list[str]:
-    """One bullet per claim change or claim: verdict, claim, passages and quote."""
+    """One bullet per claim change or claim: verdict, claim, and each evidence item (passage
+    and quote)."""
     out = []
     for c in claims:
         before = getattr(c, "before", None)
         label = getattr(c, "after", None) or getattr(c, "label", None) or "no verdict"
         verdict = getattr(c, "verdict", None)
-        passages = getattr(c, "passage_ids", None)
-        if passages is None:
-            passages = list(verdict.passage_ids) if verdict is not None else []
-        quote = getattr(c, "quote", None) if verdict is None else verdict.quote
+        evidence = verdict.evidence if verdict is not None else getattr(c, "evidence", [])
         was = f" (was {md_escape(before)})" if before else ""
         text = f"  - **{md_escape(label)}**{was}: {md_escape(c.text, 400)}"
-        if passages:
-            text += f" — passage {md_escape(', '.join(passages), 120)}"
-        if quote:
-            text += f": “{md_escape(quote, 400)}”"
+        for n, item in enumerate(evidence):
+            text += (" — passage " if n == 0 else "; passage ") + md_escape(item.passage_id, 120)
+            if item.quote:
+                text += f": “{md_escape(item.quote, 400)}”"
         out.append(text)
     return out
 

@@ -1,9 +1,11 @@
-"""Where a claim sits in its answer, for the reports: its source text and its sentence."""
+"""Where a claim sits in its answer, for the reports: its source text, its sentence, and the
+evidence its verdict cites."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from ..records import AnswerResult, ClaimResult, Span
 from ..text import sentence_spans
@@ -49,3 +51,11 @@ def turn_text(result: AnswerResult) -> str:
     if result.conversation is None:
         return ""
     return f" (conversation {result.conversation}, turn {result.turn})"
+
+
+def evidence_lines(evidence: Sequence[Any]) -> list[str]:
+    """One line per evidence item of a verdict (``records.Evidence`` or anything with
+    ``passage_id`` and ``quote``), in order: ``passage p-2071: "quote"``, or ``passage
+    p-2071`` for an item without a quote. Untrusted text: each report escapes it its way."""
+    return [f'passage {item.passage_id or "-"}: "{item.quote}"' if item.quote
+            else f"passage {item.passage_id or '-'}" for item in evidence]

@@ -10,7 +10,7 @@ from typing import Any
 from ..records import AnswerResult, SessionSummary
 from .figures import fmt as _fmt
 from .figures import format_change, format_figure, short
-from .spans import citation_text, sentence_text, turn_text
+from .spans import citation_text, evidence_lines, sentence_text, turn_text
 from .text import terminal_text
 from .uncertainty import claim_votes_text
 from .verdict import RunVerdict, answer_name, run_verdict, thresholds_text
@@ -57,9 +57,8 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False,
         cites = citation_text(claim)
         if cites and (not only_failing_claims or claim.citation != "correct"):
             lines.append(f"      {cites}")
-        if verdict is not None and verdict.passage_ids:
-            quote = f' "{verdict.quote}"' if verdict.quote else ""
-            lines.append(f"      passage {', '.join(verdict.passage_ids)}:{quote}")
+        if verdict is not None:
+            lines += [f"      {line}" for line in evidence_lines(verdict.evidence)]
         if claim.note:
             lines.append(f"      note: {claim.note}")
         if verbose and verdict is not None and verdict.confidence is not None:

@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from ..records import Evidence
 from ..reports.figures import format_figure
 from .saved import SavedAnswer, SavedClaim, SavedRun, _Loose
 
@@ -32,12 +33,14 @@ class ClaimChange(_Loose):
         before: its verdict in the baseline; ``"absent"`` when the baseline answer did not
             make it.
         after: its verdict now; ``"absent"`` when this run's answer no longer makes it.
-        passage_ids / quote: the evidence of the verdict now (of the baseline's if absent now).
+        evidence: the evidence of the verdict now (of the baseline's if absent now).
+        passage_ids / quote: the same, in the older form (cited ids; first quote).
     """
 
     text: str
     before: str
     after: str
+    evidence: list[Evidence] = Field(default_factory=list)
     passage_ids: list[str] = Field(default_factory=list)
     quote: str | None = None
 
@@ -205,8 +208,8 @@ def compare_answers(before: SavedAnswer, after: SavedAnswer) -> AnswerChange:
         old = matches.pop(0) if matches else None
         now_bad = claim.label in _NOT_SUPPORTED
         item = ClaimChange(text=claim.text, before="absent" if old is None else _label(old.label),
-                           after=_label(claim.label), passage_ids=claim.passage_ids,
-                           quote=claim.quote)
+                           after=_label(claim.label), evidence=claim.evidence,
+                           passage_ids=claim.passage_ids, quote=claim.quote)
         if old is None:
             if now_bad:
                 change.worsened.append(item)
@@ -220,7 +223,8 @@ def compare_answers(before: SavedAnswer, after: SavedAnswer) -> AnswerChange:
         for old in leftovers:
             if old.label in _NOT_SUPPORTED:
                 change.recovered.append(ClaimChange(text=old.text, before=_label(old.label),
-                                                    after="absent", passage_ids=old.passage_ids,
+                                                    after="absent", evidence=old.evidence,
+                                                    passage_ids=old.passage_ids,
                                                     quote=old.quote))
     return change
 

@@ -19,9 +19,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ..records import AnswerResult, SessionSummary
+from ..records import AnswerResult, Evidence, SessionSummary, Verdict
 
 SAVED_RUN_FORMAT = "pytest-faithfulness-run-1"
 DEFAULT_STORAGE = ".faithfulness"
@@ -46,14 +46,26 @@ class SavedClaim(_Loose):
     Args:
         text: the claim as decomposed.
         label: ``"supported" | "contradicted" | "unsupported"``, or ``None`` (no verdict).
-        passage_ids: the passages the verdict cites.
-        quote: the verdict's quote, if any.
+        evidence: the verdict's evidence items (``records.Evidence``), in order.
+        passage_ids: the passages the verdict cites (kept for readers of the older form).
+        quote: the first item's quote, if any (the same).
+
+    A run saved before evidence lists (``passage_ids`` and one ``quote``) is read with that
+    quote as its one piece of evidence.
     """
 
     text: str
     label: str | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
     passage_ids: list[str] = Field(default_factory=list)
     quote: str | None = None
+
+    @model_validator(mode="after")
+    def _older_form(self) -> SavedClaim:
+        if not self.evidence and (self.passage_ids or self.quote):
+            self.evidence = Verdict("unsupported", passage_ids=self.passage_ids,
+                                    quote=self.quote).evidence
+        return self
 
 
 class SavedAnswer(_Loose):
@@ -93,6 +105,7 @@ class SavedAnswer(_Loose):
         return cls(
             test_id=result.test_id or f"answer-{index}", status=result.status, score=result.score,
             claims=[SavedClaim(text=c.text, label=c.label,
+                               evidence=list(c.verdict.evidence) if c.verdict else [],
                                passage_ids=list(c.verdict.passage_ids) if c.verdict else [],
                                quote=c.verdict.quote if c.verdict else None)
                     for c in result.claims],
