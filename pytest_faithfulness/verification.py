@@ -2,17 +2,14 @@
 
 Two things live here:
 
-* ``check_verdict``: what any judge returns is checked before it is accepted. A cited passage
-  id must exist and the quote must occur, at word boundaries, in that passage's text or title
-  (``text.quote_in_passage``). The quote must hold ``MIN_QUOTE_CONTENT_WORDS`` content words
-  (a whole passage or title is exempt from this length rule only) and share
-  ``MIN_QUOTE_SHARED_WORDS`` with the claim, always. A ``supported`` quote must also state
-  every name and number of the claim, hold at least ``QUOTE_CLAIM_COVERAGE`` of the claim's
-  content words (all but one of a claim of three or fewer), negate no shared word the claim
-  does not (negation is scoped to the comma-separated part of a clause), and not stop before
-  the rest of its sentence in the passage negates a word the claim asserts ("Items bought on
-  sale can be" | "exchanged but not refunded"). Otherwise the verdict becomes
-  ``unsupported``, with the judge's own verdict and the reason kept beside it.
+* ``check_verdict``: what any judge returns is checked before it is accepted. The check
+  proves what evidence can prove (issue 20): the quotes occur verbatim up to typography, are
+  about the claim, state its names (in the quote, the sentence around it or the passage
+  title) and numbers (as quantities with units, or computed from quoted numbers), speak to
+  every part of it, and agree with it on negation (per clause and scope, inside words,
+  opposite words) and quantifiers. Otherwise the verdict becomes ``unsupported``, with the
+  judge's own verdict and the reason kept beside it. ``evidence_coverage`` reports how much
+  of a claim the quotes state.
 * the rules of the offline judges, on the words of a text (``_features``: content words,
   names, numbers with their units, negation per clause part, bounds, counts) and on a claim
   against one evidence window (``_support_problem``, ``statement_problem``,
@@ -26,7 +23,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations
 
 from .records import Evidence, Passage, Verdict
@@ -72,34 +69,62 @@ QUOTE_PART_COVERAGE = 0.25
 
 def check_verdict(verdict: Verdict, passages: list[Passage],
                   claim: str | None = None) -> tuple[Verdict, str | None]:
-    """Accept a judge's verdict only if its evidence checks out.
+    """Accept a judge's verdict only if its evidence checks out (issue 20).
 
-    A ``supported`` or ``contradicted`` verdict is accepted as given when all of these hold:
+    The check proves what evidence can prove: the quotes are real, about the claim, and state
+    its numbers, names and polarity. Whether they entail the claim is the judge's job (calibrate
+    the judge). A ``supported`` or ``contradicted`` verdict is accepted as given when:
 
-    1. it cites at least one passage id, and every cited id is one of ``passages``;
-    2. its quote occurs in the text or in the title of a cited passage (after whitespace
-       normalisation, ``text.quote_in_passage``);
-    3. the quote is substantive: it is the whole text or the whole title of that passage
-       (a short passage is always quotable whole), or it holds at least
-       ``MIN_QUOTE_CONTENT_WORDS`` content words of which at least
-       ``MIN_QUOTE_SHARED_WORDS`` are content words of ``claim`` too. Content words are
-       those of the offline verifier (stop words out, stems, numbers and number words as
-       digits, units unified, CJK text as character bigrams), so "It costs $5." is carried by
-       "$5 per month" but not by "$5", ".", "a" or one word.
+    1. it cites at least one passage id for every evidence item, and every id is one of
+       ``passages``; every item has a quote;
+    2. every quote occurs verbatim, at word boundaries, in the text or title of its passage, up
+       to typography only (``text.quote_in_passage``: NFKC, curly/straight quotes, dashes and
+       hyphens, no-break and zero-width spaces, ligatures, whitespace); a quote cited to several
+       passages (the older ``passage_ids`` + ``quote`` form) is kept where it occurs;
+    3. the quotes together hold ``MIN_QUOTE_CONTENT_WORDS`` content words, or one is the whole
+       text or title of its passage; with ``claim`` given, they share a content word with it.
 
-    ``unsupported`` verdicts are accepted as they are.
+    A ``supported`` verdict must also, reading the quotes, the sentence(s) around each quote in
+    its passage (a table row with its header row, a bare "Yes."/"No." with its question) and
+    the cited passages' titles:
+
+    4. state every name of the claim (capitalised words, acronyms, letter-led tokens with digits
+       such as S3, A320, USB-C) in a quote, the sentence around it or a cited passage's title;
+    5. state every number of the claim as a quantity with its unit, compared by value within a
+       dimension (1500 ml = 1.5 l = 1,5 l; 680 g = 680 grams; 1,200 = 1200; 14 days != 14
+       weeks; kg != lb; $ != EUR; per month != per year), or as a sum or difference of two or
+       three quoted numbers of that dimension (bare numbers: also a product or ratio of two);
+       a count ("20 users") said with its noun; each bound (within, up to, maximum, at least,
+       "N+") as the claim states it, and no "at least N" / "N+" where the claim says N;
+    6. speak to every part of the claim (its clauses and comma-separated parts, a part of fewer
+       than ``MIN_PART_WORDS`` content words joined to its neighbour): at least
+       ``QUOTE_PART_COVERAGE`` of each part's content words (stems, long shared prefixes,
+       ``_SYNONYMS``) are stated, so that a rider (", and shipping is free") is refused while a
+       paraphrase is not refused for its wording; a word negated inside ("unidentified",
+       "dislike") is stated as it is;
+    7. agree on polarity: a negated claim has a negation in its evidence; no claim word is
+       negated on one side only, both in its clause part and in the negation's scope
+       (``NEGATION_SCOPE`` words; a "not" in another clause negates nothing there; "it is not
+       true that" turns the clause round), nor said through its opposite with the same polarity
+       (non-/un-/in-/im-/ir-/il-/dis-, -less, ``_ANTONYM_PAIRS``: enabled/disabled,
+       accepted/rejected, issued/denied, include/exclude, incur/avoid, qualify/excluded...);
+    8. state the claim's quantifiers (all/every/each, most, only, exactly, always, never...) in
+       the evidence, and not another one where the quotes give one (all vs some, always vs
+       rarely).
+
+    ``unsupported`` verdicts are accepted as they are. How much of the claim the quotes state is
+    reported separately (``evidence_coverage``), and decides nothing.
 
     Args:
         verdict: the judge's verdict.
         passages: the passages the claim was verified against.
-        claim: the claim the verdict is about; when ``None`` the quote is held to rules 1-3
-            except the words shared with the claim.
+        claim: the claim the verdict is about; when ``None`` only rules 1-3 apply (without the
+            word shared with the claim).
 
     Returns:
-        ``(accepted, reason)``. ``reason`` is ``None`` when the verdict is accepted as given;
-        otherwise ``accepted`` is an ``unsupported`` verdict and ``reason`` says why (unknown
-        passage id, missing quote, quote not found in the cited passages, quote too short or
-        not about the claim).
+        ``(accepted, reason)``. ``reason`` is ``None`` when the verdict is accepted as given
+        (items whose passage does not hold their quote dropped); otherwise ``accepted`` is an
+        ``unsupported`` verdict and ``reason`` says which rule failed, quoting the evidence.
     """
     if verdict.label == "unsupported":
         return verdict, None
@@ -213,6 +238,25 @@ def _answered(text: str) -> str:
 _SENTENCE_BREAK = re.compile(r"[.!?\u3002\n](?!\d)")
 
 
+def _table_row(source: str, quote: str) -> str | None:
+    """When ``quote`` lies in a row of a Markdown table of ``source``, that row read with its
+    header, cell by cell ("| Team | 25 |" under "| Plan | Users |" reads "Plan: Team. Users:
+    25."); otherwise ``None``."""
+    lines = [fold_typography(line) for line in source.splitlines()]
+    for i, line in enumerate(lines):
+        if not line.startswith("|") or quote not in line:
+            continue
+        start = i
+        while start > 0 and lines[start - 1].startswith("|"):
+            start -= 1
+        header = [c.strip() for c in lines[start].strip("|").split("|")]
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if start == i or len(header) != len(cells):
+            return None
+        return " ".join(f"{h}: {c}." for h, c in zip(header, cells) if c)
+    return None
+
+
 def _sentence_around(quote: str, source: str) -> tuple[str, str]:
     """The sentence(s) of ``source`` that the first occurrence of ``quote`` lies in (the
     quote widened to sentence breaks), and the sentence just before them when the quote is a
@@ -226,6 +270,8 @@ def _sentence_around(quote: str, source: str) -> tuple[str, str]:
     m = _SENTENCE_BREAK.search(text, end - 1 if q[-1:] in ".!?\u3002" else end)
     right = m.end() if m else len(text)
     sentence = text[left:right].strip()
+    if row := _table_row(source, q):
+        sentence = row
     before = ""
     if _BARE_ANSWER.fullmatch(_bare(q)):
         prev = text[:left].rstrip()
@@ -256,7 +302,9 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
     tf = _features(ev.titles, sentence_start_exempt=False) if ev.titles else None
     names = cf.mandatory - cf.numbers
     stated = xf.content | (tf.content if tf else frozenset())
-    if missing := sorted(w for w in names if w not in stated):
+    opening = _opening_name(claim)
+    if missing := sorted({w for w in names if w not in stated}
+                         | {w for w in opening if not _stated(w, stated)}):
         return (f"supported verdict's quote {shown!r} does not state the claim's "
                 f"{', '.join(missing)} (not in the quotes, the sentences around them or the "
                 "passage titles)")
@@ -278,8 +326,8 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
         return (f"supported verdict's quote {shown!r} negates nothing where the claim is "
                 "negated (a negated claim needs a negation in its evidence)")
     if flipped := _polarity_problem(cf, xf):
-        return (f"supported verdict's quote {shown!r} is negated where the claim is not "
-                f"(or the reverse): {', '.join(flipped)}")
+        return (f"supported verdict's quote {shown!r}: its sentence negates "
+                f"{', '.join(flipped)} where the claim does not (or the reverse)")
     if problem := _quantifier_problem(claim, ev):
         return f"supported verdict's quote {shown!r} {problem}"
     return None
@@ -323,6 +371,33 @@ _NEGATIVE_WORDS = frozenset({"forbid", "forbidden", "prohibit", "ban", "bann", "
                              "without", "neither", "nor", "barr", "block", "halt"})
 
 
+#: Words that open a sentence and are no name.
+_OPENERS = frozenset({
+    "after", "before", "since", "however", "although", "despite", "during", "following",
+    "because", "while", "unlike", "like", "besides", "meanwhile", "instead", "still", "later",
+    "earlier", "finally", "first", "next", "sure", "well", "overall", "according", "among",
+    "along", "without", "until", "upon", "between", "across", "through", "throughout",
+    "whether", "though", "therefore", "thus", "hence", "indeed", "perhaps", "maybe", "today",
+    "now", "recently", "previously", "currently", "initially", "eventually", "click", "many",
+    "several", "both", "every", "each", "another", "one", "two", "three", "people", "users",
+    "customers", "researchers", "scientists", "experts", "officials", "police",
+})
+
+
+def _opening_name(claim: str) -> set[str]:
+    """The stemmed words of the claim's first word when it is capitalised and no stop word:
+    it may be a name ("Nani listed..."), so it is stated in the evidence, as a name or as the
+    same word in any case (``_stated``)."""
+    tokens = _TOKEN.findall(_surface(claim))
+    if not tokens or not tokens[0][:1].isupper() or tokens[0].lower() in _STOP:
+        return set()
+    first = tokens[0].lower()
+    if first in _OPENERS or _stem(first) in _DISCOURSE or (
+            tokens[0][1:].islower() and first.endswith(("ing", "ed", "ly", "ers"))):
+        return set()  # "After ...", "However ...", "Named after ...", "Sinking sand ..."
+    return set(_name_parts(tokens[0].lower()))
+
+
 def _negated_inside(word: str) -> bool:
     """Whether the stem ``word`` reads as another word with a negating prefix (other than
     ``in-``, too often a word's own start) or ``-less``: "unidentifi", "dislik", "impossibl"."""
@@ -330,9 +405,11 @@ def _negated_inside(word: str) -> bool:
         return False
     if word.endswith("less") and len(word) > 7:
         return True
-    return any(word.startswith(p) and len(word) - len(p) >= 4 for p in
+    return any(word.startswith(p) and len(word) - len(p) >= 3 for p in
                ("non", "un", "dis", "im", "ir", "il")) and not word.startswith(
         ("unit", "univers", "uniqu", "union", "under", "until", "unless", "imag", "immediat",
+         "immun", "immigr", "immers", "impuls", "implem", "impli", "imply", "illumin", "irrit",
+         "distr", "dismal", "display", "discov", "discuss", "dissert", "unanim", "uncl",
          "import", "impact", "improv", "impress", "illustrat", "dish", "disc", "disk", "dispos"))
 
 
@@ -510,10 +587,45 @@ _ANTONYM_PAIRS = (
     ("rise", "fall"), ("refundabl", "forfeit"), ("win", "lose"), ("won", "lost"),
     ("suppli", "withh"), ("wireless", "wired"), ("first", "last"), ("before", "after"),
 )
-_ANTONYMS: dict[str, set[str]] = {}
-for _a, _b in _ANTONYM_PAIRS:
-    _ANTONYMS.setdefault(_a, set()).add(_b)
-    _ANTONYMS.setdefault(_b, set()).add(_a)
+#: Everyday opposites, as words (stemmed when the table is built): direction, size, age,
+#: time, quality, outcome, relation.
+_OPPOSITE_WORDS = (
+    "new old", "young old", "younger older", "youngest oldest", "high low", "higher lower",
+    "highest lowest", "large small", "big small", "larger smaller", "largest smallest",
+    "long short", "longer shorter", "heavy light", "upper lower", "top bottom", "above below",
+    "inside outside", "north south", "northern southern", "east west", "eastern western",
+    "inbound outbound", "input output", "early late", "earliest latest", "morning evening",
+    "summer winter", "day night", "ancient modern", "urban rural", "domestic foreign",
+    "alive dead", "died survived", "live die", "male female", "men women", "man woman",
+    "boy girl", "boys girls", "hot cold", "wet dry", "rich poor", "wealthy poor", "cheap expensive",
+    "easy difficult", "easy hard", "fast slow", "best worst", "better worse", "major minor",
+    "full empty", "true false", "positive negative", "strong weak", "stronger weaker",
+    "similar different", "expand shrink", "expanded shrank", "ascending descending",
+    "buy sell", "bought sold", "buys sells", "support oppose", "supports opposes",
+    "supported opposed", "won lost", "win lose", "wins loses", "gained lost", "gain lose",
+    "victory defeat", "succeeded failed", "success failure", "arrived departed",
+    "arrive depart", "entered left", "joined left", "hired fired", "agreed refused",
+    "accepted refused", "guilty innocent", "ally enemy", "friend enemy", "friends enemies",
+    "love hate", "loved hated", "loves hates", "allowed banned", "allow ban", "push pull",
+    "attack defend", "attacked defended", "began ended", "started ended", "start end",
+    "begins ends", "opened closed", "opens closes", "rose fell", "rises falls", "risen fallen",
+    "increased decreased", "increases decreases", "increasing decreasing", "raised lowered",
+    "left right", "lead trail", "led trailed", "leading trailing", "remove add",
+    "removed added", "import export", "imports exports", "win's loss's", "maximum minimum",
+    "first last", "before after", "more fewer", "most least", "always never", "always rarely",
+    "always sometimes", "often rarely", "usually rarely",
+)
+
+
+@cache
+def _antonyms() -> dict[str, frozenset[str]]:
+    """Stem -> its opposite stems, both ways (``_ANTONYM_PAIRS`` and ``_OPPOSITE_WORDS``)."""
+    table: dict[str, set[str]] = {}
+    for a, b in _ANTONYM_PAIRS + tuple((_stem(a), _stem(b)) for a, b in
+                                       (pair.split() for pair in _OPPOSITE_WORDS)):
+        table.setdefault(a, set()).add(b)
+        table.setdefault(b, set()).add(a)
+    return {k: frozenset(v) for k, v in table.items()}
 
 
 @lru_cache(maxsize=65536)
@@ -523,7 +635,7 @@ def _opposite(a: str, b: str) -> bool:
     ("cord" / "cordless"), or they are an ``_ANTONYM_PAIRS`` pair ("enabl" / "disabl")."""
     if a == b:
         return False
-    if b in _ANTONYMS.get(a, ()):
+    if b in _antonyms().get(a, ()):
         return True
     for x, y in ((a, b), (b, a)):
         if x in _NOT_NEGATED or y in _NOT_NEGATED:
@@ -1076,7 +1188,8 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
             if stoks := [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(sub)]:
                 pcontent = _clause_content(stoks)
                 parts.append(frozenset(pcontent))
-                pneg = any(_negates(t) for t in stoks)
+                # "it is not true that P" turns P's own negation round ("... cannot ...")
+                pneg = any(_negates(t) for t in stoks if t != "notthat") != ("notthat" in stoks)
                 polar.update((w, pneg) for w in pcontent)
                 sub_scoped = _scoped_polarity(stoks)
                 scoped.update(sub_scoped)

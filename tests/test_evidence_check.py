@@ -1,0 +1,316 @@
+"""Issue 20: the evidence check proves what evidence can prove, in both directions.
+
+Every case runs through ``pytest_faithfulness.evaluate`` with a judge that quotes (a scripted
+judge object giving ``Verdict.evidence`` items, or the loopback LLM judge), and the audit-log
+gate through a real pytest run (pytester). Two kinds:
+
+* false alarms: a correct ``supported`` verdict with the evidence a careful reader quotes must be
+  kept (the audit-log answer scores 0.60, the Vela claim is kept with "three brightness
+  levels", typography, units, key/value and table passages, Q&A, titles, computed figures,
+  two sentences, negation in another clause);
+* opposite pairs: the passage states one side, the judge says ``supported`` to the other side
+  with the passage sentence as its quote: refused, in both directions (in-word negation,
+  curated antonyms, "N"/"N+", units, currencies, rates).
+"""
+
+from __future__ import annotations
+
+import pytest
+from scripted_model import (  # noqa: F401 - shared fixtures
+    AUDIT_PASSAGES,
+    claims_reply,
+    judge_model,
+    make_judge,
+)
+
+from pytest_faithfulness import Decomposition, Verdict, evaluate
+
+
+class QuotingJudge:
+    """A user judge: decomposes into ``claims`` and answers each with its scripted verdict."""
+
+    def __init__(self, verdicts: dict[str, Verdict], dropped: list[str] = ()) -> None:
+        self.verdicts, self.dropped = verdicts, list(dropped)
+
+    def decompose(self, text):
+        return Decomposition(claims=list(self.verdicts), dropped=self.dropped)
+
+    def verify(self, claim, passages):
+        return self.verdicts[claim]
+
+
+def supported(*items: tuple[str, str]) -> Verdict:
+    """``supported`` with one evidence item per ``(passage_id, quote)``."""
+    return Verdict("supported", evidence=[{"passage_id": p, "quote": q} for p, q in items])
+
+
+def judged(claim: str, passages: list[dict], verdict: Verdict):
+    result = evaluate(claim, passages, QuotingJudge({claim: verdict}))
+    (claim_result,) = result.claims
+    return result, claim_result
+
+
+# --------------------------------------------------------------------------------------------
+# False alarms: a correct verdict is kept.
+
+AUDIT_ANSWER = (
+    "Yes \u2014 audit log export to S3 is available on the Business plan. Configure the "
+    "destination under Settings > Security > Audit Log Export, and make sure the bucket policy "
+    "allows s3:PutObject for our export role. Exports run hourly and are retained in your "
+    "bucket indefinitely.")
+AUDIT_VERDICTS = {
+    "Audit log export to S3 is available on the Business plan.": supported(
+        ("p-2071", "available on the Business and Enterprise plans"),
+        ("p-2071", "Exports are delivered to a customer-owned S3 bucket.")),
+    "The audit log export destination is configured under Settings > Security > Audit Log "
+    "Export.": supported(("p-2072", "Configure the destination bucket under Settings > Security "
+                                    "> Audit Log Export.")),
+    "The bucket policy must allow s3:PutObject for the export role.": supported(
+        ("p-2072", "The bucket policy must allow s3:PutObject for our export role.")),
+    "Audit log exports run hourly.": Verdict("unsupported"),
+    "Audit log exports are retained in the customer's bucket indefinitely.": Verdict("unsupported"),
+}
+
+
+def test_the_audit_log_answer_scores_three_of_five_with_two_evidence_items():
+    result = evaluate(AUDIT_ANSWER, AUDIT_PASSAGES, QuotingJudge(AUDIT_VERDICTS, ["Yes"]))
+
+    assert result.score == pytest.approx(0.6)
+    assert [c.supported for c in result.claims] == [True, True, True, False, False]
+    first = result.claims[0]
+    assert first.note is None and len(first.verdict.evidence) == 2
+    assert first.evidence_coverage is not None and 0.5 < first.evidence_coverage <= 1.0
+    assert result.claims[3].evidence_coverage is None  # no quote: nothing to cover
+
+
+def test_the_audit_log_gate_passes_at_0_6_in_a_pytest_run(pytester):
+    pytester.makeconftest(f'''
+        import pytest
+        from pytest_faithfulness import Decomposition, Verdict
+
+        VERDICTS = {{claim: Verdict.model_validate(v) for claim, v in {
+            {c: v.model_dump(include={"label", "evidence"}) for c, v in AUDIT_VERDICTS.items()}!r}.items()}}
+
+        class QuotingJudge:
+            def decompose(self, text):
+                return Decomposition(claims=list(VERDICTS), dropped=["Yes"])
+            def verify(self, claim, passages):
+                return VERDICTS[claim]
+
+        @pytest.fixture(scope="session")
+        def faithfulness_judge():
+            return QuotingJudge()
+    ''')
+    pytester.makepyfile(test_audit=f'''
+        def test_passes_at_0_6(assert_faithful):
+            result = assert_faithful({AUDIT_ANSWER!r}, {AUDIT_PASSAGES!r}, min_score=0.6)
+            assert [c.supported for c in result.claims] == [True, True, True, False, False]
+
+        def test_fails_at_0_7(assert_faithful):
+            assert_faithful({AUDIT_ANSWER!r}, {AUDIT_PASSAGES!r}, min_score=0.7)
+    ''')
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+
+
+VELA = [{"id": "v1", "text": "The Vela lamp has three brightness levels and a USB-C port."}]
+
+KEPT = {
+    "vela-name-in-the-sentence": (
+        "The Vela lamp has three brightness levels.", VELA,
+        supported(("v1", "three brightness levels"))),
+    "alphanumeric-name-is-no-number": (
+        "The Vela lamp has a USB-C port.", VELA, supported(("v1", "a USB-C port"))),
+    "typography": (
+        'The "Pro" plan\u2019s trial lasts 14 days - no card needed.',
+        [{"id": "p1", "text": "The \u201cPro\u201d plan\u2019s trial lasts 14\u00a0days \u2014 "
+                              "no card needed."}],
+        supported(("p1", 'The "Pro" plan\'s trial lasts 14 days - no card needed.'))),
+    "ligature-and-zero-width-space": (
+        "The office is closed on Fridays.",
+        [{"id": "p1", "text": "The o\ufb03ce is clo\u200bsed on Fridays."}],
+        supported(("p1", "The office is closed on Fridays."))),
+    "litres-as-millilitres": (
+        "The bottle holds 1.5 litres.", [{"id": "p1", "text": "The bottle holds 1500 ml."}],
+        supported(("p1", "The bottle holds 1500 ml."))),
+    "decimal-comma": (
+        "The tent weighs 2.5 kg.", [{"id": "p1", "text": "Das Zelt wiegt 2,5 kg."}],
+        supported(("p1", "Das Zelt wiegt 2,5 kg."))),
+    "grams-as-g": (
+        "The bag weighs 680 grams.", [{"id": "p1", "text": "Weight: 680 g."}],
+        supported(("p1", "Weight: 680 g."))),
+    "thousands-comma": (
+        "The deposit is $1,200.", [{"id": "p1", "text": "A deposit of $1200 is due at signing."}],
+        supported(("p1", "A deposit of $1200 is due at signing."))),
+    "key-value-passage": (
+        "The Team plan allows up to 25 users.",
+        [{"id": "p1", "title": "Team plan", "text": '{"plan": "team", "max_users": 25}'}],
+        supported(("p1", '"max_users": 25'))),
+    "markdown-table-row": (
+        "The Team plan allows 25 users.",
+        [{"id": "p1", "text": "| Plan | Users |\n|---|---|\n| Team | 25 |"}],
+        supported(("p1", "| Team | 25 |"))),
+    "price-label": (
+        "The Basic plan costs $49 per month.",
+        [{"id": "p1", "text": "Basic plan. Price: $49 per month."}],
+        supported(("p1", "Basic plan."), ("p1", "Price: $49 per month."))),
+    "bare-yes-answer": (
+        "You can pause your subscription.",
+        [{"id": "p1", "text": "Q: Can I pause my subscription? A: Yes."}],
+        supported(("p1", "Can I pause my subscription?"), ("p1", "A: Yes."))),
+    "bare-no-answer": (
+        "You cannot pause your subscription.",
+        [{"id": "p1", "text": "Q: Can I pause my subscription? A: No."}],
+        supported(("p1", "Can I pause my subscription? A: No."))),
+    "name-in-the-title": (
+        "The Orbit X2 weighs 2 kg.",
+        [{"id": "p1", "title": "Orbit X2 specifications", "text": "It weighs 2 kg."}],
+        supported(("p1", "It weighs 2 kg."))),
+    "total-from-two-passages": (
+        "Both add-ons together cost $30 per month.",
+        [{"id": "p1", "text": "The backup add-on costs $10 per month."},
+         {"id": "p2", "text": "The audit add-on costs $20 per month."}],
+        supported(("p1", "The backup add-on costs $10 per month."),
+                  ("p2", "The audit add-on costs $20 per month."))),
+    "two-sentences-of-one-passage": (
+        "Refunds go to the original card within 5 days.",
+        [{"id": "p1", "text": "Refunds go to the original card. They arrive within 5 days."}],
+        supported(("p1", "Refunds go to the original card."),
+                  ("p1", "They arrive within 5 days."))),
+    "negation-in-another-clause": (
+        "Items bought on sale cannot be refunded.",
+        [{"id": "p1", "text": "Items bought on sale can be exchanged but not refunded."}],
+        supported(("p1", "Items bought on sale can be exchanged but not refunded."))),
+    "no-credit-card-required": (
+        "No credit card is required to start the trial.",
+        [{"id": "p1", "text": "Start your 14-day trial today: no credit card is required."}],
+        supported(("p1", "Start your 14-day trial today: no credit card is required."))),
+    "paraphrase": (
+        "Deposits cannot be refunded.", [{"id": "p1", "text": "Deposits are non-refundable."}],
+        supported(("p1", "Deposits are non-refundable."))),
+}
+
+
+@pytest.mark.parametrize(("claim", "passages", "verdict"), list(KEPT.values()), ids=list(KEPT))
+def test_a_correct_verdict_with_careful_evidence_is_kept(claim, passages, verdict):
+    result, claim_result = judged(claim, passages, verdict)
+    assert claim_result.label == "supported", claim_result.note
+    assert claim_result.note is None and result.score == 1.0
+    assert claim_result.evidence_coverage is not None
+
+
+def test_evidence_coverage_is_reported_in_json(tmp_path):
+    claim, passages, verdict = KEPT["vela-name-in-the-sentence"]
+    result, claim_result = judged(claim, passages, verdict)
+    dumped = result.model_dump(mode="json")
+    # "three brightness levels" states 3 of the claim's 5 content words (vela, lamp, 3,
+    # brightness, level): coverage is reported, and decides nothing by itself
+    assert dumped["claims"][0]["evidence_coverage"] == pytest.approx(0.6)
+    assert claim_result.supported
+
+
+def test_the_vela_claim_is_kept_through_the_llm_judge(chat_server):
+    claim = "The Vela lamp has three brightness levels."
+    chat_server.handler = judge_model(
+        claims_reply([claim]),
+        lambda passages, c: {"label": "supported", "passage_ids": ["v1"],
+                             "quote": "three brightness levels", "rationale": "stated"})
+    result = evaluate(claim, VELA, make_judge(chat_server))
+    assert result.score == 1.0 and result.claims[0].note is None
+
+
+# --------------------------------------------------------------------------------------------
+# Opposite pairs: the judge says the other side with the passage sentence; refused both ways.
+
+PAIRS = [
+    ("Deposits are non-refundable.", "Deposits are refundable."),
+    ("Two-factor authentication is disabled by default.",
+     "Two-factor authentication is enabled by default."),
+    ("Backups are unencrypted at rest.", "Backups are encrypted at rest."),
+    ("The water is unsafe to drink.", "The water is safe to drink."),
+    ("Contractors are ineligible for the bonus.", "Contractors are eligible for the bonus."),
+    ("The charger is incompatible with the Zeta phone.",
+     "The charger is compatible with the Zeta phone."),
+    ("Late applications are rejected.", "Late applications are accepted."),
+    ("Refunds are denied after 30 days.", "Refunds are issued after 30 days."),
+    ("The plan excludes phone support.", "The plan includes phone support."),
+    ("Annual billing lets customers avoid the setup fee.",
+     "Annual billing makes customers incur the setup fee."),
+    ("Trial accounts are inactive after 14 days.", "Trial accounts are active after 14 days."),
+    ("Coupons are invalid on sale items.", "Coupons are valid on sale items."),
+    ("Students are excluded from the discount.", "Students qualify for the discount."),
+    ("The service is rarely available on weekends.",
+     "The service is always available on weekends."),
+    ("The Team plan supports 10+ users.", "The Team plan supports 10 users."),
+    ("The Team plan supports at least 10 users.", "The Team plan supports 10 users."),
+    ("Refunds take 14 days.", "Refunds take 14 weeks."),
+    ("The battery charges in 12 hours.", "The battery charges in 12 minutes."),
+    ("The tent weighs 1.5 kg.", "The tent weighs 1.5 lb."),
+    ("The plan costs $20 per month.", "The plan costs \u20ac20 per month."),
+    ("The licence costs $300 per year.", "The licence costs $300 per month."),
+    ("All plans include SSO.", "Some plans include SSO."),
+    ("The screen is not covered by the warranty.", "The screen is covered by the warranty."),
+]
+DIRECTIONS = [(stated, other) for stated, other in PAIRS] + [(o, s) for s, o in PAIRS]
+
+
+@pytest.mark.parametrize(("stated", "claim"), DIRECTIONS,
+                         ids=[f"{c[:40]}<-{s[:40]}" for s, c in DIRECTIONS])
+def test_the_opposite_claim_is_refused_with_the_passage_sentence(stated, claim):
+    passages = [{"id": "p1", "text": stated}]
+    result, claim_result = judged(claim, passages, supported(("p1", stated)))
+    assert claim_result.label == "unsupported", "opposite claim accepted"
+    assert claim_result.judge_verdict.label == "supported"  # kept, with the reason
+    assert claim_result.note and "quote" in claim_result.note
+    assert result.score == 0.0
+
+
+@pytest.mark.parametrize(("stated", "claim"), [
+    ("Deposits are non-refundable.", "Deposits are refundable."),
+    ("Two-factor authentication is disabled by default.",
+     "Two-factor authentication is enabled by default."),
+    ("Refunds take 14 days.", "Refunds take 14 weeks."),
+    ("The plan costs $20 per month.", "The plan costs \u20ac20 per month."),
+], ids=["non-refundable", "disabled", "days-weeks", "usd-eur"])
+def test_the_opposite_claim_is_refused_through_the_llm_judge(chat_server, stated, claim):
+    chat_server.handler = judge_model(
+        claims_reply([claim]),
+        lambda passages, c: {"label": "supported", "passage_ids": ["p1"], "quote": stated,
+                             "rationale": "stated"})
+    result = evaluate(claim, [{"id": "p1", "text": stated}], make_judge(chat_server))
+    (claim_result,) = result.claims
+    assert claim_result.label == "unsupported" and claim_result.judge_verdict is not None
+    assert result.score == 0.0
+
+
+REFUSED = {
+    "rider": ("Refunds take 14 days, and shipping is free worldwide.",
+              [{"id": "p1", "text": "Refunds take 14 days."}], supported(("p1", "Refunds take 14 days.")),
+              "does not speak to a part"),
+    "computed-from-the-rationale-only": (
+        "Both add-ons together cost $35 per month.",
+        [{"id": "p1", "text": "The backup add-on costs $10 per month."},
+         {"id": "p2", "text": "The audit add-on costs $20 per month."}],
+        supported(("p1", "The backup add-on costs $10 per month."),
+                  ("p2", "The audit add-on costs $20 per month.")),
+        "35"),
+    "name-in-no-sentence-nor-title": (
+        "The Nova lamp has three brightness levels.", VELA,
+        supported(("v1", "three brightness levels")), "nova"),
+    "bare-no-for-a-yes-claim": (
+        "You can pause your subscription.",
+        [{"id": "p1", "text": "Q: Can I pause my subscription? A: No."}],
+        supported(("p1", "Can I pause my subscription? A: No.")), "negat"),
+    "quote-changed-beyond-typography": (
+        "The office is closed on Fridays.",
+        [{"id": "p1", "text": "The office is closed on Fridays."}],
+        supported(("p1", "The office is shut on Fridays.")), "does not occur"),
+}
+
+
+@pytest.mark.parametrize(("claim", "passages", "verdict", "why"), list(REFUSED.values()),
+                         ids=list(REFUSED))
+def test_evidence_that_does_not_carry_the_claim_is_refused(claim, passages, verdict, why):
+    result, claim_result = judged(claim, passages, verdict)
+    assert claim_result.label == "unsupported" and why in claim_result.note, claim_result.note
+    assert result.score == 0.0
