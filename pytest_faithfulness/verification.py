@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from itertools import combinations
 
@@ -30,11 +30,11 @@ from .records import Evidence, Passage, Verdict
 from .text import (CJK_CLASS, fold_typography, normalize_ws, passage_sentence_spans,
                    quote_in_passage)
 
-HEURISTIC_VERSION = "heuristic-2026.12-6"  # names with digits, non-/N+/units (issue 20)
+HEURISTIC_VERSION = "heuristic-2026.12-7"  # issue 20: negation per scope, opposite words, titles, names with digits, non-/N+/units
 #: Measured balanced accuracy (supported vs not) of the offline judge with this verifier on
 #: the public development data (``../shared/data``; measurement only, never tuned on), from
 #: ``python benchmarks/measure_offline_verifier.py --only heuristic``.
-DEV_BALANCED_ACCURACY = {"claims": 0.612, "answers": 0.707}
+DEV_BALANCED_ACCURACY = {"claims": 0.620, "answers": 0.707}
 
 #: Minimum share of the claim's content words that one evidence window must contain for
 #: ``supported``: all of them...
@@ -829,6 +829,8 @@ _PHRASES = (
     # "it is false that P" negates P as "not" does ("it is not true that" has its "not")
     (re.compile(r"\bit(?: is|'s| was) (?:false|untrue|incorrect|wrong|not true|not the case"
                 r"|not correct) that\b"), " notthat "),
+    # "A rather than B", "A instead of B": B is negated, in a part of its own
+    (re.compile(r"\brather than\b|\binstead of\b"), " , not "),
 )
 #: Any of ``_PHRASES``: when none occurs in a text, folding the phrases changes nothing (each
 #: substitution could only act on what an earlier one wrote), so the loop is skipped.
@@ -853,7 +855,7 @@ _TOKEN = re.compile(rf"(?:(?![{_CJK_CLASS}])[^\W\d_])+\d(?:(?![{_CJK_CLASS}])[^\
 _UNITS = frozenset({"percent", "rpm", "kmh", "mph", "kg", "g", "mm", "cm", "km", "m", "l", "ml",
                     "db", "w", "wh", "kwh", "v", "hour", "minute", "second", "day", "week",
                     "month", "year", "gb", "mb", "tb", "ghz", "mhz", "hz", "lumen", "inch",
-                    "foot", "feet", "lb", "pound", "dollar", "euro", "usd", "eur", "point",
+                    "foot", "feet", "lb", "pound", "mg", "oz", "dollar", "euro", "usd", "eur", "point",
                     "time", "people", "person", "page", "mile", "seat", "port", "level", "gbp", "jpy", "am", "pm", "january", "february", "march", "april", "may",
                     "june", "july", "august", "september", "october", "november", "december"})
 
@@ -862,8 +864,12 @@ _RATE = frozenset({"per", "a", "an", "each", "every"})
 
 #: A quantity's unit names the quantity ("3200 rpm" is a speed), so a passage that gives only
 #: the unit still speaks to a claim that names the quantity.
-_UNIT_IMPLIES = {"rpm": "speed", "kmh": "speed", "mph": "speed", "kg": "weight", "db": "noise",
-                 "w": "power", "wh": "capacity", "kwh": "capacity", "lumen": "brightness"}
+_UNIT_IMPLIES = {"rpm": "speed", "kmh": "speed", "mph": "speed", "kg": "weigh", "db": "noise",
+                 "w": "power", "wh": "capacity", "kwh": "capacity", "lumen": "brightness",
+                 "g": "weigh"}
+#: Stems read as one word: a label and the verb a sentence says it with ("Price: $12" /
+#: "costs $12", "Weight: 680 g" / "weighs 680 grams").
+_SAME_STEM = {"pric": "cost", "weight": "weigh"}
 
 
 @lru_cache(maxsize=65536)
@@ -880,7 +886,7 @@ def _stem(word: str) -> str:
         word = word[:-2]
     elif len(word) > 4 and word.endswith("e"):
         word = word[:-1]
-    return word
+    return _SAME_STEM.get(word, word)
 
 
 @dataclass(frozen=True)
@@ -897,9 +903,15 @@ class _Features:
     bounds: frozenset[tuple[str, str]]  # (number, "<=" or ">=") from "within 14", "more than 14"
     parts: tuple[frozenset[str], ...]  # content words of each comma-separated part of a clause
     number_nouns: frozenset[tuple[str, str]]  # (count, the content word right after it)
-    #: (content word, whether a negation before it in its clause part scopes it): "Sale items
-    #: can be exchanged but not refunded" scopes "refunded" only.
+    #: (word, whether a negation governs it): every word of the text (stop words too, so that
+    #: "always" / "rarely" can be opposed), negation read forward from an English negation
+    #: word to the end of its clause part or to a preposition after the first word it
+    #: governs ("Items bought on sale cannot be refunded": only "refunded" is negated);
+    #: ``non-`` governs the next word only (joined: "non-refundable" is "nonrefundable");
+    #: other languages' negations govern their whole part (``_scoped_polarity``).
     scoped: frozenset[tuple[str, bool]] = frozenset()
+    #: (content words, the content words in a negation's scope) of each negated clause part.
+    negated_parts: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
 
 
 #: A negation scopes this many content words after it in its clause part ("may never walk
@@ -910,11 +922,15 @@ NEGATION_SCOPE = 3
 #: clause punctuation (not a decimal point or a thousands comma) and contrasting conjunctions.
 _PART_BREAK = re.compile(r"[,\uff0c](?!\d)")
 _CLAUSE_BREAK = re.compile(r"[;:!?\u3002\uff1b]|[.](?!\d)|\b(?:but|whereas|while|although|"
-                           r"though|however|except|unlike|yet|whilst)\b")
+                           r"though|however|except|unlike|yet|whilst)\b"
+                           r"|\n(?=[ \t]*\|)")  # each row of a Markdown table
 _UPPER_BOUND = frozenset({"within", "under", "below", "maximum", "less than", "fewer than",
-                          "up to", "at most", "no more than", "not more than", "before"})
+                          "up to", "at most", "no more than", "not more than", "before",
+                          "maximum of", "a maximum of", "limit of", "a limit of", "limited to"})
 _LOWER_BOUND = frozenset({"over", "above", "minimum", "more than", "greater than", "at least",
-                          "exceeding", "exceeds", "beyond", "after", "no less than"})
+                          "exceeding", "exceeds", "beyond", "after", "no less than",
+                          "minimum of", "a minimum of"})
+
 
 
 #: Words that may stand between a bound and its number: "within the next 10 days".
@@ -940,6 +956,71 @@ def _bound(tokens: list[str], i: int) -> str | None:
     if i >= 2 and tokens[i - 2] in ("maximum", "minimum"):  # a key: "max_users: 25"
         return "<=" if tokens[i - 2] == "maximum" else ">="
     return None
+
+
+#: English negation words whose scope runs forward (``_scoped_polarity``); the others
+#: (German, French, Spanish, CJK runs) negate their whole clause part, as they may follow
+#: the verb they negate ("funktioniert nicht").
+_FORWARD_NEGATIONS = frozenset(
+    t for t in _NEGATIONS if t.isascii() and t not in {
+        "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie", "niemals",
+        "ohne", "ne", "pas", "jamais", "aucun", "aucune", "sans", "nunca", "sin", "tampoco"})
+#: Words that end a forward negation's scope once it governs two words: the adjunct that
+#: follows says where or when, it is not what is negated ("no credit card is required |
+#: for the free trial"; "we do not answer phone calls | on weekends"); after one word the
+#: phrase is still the negated one ("no option for renewal"). The scope also ends after
+#: ``NEGATION_SCOPE`` content words.
+_SCOPE_ENDS = frozenset({"for", "on", "in", "at", "with", "within", "during", "after", "before",
+                         "from", "to", "by", "under", "over", "until", "via", "per", "when",
+                         "if", "because", "since", "unless", "where", "and", "or"})
+
+
+def _scoped_polarity(tokens: list[str]) -> set[tuple[str, bool]]:
+    """``(word, negated)`` for the tokens of one clause part (``_Features.scoped``): stems of
+    every word, numbers as written, CJK runs as their bigrams; negation words themselves are
+    left out. A part whose negation governs no word after it ("the screen is not") is negated
+    whole, as is a part negated in another language."""
+    words = [t for t in tokens if t in _NEGATIONS and t.isascii() or t.endswith("n't")]
+    if any(_negates(t) and t not in _FORWARD_NEGATIONS and not t.endswith("n't")
+           for t in tokens):
+        return {(w, True) for w in _all_words([t for t in tokens if t not in words])}
+    out: set[tuple[str, bool]] = set()
+    negated = whole = False
+    governs = 0  # content words the current negation governs so far
+    skip = False
+    for i, tok in enumerate(tokens):
+        if skip:
+            skip = False
+            continue
+        if _negates(tok):
+            negated, governs = True, 0
+            whole = tok == "notthat"  # "it is not true that P": all of P
+            continue
+        if negated and not whole and (governs >= NEGATION_SCOPE
+                                      or governs >= 2 and tok in _SCOPE_ENDS):
+            negated = False
+        if tok == "non" and i + 1 < len(tokens) and not tokens[i + 1][0].isdigit():
+            out.add((_stem("non" + tokens[i + 1]), negated))
+            skip = True
+            continue
+        for w in _all_words([tok]):
+            out.add((w, negated))
+            governs += negated and _is_content(tok)
+    if negated and not governs:
+        return {(w, True) for w, _ in out}
+    return out
+
+
+def _all_words(tokens: list[str]) -> set[str]:
+    out: set[str] = set()
+    for tok in tokens:
+        if tok[0].isdigit():
+            out.add(_number(tok))
+        elif _CJK_RUN.fullmatch(tok):
+            out.update(tok[j:j + 2] for j in range(max(1, len(tok) - 1)))
+        else:
+            out.add(_stem(tok))
+    return out
 
 
 def _is_content(tok: str) -> bool:
@@ -1119,6 +1200,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     parts = []
     polar: set[tuple[str, bool]] = set()
     scoped: set[tuple[str, bool]] = set()
+    negated_parts: list[tuple[frozenset[str], frozenset[str]]] = []
     bounds: set[tuple[str, str]] = set()
     for part in _CLAUSE_BREAK.split(lower):
         ctoks = [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(part)]
@@ -1132,16 +1214,11 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
                 # "it is not true that P" turns P's own negation round ("... cannot ...")
                 pneg = any(_negates(t) for t in stoks if t != "notthat") != ("notthat" in stoks)
                 polar.update((w, pneg) for w in pcontent)
-                in_scope, left = False, 0
-                for t in stoks:
-                    if _negates(t):
-                        in_scope = not in_scope
-                        left = len(stoks) if t == "notthat" else NEGATION_SCOPE
-                    elif said := _clause_content([t]):
-                        scoped.update((w, in_scope) for w in said)
-                        left -= 1
-                        if left <= 0:
-                            in_scope = False
+                sub_scoped = _scoped_polarity(stoks)
+                scoped.update(sub_scoped)
+                if pneg:
+                    negated_parts.append((frozenset(pcontent), frozenset(
+                        w for w, neg in sub_scoped if neg and w in pcontent)))
         for i, tok in enumerate(ctoks):
             if tok[0].isdigit() and (b := _bound(ctoks, i)):
                 bounds.add((_number(tok), b))
@@ -1157,7 +1234,8 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
                      frozenset(number_units | number_labels),
                      frozenset(mandatory & content | (mandatory & numbers)), negated,
                      frozenset(polar), tuple(clauses), frozenset(bounds),
-                     tuple(parts), frozenset(number_nouns), frozenset(scoped))
+                     tuple(parts), frozenset(number_nouns), frozenset(scoped),
+                     tuple(negated_parts))
 
 
 #: A number and the word right after it (a space or hyphen between, no punctuation):
@@ -1189,6 +1267,65 @@ def _windows(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(windows)
 
 
+def _title_speaks(cf: _Features, title: _Features | None) -> bool:
+    """Whether a passage's title names what the claim is about: it states a name of the
+    claim, or every word of it is a word of the claim ("Starter kit" for "The starter kit
+    weighs 680 grams")."""
+    return title is not None and bool((cf.mandatory - cf.numbers) & title.content
+                                      or title.words and title.words <= cf.words)
+
+
+def _with_title(cf: _Features, wf: _Features, title: _Features | None) -> _Features:
+    """The window ``wf`` read with its passage's title, when the title names what the claim
+    is about (``_title_speaks``: "three brightness levels" under the title "Vela lamp" speaks
+    of the Vela lamp): the title's words count as the window's, with the title's polarity.
+    Numbers, units, bounds and clause parts stay the window's own; any other title adds
+    nothing (a "Refund policy" title does not make every sentence say "refund")."""
+    if not _title_speaks(cf, title):
+        return wf
+    extra = title.words - wf.content
+    if not extra:
+        return wf
+    return replace(wf, content=wf.content | extra, words=wf.words | extra,
+                   mandatory=wf.mandatory | (title.mandatory & extra),
+                   polar=wf.polar | {(w, n) for w, n in title.polar if w in extra},
+                   scoped=wf.scoped | {(w, n) for w, n in title.scoped if w in extra})
+
+
+def _with_header(wf: _Features, header: _Features) -> _Features:
+    """A Markdown table row's window read with its table's header row: the column names
+    count as the row's words ("| Basic | 50 GB |" under "| Plan | Storage |" speaks of the
+    Basic plan's storage); numbers, units and clause parts stay the row's own."""
+    extra = header.words - wf.content
+    if not extra:
+        return wf
+    return replace(wf, content=wf.content | extra, words=wf.words | extra,
+                   polar=wf.polar | {(w, n) for w, n in header.polar if w in extra},
+                   scoped=wf.scoped | {(w, n) for w, n in header.scoped if w in extra})
+
+
+#: A Markdown table's delimiter row ("| --- | :---: |") and any row of one.
+_TABLE_DELIMITER = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*")
+_TABLE_ROW = re.compile(r"\s*\|.*\|\s*")
+
+
+def _table_headers(text: str, spans) -> dict[int, int]:
+    """For each sentence (index into ``spans``) that is a row of a Markdown table's body, the
+    index of its table's header row."""
+    out: dict[int, int] = {}
+    header = None
+    for k, (start, end) in enumerate(spans):
+        line = text[start:end]
+        if _TABLE_DELIMITER.fullmatch(line) and k > 0 and _TABLE_ROW.fullmatch(
+                text[spans[k - 1][0]:spans[k - 1][1]]):
+            header = k - 1
+        elif header is not None and _TABLE_ROW.fullmatch(line):
+            out[k] = header
+        else:
+            header = None
+    return out
+
+
 def _quantities(f: _Features) -> set[tuple[str, str]]:
     """(number, unit) pairs of a text whose unit is a known unit ("2 l", "3 day")."""
     return {(n, u) for n, u in f.number_units if u in _UNITS}
@@ -1215,13 +1352,87 @@ def _support_problem(cf: _Features, wf: _Features) -> str | None:
     return statement_problem(cf, wf)
 
 
+#: Frequency words that a claim's frequency word is not ("always" is not "rarely"), by the
+#: class ``_QUANTIFIERS`` gives them.
+_FREQUENCY_CLASH = {"always": {"rarely", "sometimes", "often", "usually", "never"},
+                    "usually": {"rarely", "never"}, "often": {"rarely", "never"},
+                    "rarely": {"always", "usually", "often"},
+                    "never": {"always", "usually", "often", "sometimes"}}
+_FREQUENCY = {_stem(w): c for w, c in _QUANTIFIERS.items() if c in _FREQUENCY_CLASH}
+
+
+def _opposites(cf: _Features, wf: _Features) -> list[tuple[str, str]]:
+    """Pairs (claim word, window word) that state opposites with the same polarity
+    ("enabled" / "disabled", "refundable" / "non-refundable", "always" / "rarely"), where the
+    window does not also state the claim's word with the claim's polarity. A negated opposite
+    agrees ("not disabled" / "enabled") and is not listed."""
+    out = []
+    window: dict[str, set[bool]] = {}
+    for w, neg in wf.scoped:
+        window.setdefault(w, set()).add(neg)
+    said = {(_FREQUENCY[w], neg) for w, neg in wf.scoped if w in _FREQUENCY}
+    for a, neg in sorted(cf.scoped):
+        if a[0].isdigit() or neg in window.get(a, ()):
+            continue
+        if a in _FREQUENCY and (_FREQUENCY[a], neg) not in said:
+            if clash := sorted(c for c, n in said if n == neg
+                               and c in _FREQUENCY_CLASH[_FREQUENCY[a]]):
+                out.append((a, clash[0]))
+                continue
+        for b, negs in window.items():
+            if neg in negs and _opposite(a, b):
+                out.append((a, b))
+                break
+    return out
+
+
+def _flipped(cf: _Features, wf: _Features) -> list[str]:
+    """The claim's content words that the window states only with the other polarity (per
+    clause part, ``polar``), less those a negation's scope excuses: a word outside the scope
+    on the negated side (its subject, an adjunct after it) is no flip when the other side does
+    not assert any word in that scope. "Items bought on sale cannot be refunded" is not
+    opposed by "Sale items can be exchanged but not refunded" (the window negates "refunded"
+    too); "The warranty covers the screen" is opposed by "The screen is not covered" (the
+    claim asserts "covered")."""
+    part = [w for w, neg in cf.polar if w in wf.content and (w, neg) not in wf.polar]
+    return sorted(w for w in part if not _excused(w, *((cf, wf) if (w, True) in cf.polar
+                                                         else (wf, cf))))
+
+
+def _excused(word: str, negating: _Features, other: _Features) -> bool:
+    """Whether ``negating`` negates ``word`` only as a word outside its negations' scope,
+    each scope's words not asserted by ``other`` (see ``_flipped``)."""
+    for content, scope in negating.negated_parts:
+        if word not in content:
+            continue
+        if word in scope or any(_asserts(other, x) for x in scope):
+            return False
+    return True
+
+
+def _asserts(f: _Features, word: str) -> bool:
+    """Whether ``f`` states ``word`` (``_stated``: its stem, a long common prefix as in
+    "renew" / "renewal", or a synonym) outside any negation."""
+    return _stated(word, {w for w in f.content if (w, True) not in f.polar})
+
+
+def _loose_bounds(cf: _Features, wf: _Features) -> list[str]:
+    """Numbers of the claim the window bounds from below ("10+ users", "at least 10") while
+    the claim states them without a bound ("10 users")."""
+    bounded = {n for n, _ in cf.bounds}
+    return sorted(n for n, b in wf.bounds if b == ">=" and n in cf.numbers and n not in bounded)
+
+
 def statement_problem(cf: _Features, wf: _Features) -> str | None:
     """Why the window ``wf`` does not state what it shares with the claim ``cf`` as the claim
     does, whatever its coverage, or ``None``: a word negated on one side only, a quantity not
     stated with its unit, a bound or a count not stated, a number said with another name."""
-    flipped = sorted(w for w, neg in cf.polar if w in wf.content and (w, neg) not in wf.polar)
-    if flipped:
+    if flipped := _flipped(cf, wf):
         return f"negated on one side only: {', '.join(flipped)}"
+    if opposed := _opposites(cf, wf):
+        return "opposite words: " + ", ".join(f"{a} / {b}" for a, b in opposed)
+    if loose := _loose_bounds(cf, wf):
+        return f"the passage says at least {', '.join(loose)} where the claim says exactly"
     if _unmatched_quantities(cf, wf):
         return "a quantity is not stated with its unit"
     if cf.bounds - wf.bounds:
@@ -1231,7 +1442,7 @@ def statement_problem(cf: _Features, wf: _Features) -> str | None:
     names = cf.mandatory - cf.numbers
     for part in cf.parts:
         for number in part & cf.numbers:
-            named = part & names
+            named = part & names - _UNITS  # "GB" is a unit, not the name a number belongs to
             units = {u for n, u in cf.number_units if n == number and u in _UNITS}
             rivals = {n for n, u in wf.number_labels if u in units and n != number}
             if named and not any(number in wp and wp & named for wp in wf.parts) and any(
@@ -1263,12 +1474,11 @@ def _contradiction(cf: _Features, wf: _Features, coverage: float) -> str | None:
             return (f"number mismatch: the claim says {', '.join(sorted(missing_numbers))}, "
                     f"the passage says {', '.join(sorted(wf.numbers - cf.numbers))}")
     if coverage >= CONTRADICTION_COVERAGE:
-        window_polarity = {}
-        for w, neg in wf.polar:
-            window_polarity.setdefault(w, set()).add(neg)
-        flipped = sorted(w for w, neg in cf.polar if window_polarity.get(w) == {not neg})
-        if flipped:
+        if flipped := _flipped(cf, wf):
             return f"polarity mismatch: negated on one side only ({', '.join(flipped)})"
+        if opposed := _opposites(cf, wf):
+            return ("polarity mismatch: opposite words ("
+                    + ", ".join(f"{a} / {b}" for a, b in opposed) + ")")
     return None
 
 

@@ -21,7 +21,8 @@ Data (training only; see the READMEs in ``--data-dir``):
 Split: a seeded hash of each record's passages sends 20% of the groups to a held-out split.
 The support threshold maximises, on that split, the mean balanced accuracy over its sources
 (claim-level for claim files and NLI, answer-level for answer files), counting a supported
-verdict only when its quote passes ``verification.check_verdict``. The contradiction model is
+verdict only when no hard rule vetoes it (``judges.calibrated.vetoes``) and its quote passes
+``verification.check_verdict``, as at run time. The contradiction model is
 fitted on the not-supported examples of the sources that label contradiction.
 """
 
@@ -45,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pytest_faithfulness.decomposition import RuleDecomposer
+from pytest_faithfulness.judges.calibrated import vetoes
 from pytest_faithfulness.judges.features import FEATURE_NAMES, align
 from pytest_faithfulness.records import Verdict, to_passages
 from pytest_faithfulness.text import passage_sentence_spans
@@ -119,7 +121,7 @@ def featurize(rec_claim, passages, idf, default):
     ps = to_passages(passages)
     al = align(rec_claim, ps, idf, default)
     ok = False
-    if al.quote is not None:
+    if al.quote is not None and vetoes(al) is None:
         v = Verdict("supported", passage_ids=[al.passage_id], quote=al.quote)
         ok = check_verdict(v, ps, rec_claim)[1] is None
     return al.features, ok
@@ -298,7 +300,7 @@ def fit_and_save(args, claims, answers, idf, default, rows, answer_rows, t0):
     print(f"contradiction threshold {best_tc:.2f}; held-out balanced accuracy {best_c:.3f}")
 
     model = {
-        "version": "calibrated-2026.12-1",
+        "version": "calibrated-2026.12-2",
         "features": list(FEATURE_NAMES),
         "support": {"bias": round(float(beta[0]), 6),
                     "weights": [round(float(b), 6) for b in beta[1:]],

@@ -17,13 +17,17 @@ the weights and the word rarities ship in ``pytest_faithfulness/models/calibrate
 The verdict:
 
 * ``supported`` when ``P(supported)`` reaches the threshold chosen on the training data's
-  held-out split, no hard rule vetoes it, and the window passes
+  held-out split, no hard rule vetoes it (``vetoes``), and the window passes
   ``verification.check_verdict`` as the quote. The hard rules: a claim word negated on one
-  side only; a number the window states otherwise; ``all`` against ``only``; a restricting
-  word (``only``) the window does not state; two of the claim's words trading places in the
-  window (who did what to whom); a quantity, bound or count the window does not state with
-  the claim's unit or name (``verification.statement_problem``); a word of a short claim
-  (``features.SHORT_CLAIM_WORDS``) the window lacks ("paid in cash");
+  side only (in its negation's scope) or an opposite word ("disabled" for "enabled",
+  "non-refundable" for "refundable", "rarely" for "always"); a number the window states
+  otherwise; ``all`` against ``only``; a restricting word (``only``) the window does not
+  state; two of the claim's words trading places in the window (who did what to whom); a
+  quantity, bound or count the window does not state with the claim's unit or name
+  (``verification.statement_problem``); a word of a short claim
+  (``features.SHORT_CLAIM_WORDS``) the window lacks ("paid in cash"); a name or number of
+  the claim, or more than a quarter of its content words, missing from the window (and from
+  the passage's title, when the title states a name of the claim);
 * else ``contradicted`` when the window (about the same thing: ``CUE_COVERAGE``) shows a
   number, unit or polarity mismatch ("14 hours" against "14 days") or ``all`` against
   ``only``, or ``P(contradicted | not supported)`` reaches its threshold, and the window
@@ -46,13 +50,13 @@ from pathlib import Path
 from typing import Any
 
 from ..records import Passage, Verdict
-from ..verification import _features, check_verdict
-from .features import FEATURE_NAMES, _quotable, align
+from ..verification import check_verdict
+from .features import FEATURE_NAMES, align
 
 #: Measured balanced accuracy (supported vs not) of the offline judge with this model on the
 #: public development data (``../shared/data``: claims.jsonl, answers.jsonl), never tuned on.
 #: Produced by ``python benchmarks/measure_offline_verifier.py --only calibrated``.
-DEV_BALANCED_ACCURACY = {"claims": 0.633, "answers": 0.700}
+DEV_BALANCED_ACCURACY = {"claims": 0.614, "answers": 0.715}
 
 
 #: The model: weights, feature scaling, thresholds, held-out figures.
@@ -126,13 +130,11 @@ class CalibratedVerifier:
         if al.quote is None:
             return Verdict("unsupported", rationale=f"no passage speaks to this claim ({odds})",
                            confidence=round(1 - p, 4))
-        veto = _veto(f) or al.quantity_problem or al.short_claim_gap or (
-            "the window has two of the claim's words trading places (who did what to whom)"
-            if al.role_swap else None)
+        veto = vetoes(al)
         if p >= self.support_threshold and veto is None:
             verdict = Verdict("supported", passage_ids=[al.passage_id], quote=al.quote,
                               rationale=odds, confidence=round(p, 4))
-            reason = check_verdict(verdict, passages, claim)[1] or _thin(claim, al.quote)
+            reason = check_verdict(verdict, passages, claim)[1]
             if reason is None:
                 return verdict
             veto = f"the best window does not pass the quote check: {reason}"
@@ -141,7 +143,10 @@ class CalibratedVerifier:
             "the claim says all, the window only some" if f["quantifier_clash"] and on_topic
             else "a claim word is negated on one side only" if f["polarity_flip"] and on_topic
             else None)
-        if cue or (pc >= self.contradiction_threshold and on_topic):
+        # the model alone reads a contradiction only where it does not read support: a claim
+        # it would support but a rule or the quote check vetoed is unsupported, not opposed
+        if cue or (pc >= self.contradiction_threshold and on_topic
+                   and p < self.support_threshold):
             verdict = Verdict("contradicted", passage_ids=[al.passage_id], quote=al.quote,
                               rationale=f"{cue or 'the model reads a contradiction'} ({odds})",
                               confidence=round(1 - p, 4))
@@ -152,14 +157,15 @@ class CalibratedVerifier:
                        confidence=round(1 - p, 4))
 
 
-def _thin(claim: str, quote: str) -> str | None:
-    """This judge's own coverage rule for ``supported`` (the quote check no longer asks a
-    share of the whole claim's words, issue 20): the window holds every name and number and
-    ``QUOTE_CLAIM_COVERAGE`` of the claim's content words (all but one of three or fewer)."""
-    cf = _features(claim)
-    if _quotable(cf, cf.content & _features(quote, sentence_start_exempt=False).content):
-        return None
-    return "the window covers too little of the claim"
+def vetoes(al) -> str | None:
+    """The hard rule that keeps the aligned window ``al`` (``features.Alignment``) from
+    supporting its claim whatever the probability, or ``None``: the feature vetoes
+    (``_veto``), a quantity, bound or count not stated as the claim states it, a word of a
+    short claim missing, too little of the claim in the window, two words trading places."""
+    return (_veto(dict(zip(FEATURE_NAMES, al.features))) or al.quantity_problem
+            or al.short_claim_gap or al.coverage_gap or (
+                "the window has two of the claim's words trading places (who did what to whom)"
+                if al.role_swap else None))
 
 
 def _veto(f: dict[str, float]) -> str | None:

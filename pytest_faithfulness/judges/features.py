@@ -45,11 +45,14 @@ from ..verification import (
     _contradiction,
     _Features,
     _features,
+    _flipped,
     _fold_phrases,
     _is_content,
+    _opposites,
     _stem,
     _surface,
     _unmatched_quantities,
+    _with_title,
     statement_problem,
 )
 from .heuristic import HeuristicVerifier
@@ -100,6 +103,7 @@ class Alignment:
     quantity_problem: str | None = None
     role_swap: bool = False
     short_claim_gap: str | None = None
+    coverage_gap: str | None = None
 
 
 @lru_cache(maxsize=65536)
@@ -186,8 +190,13 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
     for passage in passages:
         windows, spans = _windows_of(passage)
         sent_feats = []
+        title_f = None
         for text, _, k in windows:
             wf = _features(text, sentence_start_exempt=False)
+            if k is None:
+                title_f = wf
+            else:
+                wf = _with_title(cf, wf, title_f)
             union |= wf.content
             if k is not None:
                 sent_feats.append(wf)
@@ -208,9 +217,10 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
                 text = passage.text[spans[k][0]:spans[j][1]]
                 rank = key(covered, text)
                 if rank > best[0]:
-                    best = (rank, passage.id, text, None, True)
-    if best is not None and best[3] is None:
-        best = (*best[:3], _features(best[2], sentence_start_exempt=False), best[4])
+                    best = (rank, passage.id, text, title_f, True)
+    if best is not None and best[4]:
+        best = (*best[:3], _with_title(cf, _features(best[2], sentence_start_exempt=False),
+                                       best[3]), best[4])
     if best is None or not content:
         feats = [0.0] * len(FEATURE_NAMES)
         feats[FEATURE_NAMES.index("claim_len_log")] = math.log1p(len(content))
@@ -222,7 +232,7 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
     return Alignment(pid, quote, tuple(_vector(claim, cf, quote, wf, is_pair, union, idf,
                                                default_idf, total, heuristic.label)),
                      heuristic.label, _mismatch(cf, wf), _quantity_problem(cf, wf),
-                     _role_swap(claim, quote), _short_claim_gap(cf, wf))
+                     _role_swap(claim, quote), _short_claim_gap(cf, wf), _coverage_gap(cf, wf))
 
 
 #: A claim of at most this many content words must find every one of them (fillers aside)
@@ -269,6 +279,20 @@ def _quantity_problem(cf: _Features, wf: _Features) -> str | None:
     return statement_problem(cf, wf)
 
 
+def _coverage_gap(cf: _Features, wf: _Features) -> str | None:
+    """Why the window holds too little of the claim for this word-level judge to support it
+    (``_quotable``: a name or number missing, or under ``QUOTE_CLAIM_COVERAGE`` of the content
+    words), or ``None``. The judge's own floor: it reads word overlap, not meaning, so a claim
+    with a part no window word speaks to ("ships with a descaling kit") is not supported."""
+    covered = cf.content & wf.content
+    if _quotable(cf, covered):
+        return None
+    if missing := sorted(cf.mandatory - covered):
+        return f"the window does not state {', '.join(missing)}"
+    return (f"the window holds {len(covered)} of the claim's {len(cf.content)} content "
+            "words")
+
+
 def _quotable(cf: _Features, covered) -> bool:
     """Whether a window holding the claim words ``covered`` can pass the quote check's word
     rules for ``supported`` (``verification.check_verdict``: every name and number, and
@@ -307,7 +331,7 @@ def _vector(claim: str, cf: _Features, quote: str, wf: _Features, is_pair: bool,
     c_raw, w_raw = _raw_words(claim), _raw_words(quote)
     c_seq, w_seq = _sequence(claim), _sequence(quote)
     c_bi = _bigrams(c_seq)
-    flipped = [w for w, neg in cf.polar if w in wf.content and (w, neg) not in wf.polar]
+    flipped = _flipped(cf, wf) or _opposites(cf, wf)
     mismatch = _mismatch(cf, wf) or ""
     return [
         _weight(content & wf.content, idf, default_idf) / total,

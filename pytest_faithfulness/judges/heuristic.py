@@ -40,11 +40,17 @@ from ..verification import (
     _contradiction,
     _Features,
     _features,
+    _opposites,
     _stem,
     _support_problem,
     _surface,
+    _title_speaks,
+    _table_headers,
     _windows,
+    _with_header,
+    _with_title,
 )
+from ..text import passage_sentence_spans
 
 #: Content words ``_features`` can produce from text that does not spell them: the words a
 #: phrase is rewritten to ("percent" from "%", "hour" from "hrs") and the quantities a unit
@@ -71,7 +77,8 @@ def _spellings(content_word: str) -> tuple[str, ...] | None:
     return (content_word,)
 
 
-def _candidate_windows(claim: _Features, text: str) -> list[tuple[int, int]]:
+def _candidate_windows(claim: _Features, text: str, title: str | None = None,
+                       headers: dict[int, int] | None = None) -> list[tuple[int, int]]:
     """The windows of ``text`` (``_windows``, same order) that may reach either threshold.
 
     A window matters to ``HeuristicVerifier.verify`` only if it covers at least
@@ -79,7 +86,9 @@ def _candidate_windows(claim: _Features, text: str) -> list[tuple[int, int]]:
     non-numeric ones. Before the costly ``_features`` of each window, this counts per sentence
     which claim words it may contain (``_spellings``, a plain substring test) and drops the
     windows whose count cannot reach either share. The test over-counts, never under-counts,
-    so no window that could change a verdict is dropped.
+    so no window that could change a verdict is dropped. ``title``: the passage's title when
+    its words count with every window (``verification._with_title``); ``headers``: the
+    header row (sentence index) of each Markdown table row (``verification._table_headers``).
     """
     windows = _windows(text)
     if not windows:
@@ -101,6 +110,9 @@ def _candidate_windows(claim: _Features, text: str) -> list[tuple[int, int]]:
             return True
         return bool(n_words) and (mask & word_bits).bit_count() / n_words >= TOPIC_COVERAGE
 
+    if title:
+        surface = _surface(title).lower()
+        always |= sum(bit for bit, spellings in probes if any(x in surface for x in spellings))
     n_sentences = (len(windows) + 1) // 2
     masks = []
     for start, end in windows[:n_sentences]:
@@ -110,20 +122,38 @@ def _candidate_windows(claim: _Features, text: str) -> list[tuple[int, int]]:
             if any(s in surface for s in spellings):
                 mask |= bit
         masks.append(mask)
+    for row, header in (headers or {}).items():  # a table row speaks with its header's words
+        masks[row] |= masks[header]
     keep = [w for w, mask in zip(windows, masks) if may_matter(mask)]
     keep += [w for w, a, b in zip(windows[n_sentences:], masks, masks[1:]) if may_matter(a | b)]
     return keep
 
 
 def _passage_windows(passage: Passage, claim: _Features):
-    """The evidence windows of one passage for ``claim``: its title, when it has one, then the
-    one- and two-sentence windows of its text that may reach a threshold
-    (``_candidate_windows``)."""
+    """The evidence windows of one passage for ``claim`` as ``(quote, features)``: its title,
+    when it has one, then the one- and two-sentence windows of its text that may reach a
+    threshold (``_candidate_windows``), each read with the title when the title states a name
+    of the claim (``verification._with_title``: "Pro plan" over "Price: $12 per month")."""
+    title = title_f = None
     if passage.title is not None and passage.title.strip():
-        yield passage.title.strip()
+        title = passage.title.strip()
+        title_f = _features(title, sentence_start_exempt=False)
+        yield title, title_f
+        if not _title_speaks(claim, title_f):
+            title = title_f = None
     text = passage.text
-    for start, end in _candidate_windows(claim, text):
-        yield text[start:end]
+    rows, headers = {}, None
+    if "|" in text and "---" in text:  # a Markdown table: each row read with its header
+        spans = passage_sentence_spans(text)
+        headers = _table_headers(text, spans)
+        rows = {spans[k]: spans[h] for k, h in headers.items()}
+    for start, end in _candidate_windows(claim, text, title, headers):
+        window = text[start:end]
+        wf = _with_title(claim, _features(window, sentence_start_exempt=False), title_f)
+        if (header := rows.get((start, end))) is not None:
+            wf = _with_header(wf, _features(text[header[0]:header[1]],
+                                            sentence_start_exempt=False))
+        yield window, wf
 
 
 class HeuristicVerifier:
@@ -152,8 +182,7 @@ class HeuristicVerifier:
         best_support = None  # (coverage, -length, pid, quote)
         best_contra = None
         for passage in passages:
-            for window in _passage_windows(passage, cf):
-                wf = _features(window, sentence_start_exempt=False)
+            for window, wf in _passage_windows(passage, cf):
                 covered = cf.content & wf.content
                 coverage = len(covered) / len(cf.content)
                 key = (coverage, -len(window))
@@ -162,6 +191,12 @@ class HeuristicVerifier:
                         best_support = (key, passage.id, window)
                     continue
                 topic = (len(cf.words & wf.words) / len(cf.words)) if cf.words else 0.0
+                if topic < TOPIC_COVERAGE and covered and cf.words:
+                    # a word the window states by its opposite ("non-refundable" for
+                    # "refundable") is on the topic too
+                    opposed = {a for a, _ in _opposites(cf, wf)}
+                    topic = len(cf.words & (wf.words | opposed)) / len(cf.words)
+                    coverage = len(covered | opposed) / len(cf.content)
                 if topic < TOPIC_COVERAGE:
                     continue
                 reason = _contradiction(cf, wf, coverage)

@@ -1,0 +1,247 @@
+"""The offline judges under the evidence rules (issue 20, item 5): no false ``contradicted`` on
+faithful support answers (negation in another clause, labels, tables, key/value passages,
+titles, units written out), and every opposite claim of the issue refused.
+
+Both offline verifiers are exercised through ``evaluate()``: ``offline`` (calibrated, the
+default) and ``offline-heuristic``; the suite at the end runs through pytest (pytester)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_faithfulness import evaluate, make_judge
+
+JUDGES = ("offline", "offline-heuristic")
+
+
+@pytest.fixture(scope="module", params=JUDGES)
+def judge(request):
+    return make_judge(request.param)
+
+
+#: A new user's support bot: ten faithful answers, each with the passage it rests on, in the
+#: forms the issue found blocked (written for this project).
+SUPPORT_BOT = {
+    "negation-in-another-clause": (
+        "Items bought on sale cannot be refunded. They can be exchanged within 30 days.",
+        [{"id": "refunds", "title": "Refund policy",
+          "text": "Sale items can be exchanged but not refunded. Exchanges are accepted within "
+                  "30 days of purchase."}]),
+    "no-credit-card": (
+        "No credit card is required for the free trial.",
+        [{"id": "trial", "title": "Free trial",
+          "text": "Start your 14-day free trial today: no credit card is required."}]),
+    "grams-label": (
+        "The starter kit weighs 680 grams.",
+        [{"id": "kit", "title": "Starter kit",
+          "text": "Weight: 680 g. Includes a charger and two cables."}]),
+    "up-to-maximum": (
+        "The Team plan supports up to 25 users.",
+        [{"id": "plans", "text": "The Team plan supports a maximum of 25 users. Larger teams "
+                                 "should choose Enterprise."}]),
+    "price-label": (
+        "The Pro plan costs $12 per month.",
+        [{"id": "pro", "title": "Pro plan",
+          "text": "Price: $12 per month, billed annually. Includes priority support."}]),
+    "table-row": (
+        "The Basic plan includes 50 GB of storage.",
+        [{"id": "table", "title": "Plan comparison",
+          "text": "| Plan | Storage | Users |\n| --- | --- | --- |\n| Basic | 50 GB | 5 |\n"
+                  "| Pro | 200 GB | 20 |"}]),
+    "key-value": (
+        "The Team plan allows up to 25 users.",
+        [{"id": "cfg", "title": "Team plan limits",
+          "text": '{"plan": "team", "max_users": 25, "sso": true}'}]),
+    "title-names-the-product": (
+        "The Orbit router supports WPA3 encryption.",
+        [{"id": "orbit", "title": "Orbit router",
+          "text": "Supports WPA3 encryption and guest networks. Setup takes about five minutes."}]),
+    "negation-with-adjunct": (
+        "Support is available 24 hours a day. Support does not answer phone calls on weekends.",
+        [{"id": "hours", "title": "Contact us",
+          "text": "Our chat support is available 24 hours a day, seven days a week. On weekends "
+                  "we do not answer phone calls, but email is answered within a day."}]),
+    "bound-kept": (
+        "Orders ship within 2 business days. Shipping is free on orders over $50.",
+        [{"id": "ship", "title": "Shipping",
+          "text": "Orders ship within 2 business days. Shipping is free for orders over $50; "
+                  "below that it costs $5."}]),
+}
+
+#: The answers of ``SUPPORT_BOT`` whose every claim both offline judges support and the
+#: evidence check accepts. The first answer's first claim stays unsupported: "bought on sale"
+#: is not worded in the passage ("Sale items"), a paraphrase a word-level judge does not read.
+SUPPORTED_TODAY = tuple(name for name in SUPPORT_BOT if name != "negation-in-another-clause")
+
+
+@pytest.mark.parametrize("case", list(SUPPORT_BOT))
+def test_no_faithful_support_answer_is_called_contradicted(judge, case):
+    answer, passages = SUPPORT_BOT[case]
+    result = evaluate(answer, passages, judge)
+    assert result.status == "scored"
+    assert not [c for c in result.claims if c.label == "contradicted"
+                or c.judge_verdict is not None and c.judge_verdict.label == "contradicted"], [
+        (c.text, c.verdict.rationale) for c in result.claims]
+
+
+def test_the_sale_answer_keeps_its_exchange_claim(judge):
+    """"Items bought on sale cannot be refunded." is not contradicted by "... exchanged but
+    not refunded" (the negation is in another clause); the exchange claim is supported."""
+    answer, passages = SUPPORT_BOT["negation-in-another-clause"]
+    labels = [c.label for c in evaluate(answer, passages, judge).claims]
+    assert labels == ["unsupported", "supported"]
+
+
+@pytest.mark.parametrize("case", SUPPORTED_TODAY)
+def test_faithful_support_answers_are_supported(judge, case):
+    answer, passages = SUPPORT_BOT[case]
+    result = evaluate(answer, passages, judge)
+    assert result.score == 1.0, [(c.text, c.label, c.verdict.rationale, c.note)
+                                 for c in result.claims]
+
+
+@pytest.mark.parametrize("case", ["negation-in-another-clause", "no-credit-card",
+                                  "negation-with-adjunct"])
+def test_a_negation_in_another_clause_is_no_flip_for_the_heuristic(case):
+    """The heuristic's own verdict on the negated claims (before the quote check): not
+    contradicted, and supported where every word is in the window."""
+    answer, passages = SUPPORT_BOT[case]
+    result = evaluate(answer, passages, make_judge("offline-heuristic"))
+    negated = [c for c in result.claims if " not " in f" {c.text} " or "No " in c.text
+               or "cannot" in c.text]
+    assert negated
+    for claim in negated:
+        own = claim.judge_verdict or claim.verdict
+        assert own.label != "contradicted", (claim.text, own.rationale)
+        if "cannot" not in claim.text:  # "bought on sale" is not worded in the passage
+            assert own.label == "supported", (claim.text, own.rationale)
+
+
+def test_the_title_carries_the_name_for_the_heuristic():
+    answer, passages = SUPPORT_BOT["title-names-the-product"]
+    claim = evaluate(answer, passages, make_judge("offline-heuristic")).claims[0]
+    own = claim.judge_verdict or claim.verdict
+    assert own.label == "supported", own.rationale
+    assert own.quote == "Supports WPA3 encryption and guest networks."
+
+
+#: Each opposite pair of issue 20: (claim, passage), both directions. None may be supported.
+OPPOSITES = [
+    ("Deposits are refundable.", "Deposits are non-refundable."),
+    ("Two-factor login is enabled for all accounts.", "Two-factor login is disabled for all accounts."),
+    ("Backups are encrypted at rest.", "Backups are unencrypted at rest."),
+    ("The cleaner is safe for wooden floors.", "The cleaner is unsafe for wooden floors."),
+    ("Refurbished devices are eligible for the trade-in program.",
+     "Refurbished devices are ineligible for the trade-in program."),
+    ("The charger is compatible with the Model S dock.",
+     "The charger is incompatible with the Model S dock."),
+    ("Returns without a receipt are accepted.", "Returns without a receipt are rejected."),
+    ("Refunds are issued for late deliveries.", "Refunds are denied for late deliveries."),
+    ("Customers incur a fee for early cancellation.", "Customers avoid a fee for early cancellation."),
+    ("Legacy API keys are active after migration.", "Legacy API keys are inactive after migration."),
+    ("Gift cards are valid in physical stores.", "Gift cards are invalid in physical stores."),
+    ("Student accounts qualify for the discount.", "Student accounts are excluded from the discount."),
+    ("The nightly job always retries failed uploads.", "The nightly job rarely retries failed uploads."),
+    ("The Team plan is for 10 users.", "The Team plan is for 10+ users."),
+    ("Refunds are processed within 14 days.", "Refunds are processed within 14 weeks."),
+    ("The battery charges in 12 hours.", "The battery charges in 12 minutes."),
+    ("The kettle weighs 1.5 kg.", "The kettle weighs 1.5 lb."),
+    ("The add-on costs $30.", "The add-on costs \u20ac30."),
+    ("The Pro plan costs $99 per year.", "The Pro plan costs $99 per month."),
+]
+BOTH_WAYS = OPPOSITES + [(passage, claim) for claim, passage in OPPOSITES]
+
+
+@pytest.mark.parametrize(("claim", "passage"), BOTH_WAYS,
+                         ids=[f"{c[:24]}<-{p[:24]}" for c, p in BOTH_WAYS])
+def test_every_opposite_claim_is_refused(judge, claim, passage):
+    result = evaluate(claim, [{"id": "p1", "text": passage}], judge)
+    assert [c.label for c in result.claims] != ["supported"], result.claims[0].verdict
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("Deposits are refundable.", "Deposits are non-refundable."),
+    ("Two-factor login is enabled for all accounts.", "Two-factor login is disabled for all accounts."),
+    ("Gift cards are valid in physical stores.", "Gift cards are invalid in physical stores."),
+    ("The nightly job always retries failed uploads.", "The nightly job rarely retries failed uploads."),
+    ("Refunds are issued for late deliveries.", "Refunds are denied for late deliveries."),
+])
+def test_an_opposite_word_on_the_same_topic_is_a_contradiction(claim, passage):
+    result = evaluate(claim, [{"id": "p1", "text": passage}], make_judge("offline-heuristic"))
+    assert [c.label for c in result.claims] == ["contradicted"], result.claims[0].verdict
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("Deposits are refundable.", "Deposits are not non-refundable."),
+    ("Two-factor login is enabled.", "Two-factor login is not disabled."),
+])
+def test_a_negated_opposite_agrees(claim, passage):
+    """"not disabled" is no opposite of "enabled": the rule refuses nothing for it."""
+    from pytest_faithfulness.verification import _features, _opposites
+
+    assert _opposites(_features(claim), _features(passage, sentence_start_exempt=False)) == []
+
+
+def test_a_faithful_support_suite_passes_its_gate(pytester):
+    """A small support-bot suite on the default offline judge (nine of the ten answers above:
+    labels, a table row, key/value, a title, units written out, bounds, negation with an
+    adjunct): every answer is faithful and the run passes a strict session gate (mean 1.0,
+    no claim unsupported)."""
+    cases = {name: SUPPORT_BOT[name] for name in SUPPORTED_TODAY}
+    pytester.makepyfile(test_support_bot=f'''
+import pytest
+
+CASES = {cases!r}
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_answer(assert_faithful, name):
+    answer, passages = CASES[name]
+    assert_faithful(answer, passages)
+''')
+    result = pytester.runpytest("--faithfulness-min-mean", "1.0",
+                                "--faithfulness-max-unsupported", "0")
+    result.assert_outcomes(passed=len(cases))
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*session gate passed*"])
+
+
+def test_a_table_row_is_read_with_its_header_and_no_other_row():
+    """The heuristic reads a Markdown table row with its header's column names; a number of
+    another row is not the claim's ("200 GB" is the Pro plan's)."""
+    _, passages = SUPPORT_BOT["table-row"]
+    judge = make_judge("offline-heuristic")
+    right = evaluate("The Basic plan includes 50 GB of storage.", passages, judge).claims[0]
+    assert right.label == "supported" and right.verdict.quote == "| Basic | 50 GB | 5 |"
+    for claim in ("The Basic plan includes 200 GB of storage.",
+                  "The Pro plan includes 50 GB of storage."):
+        for kind in JUDGES:
+            verdict = evaluate(claim, passages, make_judge(kind)).claims[0]
+            assert verdict.label != "supported", (kind, claim, verdict.verdict)
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("Refunds are paid in cash.", "Refunds are paid as store credit rather than cash."),
+    ("Refunds are paid in cash.", "Refunds are paid as store credit instead of cash."),
+])
+def test_rather_than_negates_what_follows(judge, claim, passage):
+    result = evaluate(claim, [{"id": "p1", "text": passage}], judge)
+    assert [c.label for c in result.claims] != ["supported"], result.claims[0].verdict
+
+
+def test_a_rider_the_window_does_not_speak_to_is_not_supported():
+    """The calibrated judge keeps its own coverage floor: a claim part no window word speaks
+    to ("ships with a descaling kit") is not supported on the rest of the claim's words."""
+    passages = [{"id": "9", "text": "The Model K7 kettle has a 2-year warranty."}]
+    result = evaluate("The Model K7 kettle ships with a descaling kit.", passages,
+                      make_judge("offline"))
+    assert [c.label for c in result.claims] == ["unsupported"], result.claims[0].verdict
+
+
+@pytest.mark.parametrize("claim", ["10.", "It was 10.", "10 of them."])
+def test_a_claim_of_numbers_alone_is_judged(judge, claim):
+    """A claim whose only content words are numbers (no word to weigh a topic on), against a
+    window that bounds its number, is judged, not an error (the opposite-word topic rule
+    divided by the claim's word count: found by the training run)."""
+    result = evaluate(claim, [{"id": "p1", "text": "At least 10 apply."}], judge)
+    assert result.status == "scored", result.error
+    assert [c.label for c in result.claims] != ["supported"]
