@@ -691,8 +691,9 @@ def _merge_restatements(claims: list[AlignedClaim], units: list[Span],
     three levels" / "has 3 levels" / "There are three levels on it", or a fragment of it): it
     is recorded as set aside ("restates claim N") and counted once, so paraphrases of one
     sentence cannot outweigh it. The claim with more content words is kept (the earlier on a
-    tie). Claims the pipeline added, ungrounded claims (rule 7) and claims without spans are
-    left as they are."""
+    tie). Claims the pipeline added, ungrounded claims (rule 7), claims without spans and
+    claims of no content word (nothing to restate: "A." beside "B.") are left as they are,
+    and judged."""
     features = [_features(c.text) for c in claims]
     where = [_units_of(c, units) for c in claims]
     gone: dict[int, int] = {}
@@ -703,8 +704,8 @@ def _merge_restatements(claims: list[AlignedClaim], units: list[Span],
             continue
         for j in order[rank + 1:]:
             if (j in gone or claims[j].added or claims[j].ungrounded
-                    or not (where[j] & where[i])):
-                continue
+                    or not features[j].content or not (where[j] & where[i])):
+                continue  # a claim of no content word restates nothing: it is judged
             if (features[j].content <= features[i].content
                     and features[j].negated == features[i].negated):
                 gone[j] = i

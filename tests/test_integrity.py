@@ -172,7 +172,7 @@ def test_injected_text_reaches_the_model_only_inside_its_data_block(chat_server,
     # data blocks decode back to exactly the text given.
     assert without_schema(decompose["messages"][0]["content"]) == DECOMPOSE_SYSTEM
     assert without_schema(verify["messages"][0]["content"]) == VERIFY_SYSTEM
-    assert set(system_schema(verify)["properties"]) == {"label", "passage_ids", "quote",
+    assert set(system_schema(verify)["properties"]) == {"label", "evidence",
                                                         "rationale"}  # the fixed reply schema
     op, answer, _ = parse_request(decompose)
     assert op == "decompose" and answer == f"Exports run hourly. {payload}"
