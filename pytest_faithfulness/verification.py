@@ -110,7 +110,11 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        accepted/rejected, issued/denied, include/exclude, incur/avoid, qualify/excluded...);
     8. state the claim's quantifiers (all/every/each, most, only, exactly, always, never...) in
        the evidence, and not another one where the quotes give one (all vs some, always vs
-       rarely).
+       rarely);
+    9. not swap a number or a name of the evidence into another role: a number stated only
+       apart from its claim part's words while the evidence states those words with another
+       number (``_unattached``), a day or month word and a name trading places
+       (``_date_word_problem``).
 
     ``unsupported`` verdicts are accepted as they are. How much of the claim the quotes state is
     reported separately (``evidence_coverage``), and decides nothing.
@@ -318,6 +322,11 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                 "passage titles)")
     if problem := _number_problem(cf, xf, qf, claim):
         return f"supported verdict's quote {shown!r} {problem}"
+    if loose := _unattached(cf, xf, tf):
+        return (f"supported verdict's quote {shown!r} states the claim's {loose} only apart "
+                "from what the claim says with it, and states that with another number")
+    if problem := _date_word_problem(claim, f"{ev.context} {ev.titles}"):
+        return f"supported verdict's quote {shown!r} {problem}"
     for words in _claim_parts(cf):
         said = {w for w in words if _stated(w, stated)}
         if words and len(said) < math.ceil(QUOTE_PART_COVERAGE * len(words)):
@@ -352,6 +361,79 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
 #: A part of a claim (clause or comma-separated part) with fewer content words than this is
 #: read with the part before it ("insurance for home, auto, life" is one list).
 MIN_PART_WORDS = 3
+
+
+def _unattached(cf: _Features, xf: _Features, tf: _Features | None) -> str | None:
+    """A number of the claim that the evidence states (rule 5) only in comma-separated parts
+    holding none of the other content words of its part of the claim, while another part of
+    the evidence states at least half of those words with a number of the claim's kind (year
+    or not) that the claim does not give: "competed from 1985 to 1966" against "(born 8
+    August 1966), ... who competed from 1985 to 1998" (1966 is there, said of the birth). A
+    number in a cited title is let be. ``None`` when no number is so detached."""
+    title = tf.content if tf else frozenset()
+    for part in cf.parts:
+        for term in sorted(part & cf.numbers - title):
+            others = part - cf.mandatory - _FILLERS - _DISCOURSE
+            if len(others) < 1:
+                continue
+            holding = [wc for wc in xf.parts if term in wc]
+            if not holding or any(_stated(o, wc) for wc in holding for o in others):
+                continue
+            need = max(1, math.ceil(len(others) / 2))
+            year = _is_year(term)
+            for wc in xf.parts:
+                rivals = {n for n in wc & xf.numbers - cf.numbers if _is_year(n) == year}
+                if rivals and sum(_stated(o, wc) for o in others) >= need:
+                    return term
+    return None
+
+
+def _is_year(number: str) -> bool:
+    return number.isdigit() and 1800 <= int(number) <= 2100
+
+
+_DATE_WORD = re.compile(r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|"
+                        r"February|March|April|May|June|July|August|September|October|"
+                        r"November|December)")
+_DATE_ON = re.compile(r"\bon (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+                      r"january|february|march|april|may|june|july|august|september|october|"
+                      r"november|december)\b")
+_PLAIN_TOKEN = re.compile(r"[A-Za-z0-9\u00c0-\u024f'\u2019-]+")
+_DETERMINERS = frozenset({"a", "an", "the", "its", "his", "her", "their", "our", "my", "your"})
+_AFTER_SUBJECT = frozenset({"is", "was", "will", "has", "had", "and", "or", "to", "of"})
+
+
+def _date_word_problem(claim: str, evidence: str) -> str | None:
+    """A day or month word and a name trading places (a ``swap`` of the mutants):
+
+    - the claim uses a day or month as a name, after a determiner ("an Thursday nursing
+      home", "its July project") or as the subject opening the claim ("Friday said"), not
+      followed by a number ("the November 2015 expedition") and not so written in the
+      evidence;
+    - the claim says "on NAME" (a capitalised word, not a day or month, not followed by one:
+      "on Good Friday") where the evidence writes the name but never "on NAME", and says "on"
+      a day or month ("massacre on Oliveira" against "went on the run Tuesday ... Oliveira").
+
+    ``evidence`` is the quotes with their sentences and titles. Returns the reason, or
+    ``None``."""
+    tokens = _PLAIN_TOKEN.findall(claim)
+    low = " ".join(_PLAIN_TOKEN.findall(evidence)).lower()
+    for i, tok in enumerate(tokens):
+        prev = tokens[i - 1].lower() if i else ""
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if _DATE_WORD.fullmatch(tok) and not nxt[:1].isdigit():
+            as_name = prev in _DETERMINERS or (
+                not prev and nxt[:1].islower() and nxt not in _AFTER_SUBJECT)
+            written = f"{prev} {tok}" if prev else f"{tok} {nxt}"
+            if as_name and written.lower() not in low:
+                return (f"does not state the claim's {tok} as the claim uses it (a day or "
+                        "month word where the claim needs a name)")
+        if (prev == "on" and tok[:1].isupper() and not _DATE_WORD.fullmatch(tok)
+                and not _DATE_WORD.fullmatch(nxt) and tok.lower() in low.split()
+                and f"on {tok.lower()}" not in low and _DATE_ON.search(low)):
+            return (f"does not state 'on {tok}' (the evidence says 'on' a day or month, "
+                    f"and names {tok} elsewhere)")
+    return None
 
 
 def _claim_parts(cf: _Features) -> list[frozenset[str]]:

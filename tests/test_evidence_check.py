@@ -314,3 +314,47 @@ def test_evidence_that_does_not_carry_the_claim_is_refused(claim, passages, verd
     result, claim_result = judged(claim, passages, verdict)
     assert claim_result.label == "unsupported" and why in claim_result.note, claim_result.note
     assert result.score == 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# Swaps (issue 20, benchmark kind ``swap``): a number or name of the claim traded for another
+# one of the same passage; the judge says ``supported`` with the evidence of the true claim.
+
+CYCLIST = [{"id": "c1", "text": "Marta Lenz, born on 4 May 1971, is a Chilean former cyclist who "
+                                "raced from 1990 to 2004. She now coaches in Santiago."}]
+CYCLIST_QUOTE = supported(("c1", "Marta Lenz, born on 4 May 1971, is a Chilean former cyclist who "
+                                 "raced from 1990 to 2004."))
+FESTIVAL = [{"id": "f1", "text": "Organiser Ana Ruiz said the harbour festival opened on Friday "
+                                 "with twelve stages."}]
+FESTIVAL_QUOTE = supported(("f1", "Organiser Ana Ruiz said the harbour festival opened on "
+                                  "Friday with twelve stages."))
+
+SWAPS = {
+    # a year of the passage said of something else (the birth), where the part that states
+    # the claim's words gives another year
+    "year-said-of-another-thing": (
+        "Marta Lenz is a Chilean former cyclist who raced from 1990 to 2004.",
+        "Marta Lenz is a Chilean former cyclist who raced from 1990 to 1971.",
+        CYCLIST, CYCLIST_QUOTE, "1971 only apart from what the claim says with it"),
+    # a name of the passage put where it says "on Friday"
+    "name-in-the-day-slot": (
+        "The harbour festival opened on Friday with twelve stages.",
+        "The harbour festival opened on Ruiz with twelve stages.",
+        FESTIVAL, FESTIVAL_QUOTE, "does not state 'on Ruiz'"),
+    # a day of the passage used as the name of who spoke
+    "day-as-the-speaker": (
+        "Ana Ruiz said the harbour festival opened on Friday.",
+        "Friday said the harbour festival opened with twelve stages.",
+        FESTIVAL, FESTIVAL_QUOTE, "a day or month word where the claim needs a name"),
+}
+
+
+@pytest.mark.parametrize(("true_claim", "swapped", "passages", "verdict", "why"),
+                         list(SWAPS.values()), ids=list(SWAPS))
+def test_a_swapped_claim_is_refused_and_the_true_claim_kept(true_claim, swapped, passages,
+                                                            verdict, why):
+    _, kept = judged(true_claim, passages, verdict)
+    assert kept.label == "supported", kept.note
+    result, refused = judged(swapped, passages, verdict)
+    assert refused.label == "unsupported" and why in refused.note, refused.note
+    assert result.score == 0.0
