@@ -48,6 +48,14 @@ __all__ = ["CacheMergeReport", "CacheStats", "merge_caches", "cache_stats"]
 _SHOWN = 20
 
 
+def _listed(what: str, rows: list[tuple[str, str, str]]) -> list[str]:
+    """The first ``_SHOWN`` ``(key, source, why)`` rows as report lines, and how many more."""
+    out = [f"  {what}: key {k} from {src}: {why}" for k, src, why in rows[:_SHOWN]]
+    if len(rows) > _SHOWN:
+        out.append(f"  ...and {len(rows) - _SHOWN} more")
+    return out
+
+
 class CacheToolError(ValueError):
     """A cache directory that is not there or cannot be read; the message names it."""
 
@@ -100,18 +108,12 @@ class CacheMergeReport:
             n = len(self.conflicts)
             out.append(f"WARNING: {n} entr{'y' if n == 1 else 'ies'} had the same key and a "
                        "value that does not agree: the first value was kept, not overwritten")
-            out += [f"  conflict: key {k} from {src}: {what}"
-                    for k, src, what in self.conflicts[:_SHOWN]]
-            if n > _SHOWN:
-                out.append(f"  ...and {n - _SHOWN} more")
+            out += _listed("conflict", self.conflicts)
         if self.refused:
             n = len(self.refused)
             out.append(f"WARNING: {n} entr{'y' if n == 1 else 'ies'} not copied under the "
                        "signing key (FAITHFULNESS_CACHE_KEY)")
-            out += [f"  refused: key {k} from {src}: {why}"
-                    for k, src, why in self.refused[:_SHOWN]]
-            if n > _SHOWN:
-                out.append(f"  ...and {n - _SHOWN} more")
+            out += _listed("refused", self.refused)
         if self.replaced:
             out.append(f"{len(self.replaced)} entries that did not check out under the "
                        "signing key were replaced by ones that do")

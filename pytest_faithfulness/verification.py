@@ -1094,15 +1094,8 @@ def _scoped_polarity(tokens: list[str]) -> set[tuple[str, bool]]:
 
 
 def _all_words(tokens: list[str]) -> set[str]:
-    out: set[str] = set()
-    for tok in tokens:
-        if tok[0].isdigit():
-            out.add(_number(tok))
-        elif _CJK_RUN.fullmatch(tok):
-            out.update(tok[j:j + 2] for j in range(max(1, len(tok) - 1)))
-        else:
-            out.add(_stem(tok))
-    return out
+    """Every word of ``tokens`` as ``_features`` reads it (stop words and negations kept)."""
+    return _clause_content(tokens, content_only=False)
 
 
 def _is_content(tok: str) -> bool:
@@ -1114,14 +1107,17 @@ def _number(tok: str) -> str:
     return tok.rstrip("0").rstrip(".") if "." in tok else tok
 
 
-def _clause_content(tokens: list[str]) -> set[str]:
+def _clause_content(tokens: list[str], *, content_only: bool = True) -> set[str]:
+    """The words of ``tokens`` as ``_features`` reads them: numbers normalised, CJK runs as
+    character bigrams, other words stemmed; stop words and negations left out unless
+    ``content_only`` is false."""
     out: set[str] = set()
     for tok in tokens:
         if tok[0].isdigit():
             out.add(_number(tok))
         elif _CJK_RUN.fullmatch(tok):
             out.update(tok[j:j + 2] for j in range(max(1, len(tok) - 1)))
-        elif _is_content(tok):
+        elif not content_only or _is_content(tok):
             out.add(_stem(tok))
     for unit, implied in _UNIT_IMPLIES.items():
         if unit in out:

@@ -72,6 +72,17 @@ class DroppedReply(BaseModel):
         return value
 
 
+def _items_in_place(schema: dict[str, Any], key: str) -> dict[str, Any]:
+    """``schema`` with the definition of list property ``key``'s items written in place of its
+    ``$ref`` (a server's schema-to-grammar converter need not resolve references)."""
+    defs = schema.pop("$defs", {})
+    items = schema["properties"][key]["items"]
+    name = items.get("$ref", "").rsplit("/", 1)[-1]
+    if name in defs:
+        schema["properties"][key]["items"] = defs[name]
+    return schema
+
+
 class DecomposeReply(BaseModel):
     """The LLM's decomposition reply: ``{"claims": [...], "dropped": [{"text", "reason"}]}``.
 
@@ -88,13 +99,7 @@ class DecomposeReply(BaseModel):
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """The schema with the dropped item's definition written in place (no ``$ref``: a
         server's schema-to-grammar converter need not resolve references)."""
-        schema = super().model_json_schema(*args, **kwargs)
-        defs = schema.pop("$defs", {})
-        items = schema["properties"]["dropped"]["items"]
-        name = items.get("$ref", "").rsplit("/", 1)[-1]
-        if name in defs:
-            schema["properties"]["dropped"]["items"] = defs[name]
-        return schema
+        return _items_in_place(super().model_json_schema(*args, **kwargs), "dropped")
 
     @field_validator("dropped", mode="before")
     @classmethod
@@ -196,13 +201,7 @@ class VerifyReply(BaseModel):
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """The schema with the evidence item's definition written in place (no ``$ref``)."""
-        schema = super().model_json_schema(*args, **kwargs)
-        defs = schema.pop("$defs", {})
-        items = schema["properties"]["evidence"]["items"]
-        name = items.get("$ref", "").rsplit("/", 1)[-1]
-        if name in defs:
-            schema["properties"]["evidence"]["items"] = defs[name]
-        return schema
+        return _items_in_place(super().model_json_schema(*args, **kwargs), "evidence")
 
 
 _litellm_lock = threading.Lock()
