@@ -58,9 +58,10 @@ aside with reasons. Rules, in order:
    quotes) are one claim; each later copy is recorded as set aside ("duplicate of claim N")
    with its spans. Paraphrases of one sentence must not outweigh it, so near-duplicates are
    merged by content: a decomposer's claim aligned to the same answer sentence as another,
-   with the same polarity and no content word the other lacks ("has three levels" / "has 3
-   levels" / "There are three levels on it", or a fragment of it), is recorded as set aside
-   ("restates claim N ... counted once"); the one with more content words stays.
+   with the same polarity, quantifiers and modals, and no content word the other lacks ("has
+   three levels" / "has 3 levels" / "There are three levels on it", or a fragment of it), is
+   recorded as set aside ("restates claim N ... counted once"); the one with more content
+   words stays.
 7. **Grounding.** A decomposer's claim must be grounded in the answer: each of its content
    words (stems, numbers, names) in the sentence it is aligned to or in the answer before it
    (so "It comes with ..." -> "The Vela lamp comes with ..." is grounded once the answer named
@@ -103,7 +104,7 @@ from .text import (
     sentence_spans,
     strip_citations,
 )
-from .verification import _features
+from .verification import _features, strength_words
 
 #: Share of a sentence's content words the claims aligned to it must contain (every number and
 #: name of it always). All of them: a decomposer that leaves out part of a sentence ("the screen
@@ -687,7 +688,9 @@ def _units_of(claim: AlignedClaim, units: list[Span]) -> set[int]:
 def _merge_restatements(claims: list[AlignedClaim], units: list[Span],
                         dropped: list[DroppedText]) -> list[AlignedClaim]:
     """Rule 6, by content: a claim from the same answer sentence as another, with the same
-    polarity and no content word (number, name, stem) the other lacks, restates it ("has
+    polarity, the same quantifiers and modal verbs (``verification.strength_words``: "Only
+    the Business plan ..." does not restate "The Business plan ...") and no content word
+    (number, name, stem) the other lacks, restates it ("has
     three levels" / "has 3 levels" / "There are three levels on it", or a fragment of it): it
     is recorded as set aside ("restates claim N") and counted once, so paraphrases of one
     sentence cannot outweigh it. The claim with more content words is kept (the earlier on a
@@ -707,7 +710,8 @@ def _merge_restatements(claims: list[AlignedClaim], units: list[Span],
                     or not features[j].content or not (where[j] & where[i])):
                 continue  # a claim of no content word restates nothing: it is judged
             if (features[j].content <= features[i].content
-                    and features[j].negated == features[i].negated):
+                    and features[j].negated == features[i].negated
+                    and strength_words(claims[j].text) == strength_words(claims[i].text)):
                 gone[j] = i
     kept = [c for k, c in enumerate(claims) if k not in gone]
     number = {id(c): n for n, c in enumerate(kept, start=1)}

@@ -322,6 +322,8 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                 "passage titles)")
     if problem := _number_problem(cf, xf, qf, claim):
         return f"supported verdict's quote {shown!r} {problem}"
+    if problem := _rival_in_quotes(cf, qf, names):
+        return f"supported verdict's quote {shown!r} {problem}"
     if loose := _unattached(cf, xf, tf):
         return (f"supported verdict's quote {shown!r} states the claim's {loose} only apart "
                 "from what the claim says with it, and states that with another number")
@@ -594,6 +596,29 @@ def _same(a: float, b: float) -> bool:
 _DIGIT_ONE = re.compile(r"(?<![\d.])1(?![\d])")
 
 
+def _rival_in_quotes(cf: _Features, qf: _Features, names: frozenset[str]) -> str | None:
+    """A name or quantity of the claim that only the sentence around a quote (or a title)
+    states, while the quotes themselves state another in its place: "The Basic plan includes
+    SSO" is not carried by the quote "The Pro plan includes SSO" because its sentence goes on
+    "which the Basic plan lacks", nor "$10 per month" by "the Pro plan costs $20 per month"
+    beside "the Basic plan costs $10 per month". ``None`` when there is no such rival."""
+    from_context = sorted(w for w in names if w not in qf.content)
+    rivals = sorted(qf.mandatory - qf.numbers - cf.content)
+    if from_context and rivals:
+        return (f"states {', '.join(rivals)} where the claim says {', '.join(from_context)} "
+                "(found only around the quote)")
+    quoted = {_value(n, u) for n, u in qf.number_labels if u in _UNITS}
+    for number, unit in sorted(_quantities(cf)):
+        dim, value = _value(number, unit)
+        if (number, unit) in qf.number_labels or _computed(value, dim, qf) or any(
+                d == dim and _same(v, value) for d, v in quoted):
+            continue
+        if others := sorted({f"{v:g}" for d, v in quoted if d == dim}):
+            return (f"states {', '.join(others)} where the claim says {number} {unit} "
+                    "(found only around the quote)")
+    return None
+
+
 def _number_problem(cf: _Features, xf: _Features, qf: _Features, claim: str) -> str | None:
     """Why the claim's numbers are not stated by the evidence (``xf``: the quotes and the
     sentences around them; ``qf``: the quotes alone), or ``None``."""
@@ -808,6 +833,19 @@ _LETTERS = re.compile(r"[a-z]+")
 
 def _quantifiers(text: str) -> set[str]:
     return {_QUANTIFIERS[w] for w in _LETTERS.findall(text.lower()) if w in _QUANTIFIERS}
+
+
+#: Modal verbs: how strongly a sentence asserts ("may" is not "must"); stop words elsewhere.
+_MODALS = frozenset({"may", "might", "must", "can", "could", "will", "would", "should",
+                     "shall", "cannot"})
+
+
+def strength_words(text: str) -> frozenset[str]:
+    """The quantifiers (as ``_QUANTIFIERS`` reads them: "every" is "all") and modal verbs of
+    ``text``: the words stop-word lists drop that still change what a sentence claims
+    ("Only the Business plan ..." is not "The Business plan ..."; "may" is not "must")."""
+    words = _LETTERS.findall(text.lower())
+    return frozenset(_quantifiers(text) | {w for w in words if w in _MODALS})
 
 
 def _quantifier_problem(claim: str, ev: _Evidence) -> str | None:

@@ -18,7 +18,7 @@ from scripted_model import (
     verify_requests,
 )
 
-from pytest_faithfulness import evaluate
+from pytest_faithfulness import Verdict, evaluate
 
 VELA = [{"id": "1", "text": "The Vela lamp has three brightness levels. "
                             "The Vela lamp comes with a 2-year warranty. "
@@ -162,3 +162,28 @@ def test_a_name_written_out_with_its_kind_is_grounded(chat_server):
     assert [c.label for c in result.claims] == ["supported", "unsupported"]
     assert result.claims[0].note is None
     assert "not grounded in the answer: 'wireless'" in result.claims[1].note
+
+
+class _OnlyIsUnsaid:
+    """A decomposer that writes the answer's claim once plain and once with its "Only" (a
+    new user's repro); the verifier supports the plain claim and not the exclusive one."""
+
+    def decompose(self, answer):
+        return ["The Business plan includes SSO.", "Only the Business plan includes SSO."]
+
+    def verify(self, claim, passages):
+        if claim.startswith("Only"):
+            return Verdict("unsupported", rationale="the Enterprise plan includes SSO too")
+        return Verdict("supported", evidence=[{"passage_id": "1",
+                                               "quote": "The Business plan includes SSO."}])
+
+
+def test_a_claim_with_a_quantifier_the_other_lacks_is_no_restatement():
+    """ "Only the Business plan ..." says more than "The Business plan ...": it is judged, not
+    set aside as a restatement (stop-word lists drop "only", "all", "may", "must")."""
+    passages = [{"id": "1", "text": "The Business plan includes SSO."},
+                {"id": "2", "text": "The Enterprise plan includes SSO."}]
+    result = evaluate("Only the Business plan includes SSO.", passages, _OnlyIsUnsaid())
+    assert [c.label for c in result.claims] == ["supported", "unsupported"]
+    assert result.score == 0.5
+    assert not any("restates" in d.reason for d in result.dropped)

@@ -358,3 +358,37 @@ def test_a_swapped_claim_is_refused_and_the_true_claim_kept(true_claim, swapped,
     result, refused = judged(swapped, passages, verdict)
     assert refused.label == "unsupported" and why in refused.note, refused.note
     assert result.score == 0.0
+
+
+class _Quoting:
+    """A judge that decomposes an answer into itself and says ``supported`` with the given
+    evidence (found by a new user: the sloppy LLM judge of the issue)."""
+
+    def __init__(self, evidence):
+        self.evidence = evidence
+
+    def decompose(self, answer):
+        return [answer]
+
+    def verify(self, claim, passages):
+        return Verdict("supported", evidence=self.evidence)
+
+
+@pytest.mark.parametrize("claim, true_claim, passage, quote", [
+    ("The Pro plan costs $10 per month.", "The Pro plan costs $20 per month.",
+     "The Basic plan costs $10 per month and the Pro plan costs $20 per month.",
+     "the Pro plan costs $20 per month"),
+    ("The Basic plan includes SSO.", "The Pro plan includes SSO.",
+     "The Pro plan includes SSO, which the Basic plan lacks.", "The Pro plan includes SSO"),
+], ids=["number", "name"])
+def test_a_name_or_number_around_the_quote_does_not_replace_a_rival_in_it(claim, true_claim,
+                                                                          passage, quote):
+    """The sentence around a quote may state a claim's name or number the quote leaves out
+    (Vela), never one the quote states otherwise: "$10" from beside a quote that says "$20"."""
+    judge = _Quoting([{"passage_id": "p1", "quote": quote}])
+    wrong = evaluate(claim, [{"id": "p1", "text": passage}], judge)
+    assert wrong.score == 0.0 and wrong.claims[0].label == "unsupported"
+    assert "found only around the quote" in wrong.claims[0].note
+    assert wrong.claims[0].judge_verdict.label == "supported"
+    right = evaluate(true_claim, [{"id": "p1", "text": passage}], judge)
+    assert right.score == 1.0 and not right.claims[0].note

@@ -117,14 +117,14 @@ EVIL_PASSAGES = [{"id": "e1",
                           "are shown as text."}]
 
 def test_evil(assert_faithful):
-    assert_faithful("Markup is shown as text. <img src=x onerror=\\"document.title='pwned'\\">",
+    assert_faithful("Tags are shown as text. <img src=x onerror=\\"document.title='pwned'\\">",
                     EVIL_PASSAGES, min_score=0)
 '''
 EVIL_QUOTE = "<b>bold</b> & <script>document.title='pwned'</script> are shown as text"
 
 
 def _html_suite(suite: pytest.Pytester) -> pytest.Pytester:
-    verdicts = {**VERDICTS_V2, "Markup is shown as text.": ["supported", "e1", EVIL_QUOTE]}
+    verdicts = {**VERDICTS_V2, "Tags are shown as text.": ["supported", "e1", EVIL_QUOTE]}
     write_suite(suite, ANSWERS_V2, verdicts)
     suite.makepyfile(test_evil=EVIL_TEST)
     return suite
