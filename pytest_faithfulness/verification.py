@@ -30,7 +30,7 @@ from .records import Evidence, Passage, Verdict
 from .text import (CJK_CLASS, fold_typography, normalize_ws, passage_sentence_spans,
                    quote_in_passage)
 
-HEURISTIC_VERSION = "heuristic-2026.12-7"  # issue 20: negation per scope, opposite words, titles, names with digits, non-/N+/units
+HEURISTIC_VERSION = "heuristic-2026.12-8"  # issue 20: negation per scope, opposite words, titles, names with digits, non-/N+/units; NON- in capitals
 #: Measured balanced accuracy (supported vs not) of the offline judge with this verifier on
 #: the public development data (``../shared/data``; measurement only, never tuned on), from
 #: ``python benchmarks/measure_offline_verifier.py --only heuristic``.
@@ -1174,7 +1174,7 @@ _KEY_VALUE = re.compile(r'(?<=[A-Za-z])"?\s*[:=]\s*(?=[$\u20ac\u00a3]?\d)')
 #: "10+ users" reads "at least 10 users".
 _AT_LEAST = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\+(?![\d+])")
 #: "non-refundable" and "non refundable" read as one word "nonrefundable", negated inside.
-_NON = re.compile(r"\b([Nn]on)[-\u2010\u2011 ](?=[A-Za-z])")
+_NON = re.compile(r"\b(non)[-\u2010\u2011 ](?=[A-Za-z])", re.IGNORECASE)  # NON-REFUNDABLE too
 _TOKEN_BREAKERS = re.compile(r"[_=]")
 
 

@@ -392,3 +392,14 @@ def test_a_name_or_number_around_the_quote_does_not_replace_a_rival_in_it(claim,
     assert wrong.claims[0].judge_verdict.label == "supported"
     right = evaluate(true_claim, [{"id": "p1", "text": passage}], judge)
     assert right.score == 1.0 and not right.claims[0].note
+
+
+def test_a_negation_inside_a_word_in_capitals_is_read():
+    """"NON-REFUNDABLE" negates as "non-refundable" does (found by a new user)."""
+    judge = _Quoting([{"passage_id": "p1", "quote": "Deposits are NON-REFUNDABLE."}])
+    wrong = evaluate("Deposits are refundable.",
+                     [{"id": "p1", "text": "Deposits are NON-REFUNDABLE."}], judge)
+    assert wrong.score == 0.0 and wrong.claims[0].label == "unsupported"
+    right = evaluate("Deposits are non-refundable.",
+                     [{"id": "p1", "text": "Deposits are NON-REFUNDABLE."}], judge)
+    assert right.score == 1.0
