@@ -209,15 +209,7 @@ def _suite(pytester):
 
 @pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_votes_in_every_report_and_the_same_under_xdist(pytester, chat_server, xdist):
-    by_answer = {answer_of(a): a for a in ANSWERS}
-
-    def handle(request):
-        op, first, second = parse_request(request)
-        if op == "decompose":
-            return {"claims": by_answer[first], "dropped": []}
-        return inconsistent(first, second, request)
-
-    chat_server.handler = handle
+    _by_answer_handler(chat_server)
     _suite(pytester)
     result = pytester.runpytest(*xdist, "--faithfulness-judge", MODEL,
                                 "--faithfulness-api-base", chat_server.base_url,
