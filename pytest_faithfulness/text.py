@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
 import re
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
+from pathlib import Path
 
 _WS = re.compile(r"\s+")
 #: Typographic quotes to ASCII, no-break space to space.
@@ -529,3 +531,29 @@ def _ends_sentence(text: str, m: re.Match, last_cut: int) -> bool:
         return lowered not in ABBREVIATIONS_AT_END
     # a list number ("2.") alone at the start of a sentence
     return not (word.isdigit() and len(word) <= 3 and not text[last_cut:m.start()].strip())
+
+
+#: The common-word list (``training/build_common_words.py``: lower-case words that the NLI
+#: training sentences write in lower case away from a sentence start at least as often as
+#: capitalised there).
+COMMON_WORDS_FILE = Path(__file__).with_name("models") / "common_words.txt.gz"
+
+
+@lru_cache(maxsize=1)
+def _common_words() -> frozenset[str]:
+    with gzip.open(COMMON_WORDS_FILE, "rt", encoding="utf-8") as fh:
+        return frozenset(line.strip() for line in fh if line.strip())
+
+
+def is_common_word(word: str) -> bool:
+    """Whether ``word`` (any case) is an everyday English word rather than a name: it, or it
+    without a plural or possessive ending ("Refunds", "Tag's"), is on the common-word list
+    (``models/common_words.txt.gz``, about 19,000 words). A capitalised word that opens a
+    sentence is a name only when it is not common ("Markup", "Unfortunately" are common;
+    "Nani", "Vela" are not). Raises ``OSError`` if the packaged list is missing."""
+    lowered = word.lower().replace("\u2019", "'")
+    if lowered.endswith("'s"):
+        lowered = lowered[:-2]
+    words = _common_words()
+    return lowered in words or any(
+        lowered.endswith(end) and lowered[:-len(end)] in words for end in ("s", "es"))

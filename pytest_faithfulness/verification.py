@@ -27,7 +27,7 @@ from functools import cache, lru_cache
 from itertools import combinations
 
 from .records import Evidence, Passage, Verdict
-from .text import (CJK_CLASS, fold_typography, normalize_ws, passage_sentence_spans,
+from .text import (CJK_CLASS, fold_typography, is_common_word, normalize_ws, passage_sentence_spans,
                    quote_in_passage)
 
 HEURISTIC_VERSION = "heuristic-2026.12-8"  # issue 20: negation per scope, opposite words, titles, names with digits, non-/N+/units; NON- in capitals
@@ -314,7 +314,8 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
     tf = _features(ev.titles, sentence_start_exempt=False) if ev.titles else None
     names = cf.mandatory - cf.numbers
     stated = xf.content | (tf.content if tf else frozenset())
-    opening = _opening_name(claim)
+    opening = _opening_name(claim, " \n".join(
+        source for p in by_id.values() for source in (p.title, p.text) if source))
     if missing := sorted({w for w in names if w not in stated}
                          | {w for w in opening if not _stated(w, stated)}):
         return (f"supported verdict's quote {shown!r} does not state the claim's "
@@ -329,6 +330,8 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                 "from what the claim says with it, and states that with another number")
     if problem := _date_word_problem(claim, f"{ev.context} {ev.titles}"):
         return f"supported verdict's quote {shown!r} {problem}"
+    if problem := _slot_problem(claim, ev.context):
+        return f"supported verdict's quote {shown!r} {problem}"
     for words in _claim_parts(cf):
         said = {w for w in words if _stated(w, stated)}
         if words and len(said) < math.ceil(QUOTE_PART_COVERAGE * len(words)):
@@ -337,8 +340,8 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                     f"(clauses, comma-separated parts) needs at least "
                     f"{QUOTE_PART_COVERAGE:.0%} of its content words in the quotes or the "
                     "sentences around them")
-    if unsaid := sorted(w for w in cf.words if (_negated_inside(w) or w in _CURATED)
-                        and not _stated(w, stated)):
+    if unsaid := sorted(w for w in cf.words - _DISCOURSE - _FILLERS
+                        if (_negated_inside(w) or w in _CURATED) and not _stated(w, stated)):
         return (f"supported verdict's quote {shown!r} does not state the claim's "
                 f"{', '.join(unsaid)} (a word negated inside, or one with a listed opposite, "
                 "must be stated as it is)")
@@ -438,6 +441,47 @@ def _date_word_problem(claim: str, evidence: str) -> str | None:
     return None
 
 
+_NAME_RUN = re.compile(r"[A-Z][\w'\u2019&.-]*(?:\s+(?:(?:of|de|the|&)\s+)?[A-Z][\w'\u2019&.-]*)*")
+_SLOT_WORD = re.compile(r"[a-z][a-z'-]+")
+
+
+def _name_slots(text: str) -> dict[tuple[str, str], set[str]]:
+    """The names of ``text`` (runs of capitalised words) by the lower-case word right before
+    and right after them: ``{("before", "from"): {"BestInsuranceXYZ"}, ("after", "cinemas"):
+    {"US"}}``. A name opening a sentence has no word before it."""
+    slots: dict[tuple[str, str], set[str]] = {}
+    for m in _NAME_RUN.finditer(text):
+        name = m.group(0)
+        if not set(_LETTERS.findall(name.lower())) - _STOP:
+            continue  # "No." of "world No. 1", "The"
+        before = _SLOT_WORD.findall(text[max(0, m.start() - 30):m.start()])
+        if not (before and text[:m.start()].rstrip()[-1:].isalpha()):
+            continue  # a sentence start: any word may be capitalised there
+        if before[-1] not in _STOP and _stem(before[-1]) not in _DISCOURSE:
+            slots.setdefault(("before", before[-1]), set()).add(name)
+    return slots
+
+
+def _slot_problem(claim: str, evidence: str) -> str | None:
+    """A name of the claim put where the evidence has another name: the claim writes name N
+    right after (or before) a word w ("released in N cinemas", "the agent from N") while the
+    evidence writes w only with another name M there ("US cinemas", "from BestInsuranceXYZ")
+    and never with N. ``evidence`` is the quotes with their sentences. Returns the reason, or
+    ``None``."""
+    claim, evidence = fold_typography(claim), fold_typography(evidence)
+    have = _name_slots(evidence)
+    for (side, word), names in _name_slots(claim).items():
+        rivals = have.get((side, word), set())
+        for name in names:
+            words = set(_LETTERS.findall(name.lower())) - _STOP
+            if rivals and not any(words & set(_LETTERS.findall(r.lower())) for r in rivals):
+                rival = sorted(rivals)[0]
+                said = f"{word} {name}" if side == "before" else f"{name} {word}"
+                return (f"states {rival!r} where the claim says {said!r} (another name in "
+                        "the same place)")
+    return None
+
+
 def _claim_parts(cf: _Features) -> list[frozenset[str]]:
     """The content words (fillers and discourse words out) of each part of the claim, a part
     of fewer than ``MIN_PART_WORDS`` joined to the one before it (the first to the next)."""
@@ -484,18 +528,32 @@ _OPENERS = frozenset({
 })
 
 
-def _opening_name(claim: str) -> set[str]:
-    """The stemmed words of the claim's first word when it is capitalised and no stop word:
-    it may be a name ("Nani listed..."), so it is stated in the evidence, as a name or as the
-    same word in any case (``_stated``)."""
+def _opening_name(claim: str, sources: str = "") -> set[str]:
+    """The stemmed words of the claim's first word when it is capitalised, no stop word and
+    no common word (``text.is_common_word``) unless ``sources`` (the passages' texts and
+    titles) write it capitalised away from a sentence start, as a name ("Hull" of "beat Hull
+    2-0"): it may be a name ("Nani listed..."), so it is stated in the evidence, as a name or
+    as the same word in any case (``_stated``). A common word opening the claim ("Markup is
+    shown...", "Unfortunately, ...") is read as any other word of its part."""
     tokens = _TOKEN.findall(_surface(claim))
     if not tokens or not tokens[0][:1].isupper() or tokens[0].lower() in _STOP:
         return set()
     first = tokens[0].lower()
     if first in _OPENERS or _stem(first) in _DISCOURSE or (
+            is_common_word(tokens[0]) and not _written_as_name(tokens[0], sources)) or (
             tokens[0][1:].islower() and first.endswith(("ing", "ed", "ly", "ers"))):
         return set()  # "After ...", "However ...", "Named after ...", "Sinking sand ..."
     return set(_name_parts(tokens[0].lower()))
+
+
+def _written_as_name(word: str, text: str) -> bool:
+    """Whether ``text`` writes the capitalised ``word`` away from a sentence start (after a
+    word or a comma, not after ``.!?:``, a line break, a bullet or an opening quote)."""
+    for m in re.finditer(rf"\b{re.escape(word)}\b", text):
+        before = text[:m.start()].rstrip(" \t\"'\u201c\u2018(*#-")
+        if before and before[-1] not in ".!?:\n|" and not before.endswith("\u3002"):
+            return True
+    return False
 
 
 def _negated_inside(word: str) -> bool:

@@ -188,6 +188,16 @@ KEPT = {
     "paraphrase": (
         "Deposits cannot be refunded.", [{"id": "p1", "text": "Deposits are non-refundable."}],
         supported(("p1", "Deposits are non-refundable."))),
+    # a common word opening the claim is no name (found by a new user: "Markup is shown...";
+    # a word as rare as "markup" is not on the common-word list and still reads as a name)
+    "common-word-opening-the-claim": (
+        "Links in comments are displayed as plain text.",
+        [{"id": "p1", "text": "URLs in comments are displayed as plain text."}],
+        supported(("p1", "URLs in comments are displayed as plain text."))),
+    "discourse-word-opening-the-claim": (
+        "Unfortunately, gift cards cannot be refunded.",
+        [{"id": "p1", "text": "Gift cards cannot be refunded."}],
+        supported(("p1", "Gift cards cannot be refunded."))),
 }
 
 
@@ -346,6 +356,22 @@ SWAPS = {
         "Ana Ruiz said the harbour festival opened on Friday.",
         "Friday said the harbour festival opened with twelve stages.",
         FESTIVAL, FESTIVAL_QUOTE, "a day or month word where the claim needs a name"),
+    # a common word the passages use as a name ("Hull" the club), put where the quote names
+    # another: the opening word is a name because the passages write it as one
+    "common-word-the-passages-use-as-a-name": (
+        "Cambiasso has been superb for Leicester this season.",
+        "Hull has been superb for Leicester this season.",
+        [{"id": "s1", "text": "Cambiasso has been superb for Leicester this season."},
+         {"id": "s2", "text": "Leicester beat Hull 2-0 on Saturday."}],
+        supported(("s1", "Cambiasso has been superb for Leicester this season.")),
+        "does not state the claim's hull"),
+    # a name of the passage put right after a word the evidence writes with another name
+    "name-in-another-name's-place": (
+        "The club said coach Ana Ruiz praised striker Leo Park.",
+        "The club said coach Leo Park praised striker Ana Ruiz.",
+        [{"id": "a1", "text": "After the match, coach Ana Ruiz praised striker Leo Park."}],
+        supported(("a1", "coach Ana Ruiz praised striker Leo Park")),
+        "another name in the same place"),
 }
 
 
