@@ -89,7 +89,9 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
     the cited passages' titles:
 
     4. state every name of the claim (capitalised words, acronyms, letter-led tokens with digits
-       such as S3, A320, USB-C) in a quote, the sentence around it or a cited passage's title;
+       such as S3, A320, USB-C; the word opening the claim when it is no common word,
+       ``text.is_common_word``, or the passages write it as a name) in a quote, the sentence
+       around it or a cited passage's title;
     5. state every number of the claim as a quantity with its unit, compared by value within a
        dimension (1500 ml = 1.5 l = 1,5 l; 680 g = 680 grams; 1,200 = 1200; 14 days != 14
        weeks; kg != lb; $ != EUR; per month != per year), or as a sum or difference of two or
@@ -114,7 +116,8 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
     9. not swap a number or a name of the evidence into another role: a number stated only
        apart from its claim part's words while the evidence states those words with another
        number (``_unattached``), a day or month word and a name trading places
-       (``_date_word_problem``).
+       (``_date_word_problem``), a name right after a content word that the evidence writes
+       only with another name ("coach Leo Park" against "coach Ana Ruiz": ``_slot_problem``).
 
     ``unsupported`` verdicts are accepted as they are. How much of the claim the quotes state is
     reported separately (``evidence_coverage``), and decides nothing.
