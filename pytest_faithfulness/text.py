@@ -313,13 +313,33 @@ _TYPOGRAPHY = str.maketrans({
 _DASH_RUN = re.compile(r"\s*-+\s*")
 
 
+#: Inline emphasis: Markdown ``**bold**``, ``__bold__``, ``*italic*``, ``_italic_``,
+#: ```code```, and the HTML tags that only style a run of text (not ``<sup>``/``<sub>``,
+#: whose removal would join "10<sup>2</sup>" into "102").
+_EMPHASIS = (
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),
+    (re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"), r"\1"),
+    (re.compile(r"(?<!\w)_(?=[^\s_])([^_\n]+?)(?<=[^\s_])_(?!\w)"), r"\1"),
+    (re.compile(r"`([^`\n]+)`"), r"\1"),
+    (re.compile(r"</?(?:b|strong|i|em|u|mark|code|span|font|small)(?:\s[^<>]*)?>",
+                re.IGNORECASE), ""),
+)
+
+
 def fold_typography(text: str) -> str:
     """``text`` with its typography unified, nothing else: Unicode NFKC (ligatures, full-width
     forms, no-break spaces), invisible characters dropped, curly and straight quotes one mark
-    each, dashes, hyphens and minus signs one ``-`` (the spaces around a dash dropped) and runs
-    of whitespace one space. Case, letters, digits and other punctuation are kept as they are.
+    each, dashes, hyphens and minus signs one ``-`` (the spaces around a dash dropped), inline
+    emphasis dropped (Markdown ``**``/``__``/``*``/``_``/backticks around a run of text, HTML
+    ``<b>``, ``<strong>``, ``<i>``, ``<em>``, ``<u>``, ``<mark>``, ``<code>``, ``<span>``: a
+    judge quotes "free returns" from "**free** returns") and runs of whitespace one space.
+    Case, letters, digits and other punctuation are kept as they are.
     """
-    folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)).translate(_TYPOGRAPHY)
+    folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+    if any(c in folded for c in "*_`<"):
+        for pattern, repl in _EMPHASIS:
+            folded = pattern.sub(repl, folded)
+    folded = folded.translate(_TYPOGRAPHY)
     return _WS.sub(" ", _DASH_RUN.sub("-", folded)).strip()
 
 
@@ -329,7 +349,8 @@ def quote_in_passage(quote: str, passage_text: str) -> bool:
     in "refund" (a CJK character needs no boundary, its script does not space words).
 
     Both sides are folded the same way: NFKC, curly/straight quotes, dashes and hyphens,
-    no-break and zero-width spaces, ligatures and whitespace unified; nothing else is forgiven
+    no-break and zero-width spaces, ligatures, inline emphasis markup and whitespace unified;
+    nothing else is forgiven
     (the comparison is case-sensitive, words and punctuation must match). An empty quote never
     matches.
     """

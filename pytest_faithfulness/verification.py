@@ -1006,6 +1006,10 @@ _PHRASES = (
     (re.compile(r"\bapprox\.?"), " approximately "),
     (re.compile(r"\bu\.s\.(?:a\.)?|\bunited states(?: of america)?\b|\busa\b"), " us "),
     (re.compile(r"\bu\.k\.|\bunited kingdom\b"), " uk "),
+    (re.compile(r"\bchief executive(?: officer)?\b"), " ceo "),
+    (re.compile(r"\bchief financial officer\b"), " cfo "),
+    (re.compile(r"\bchief technology officer\b"), " cto "),
+    (re.compile(r"\bchief operating officer\b"), " coo "),
     (re.compile(r"\bn'(?=[aeiouyh\u00e9\u00e8\u00ea])"), " ne "),  # French "n'est"
     # "it is false that P" negates P as "not" does ("it is not true that" has its "not")
     (re.compile(r"\bit(?: is|'s| was) (?:false|untrue|incorrect|wrong|not true|not the case"
@@ -1053,8 +1057,22 @@ _UNIT_IMPLIES = {"rpm": "speed", "kmh": "speed", "mph": "speed", "kg": "weigh", 
 _SAME_STEM = {"pric": "cost", "weight": "weigh"}
 
 
+#: British spellings written the American way, so that both read as one stem ("colours" /
+#: "colors", "organised" / "organized", "centre" / "center", "licence" / "license").
+_BRITISH = (
+    (re.compile(r"(?<=[a-z]{3})our(s|ed|ing|ful|ite|ites)?$"), r"or\1"),
+    (re.compile(r"(?<=[a-z]{3})is(e|es|ed|ing|ation|ations|er|ers)$"), r"iz\1"),
+    (re.compile(r"(?<=[a-z]{3})tre(s|d)?$"), r"ter\1"),
+    (re.compile(r"^(lic|def|off|pret)ence(s)?$"), r"\1ense\2"),
+)
+
+
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
+    if word[-2:] in ("ur", "rs", "se", "es", "ed", "ng", "on", "ns", "er", "re", "ce", "ul",
+                     "te", "rd"):
+        for pattern, repl in _BRITISH:
+            word = pattern.sub(repl, word)
     if len(word) > 4 and word.endswith("ies"):
         word = word[:-3] + "y"
     elif word.endswith("sses"):

@@ -194,6 +194,26 @@ KEPT = {
         "Links in comments are displayed as plain text.",
         [{"id": "p1", "text": "URLs in comments are displayed as plain text."}],
         supported(("p1", "URLs in comments are displayed as plain text."))),
+    # a judge quotes the words of a passage without its emphasis markup (found by a new user)
+    "markdown-emphasis-quoted-without-it": (
+        "Returns are free within 30 days.",
+        [{"id": "p1", "text": "Returns are **free** within _30 days_."}],
+        supported(("p1", "Returns are free within 30 days."))),
+    "html-emphasis-quoted-without-it": (
+        "The Pro plan includes SSO.",
+        [{"id": "p1", "text": "The <b>Pro</b> plan includes <em>SSO</em>."}],
+        supported(("p1", "The Pro plan includes SSO."))),
+    # one thing in two spellings or two names (found by a new user)
+    "ceo-as-chief-executive": (
+        "Dana Osei is the CEO of Globex.",
+        [{"id": "p1", "text": "Dana Osei, chief executive of Globex, spoke first."}],
+        supported(("p1", "Dana Osei, chief executive of Globex, spoke first."))),
+    "british-and-american-spelling": (
+        "The case comes in three colors and is licensed for commercial use.",
+        [{"id": "p1", "text": "The case comes in three colours and is licenced for "
+                              "commercial use."}],
+        supported(("p1", "The case comes in three colours and is licenced for commercial "
+                         "use."))),
     "discourse-word-opening-the-claim": (
         "Unfortunately, gift cards cannot be refunded.",
         [{"id": "p1", "text": "Gift cards cannot be refunded."}],
