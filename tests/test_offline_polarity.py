@@ -245,3 +245,17 @@ def test_a_claim_of_numbers_alone_is_judged(judge, claim):
     result = evaluate(claim, [{"id": "p1", "text": "At least 10 apply."}], judge)
     assert result.status == "scored", result.error
     assert [c.label for c in result.claims] != ["supported"]
+
+
+@pytest.mark.parametrize(("claim", "text", "label"), [
+    # two sentences about different things are no window (found by a new user)
+    ("Acme acquired Globex in 2021.",
+     "Acme was founded in 2001. Globex was acquired by Initech in 2021.", "not supported"),
+    # a sentence that goes on from the one before is read with it
+    ("A keen tennis player, he lives in Leicestershire with his wife and two children.",
+     "I live in Leicestershire with my wife and two children. I am a keen tennis player.",
+     "supported"),
+], ids=["stitched-neighbours", "going-on"])
+def test_a_window_joins_only_sentences_that_go_on(judge, claim, text, label):
+    (result,) = evaluate(claim, [{"id": "p1", "text": text}], judge).claims
+    assert (result.label == "supported") == (label == "supported"), result.verdict.rationale

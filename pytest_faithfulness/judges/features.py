@@ -55,7 +55,7 @@ from ..verification import (
     _with_title,
     statement_problem,
 )
-from .heuristic import HeuristicVerifier
+from .heuristic import HeuristicVerifier, stitches
 
 #: The names of the features, in the order of ``Alignment.features``.
 FEATURE_NAMES = (
@@ -210,6 +210,9 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
             if not covered:
                 continue
             for j in range(k + 1, min(k + MAX_WINDOW_SENTENCES, len(sent_feats))):
+                if stitches(cf, passage.text[slice(*spans[j - 1])],
+                            passage.text[slice(*spans[j])]):
+                    break  # no run stitches the claim together from two things
                 more = content & sent_feats[j].content
                 if not more - covered:
                     continue

@@ -27,7 +27,10 @@ The rules themselves (``_features``, ``_support_problem``, ``_contradiction``) l
 
 from __future__ import annotations
 
+import re
+
 from ..records import Passage, Verdict
+from ..text import is_common_word
 from ..verification import (
     _NUMBER_WORDS,
     _PHRASES,
@@ -125,8 +128,56 @@ def _candidate_windows(claim: _Features, text: str, title: str | None = None,
     for row, header in (headers or {}).items():  # a table row speaks with its header's words
         masks[row] |= masks[header]
     keep = [w for w, mask in zip(windows, masks) if may_matter(mask)]
-    keep += [w for w, a, b in zip(windows[n_sentences:], masks, masks[1:]) if may_matter(a | b)]
+    keep += [w for i, (w, a, b) in enumerate(zip(windows[n_sentences:], masks, masks[1:]))
+             if may_matter(a | b) and not stitches(claim, text[slice(*windows[i])],
+                                                   text[slice(*windows[i + 1])])]
     return keep
+
+
+def stitches(claim: _Features, first: str, second: str) -> bool:
+    """Whether reading the neighbouring sentences ``first`` and ``second`` as one window would
+    stitch the claim together from two things: each writes a name of the claim (a capitalised
+    word that is no common word, ``text.is_common_word``) the other lacks and ``second`` does not go on from ``first`` (``continues``): "Acme was founded in
+    2001." / "Globex was acquired by Initech in 2021." for "Acme acquired Globex in 2021."."""
+    def names(sentence: str) -> set[str]:  # the claim's words it writes as names
+        return {_stem(m.group(0).lower()) for m in _CAPITALISED.finditer(sentence)
+                if not is_common_word(m.group(0))} & claim.content
+    one, two = names(first), names(second)
+    return bool(one - two and two - one) and not continues(first, second)
+
+
+#: Words that open a sentence which goes on from the one before ("It also has...").
+_REFERRING = frozenset({
+    "it", "its", "they", "their", "them", "he", "she", "his", "her", "this", "these", "that",
+    "those", "the", "such", "both", "there", "also", "then", "however", "but", "and", "so",
+    "each", "all", "which", "here", "we", "our", "you", "your", "a", "an", "in", "at", "on",
+    "for", "with", "by", "from", "after", "before", "since", "during", "as", "when", "if",
+    "only", "no", "not", "yes", "i", "my", "me", "us", "one"})
+_FIRST_WORD = re.compile(r"[^\W\d_][\w'-]*")
+_LABEL = re.compile(r"^\W*[A-Z][\w ]{0,30}:")
+_CAPITALISED = re.compile(r"\b[A-Z][\w-]+")
+#: A sentence of at most this many words is a heading or a label ("Basic plan."): the
+#: sentence after it speaks of it.
+_HEADING_WORDS = 3
+
+
+def continues(first: str, second: str) -> bool:
+    """Whether the sentence ``second`` goes on from ``first``, so that the two read as one
+    window: ``second`` opens with a referring word ("It", "They", "The", "Also"...), is a
+    label ("Price: $49"), or names something ``first`` names, or opens with a word ``first`` states ("Exchanges" after
+    "... can be exchanged"); or ``first`` is a heading of at
+    most ``_HEADING_WORDS`` words. Two sentences about different things ("Acme was founded in
+    2001." / "Globex was acquired by Initech in 2021.") are no window: their words together
+    would say what neither says ("Acme acquired Globex in 2021.")."""
+    opening = _FIRST_WORD.search(second)
+    if opening is None or opening.group(0).lower() in _REFERRING or _LABEL.match(second):
+        return True
+    if _stem(opening.group(0).lower()) in _features(first, sentence_start_exempt=False).content:
+        return True  # "... exchanged but not refunded. Exchanges are accepted within 30 days."
+    if len(first.split()) <= _HEADING_WORDS:
+        return True
+    names = {m.group(0) for m in _CAPITALISED.finditer(first)}
+    return any(m.group(0) in names for m in _CAPITALISED.finditer(second))
 
 
 def _passage_windows(passage: Passage, claim: _Features):
