@@ -82,11 +82,15 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        hyphens, no-break and zero-width spaces, ligatures, whitespace); a quote cited to several
        passages (the older ``passage_ids`` + ``quote`` form) is kept where it occurs;
     3. the quotes together hold ``MIN_QUOTE_CONTENT_WORDS`` content words, or one is the whole
-       text or title of its passage; with ``claim`` given, they share a content word with it.
+       text or title of its passage; with ``claim`` given, they share a content word with it;
+       a ``contradicted`` verdict's evidence does not say the claim as it is (``_restates``:
+       every claim word stated with the claim's polarity, its numbers, no rival, no other
+       quantifier): it must state something opposite (a negation, an opposite word, another
+       number or name).
 
     A ``supported`` verdict must also, reading the quotes, the sentence(s) around each quote in
-    its passage (a table row with its header row, a bare "Yes."/"No." with its question) and
-    the cited passages' titles:
+    its passage (a table row with its header row, a bare "Yes."/"No." with its question, a
+    question with the bare answer after it) and the cited passages' titles:
 
     4. state every name of the claim (capitalised words, acronyms, letter-led tokens with digits
        such as S3, A320, USB-C; the word opening the claim when it is no common word,
@@ -102,22 +106,30 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        than ``MIN_PART_WORDS`` content words joined to its neighbour): at least
        ``QUOTE_PART_COVERAGE`` of each part's content words (stems, long shared prefixes,
        ``_SYNONYMS``) are stated, so that a rider (", and shipping is free") is refused while a
-       paraphrase is not refused for its wording; a word negated inside ("unidentified",
-       "dislike") is stated as it is;
+       paraphrase is not refused for its wording; a rider without a comma ("in cash", "with
+       free return shipping": ``_unsaid_phrase``) is refused when the rest of the claim is all
+       stated; a word negated inside ("unidentified", "dislike") is stated as it is, or as the
+       negated plain word ("not refundable" for "non-refundable");
     7. agree on polarity: a negated claim has a negation in its evidence; no claim word is
        negated on one side only, both in its clause part and in the negation's scope
        (``NEGATION_SCOPE`` words; a "not" in another clause negates nothing there; "it is not
-       true that" turns the clause round), nor said through its opposite with the same polarity
-       (non-/un-/in-/im-/ir-/il-/dis-, -less, ``_ANTONYM_PAIRS``: enabled/disabled,
-       accepted/rejected, issued/denied, include/exclude, incur/avoid, qualify/excluded...);
+       true that" turns the clause round, as do "it is a myth that", "we deny that",
+       "contrary to rumours that", "there is no evidence that", "reports that ... are wrong"),
+       nor said through its opposite with the same polarity (non-/un-/in-/im-/ir-/il-/dis-,
+       de- before a verb, -less, ``_ANTONYM_PAIRS``, ``_OPPOSITE_WORDS``: enabled/disabled,
+       accepted/rejected, issued/denied, incur/avoid, buyer/seller, a verb with up/down or
+       on/off); "excluded" reads "not included", "lacks" "does not have", "no fee" "free";
     8. state the claim's quantifiers (all/every/each, most, only, exactly, always, never...) in
        the evidence, and not another one where the quotes give one (all vs some, always vs
        rarely);
     9. not swap a number or a name of the evidence into another role: a number stated only
        apart from its claim part's words while the evidence states those words with another
-       number (``_unattached``), a day or month word and a name trading places
-       (``_date_word_problem``), a name right after a content word that the evidence writes
-       only with another name ("coach Leo Park" against "coach Ana Ruiz": ``_slot_problem``).
+       number (``_unattached``; a parenthesis is a part of its own), a name of the claim
+       whose place (the word after it: "Pro plan", "Alice Grant wrote") the evidence sentence
+       stating the rest of the claim gives to another name (``_slot_rival``), a name right
+       after a content word that the evidence writes only with another name ("coach Leo
+       Park" against "coach Ana Ruiz": ``_slot_problem``), a day or month word and a name
+       trading places (``_date_word_problem``).
 
     ``unsupported`` verdicts are accepted as they are. How much of the claim the quotes state is
     reported separately (``evidence_coverage``), and decides nothing.
@@ -270,9 +282,13 @@ def _table_row(source: str, quote: str) -> str | None:
     return None
 
 
+#: A bare yes/no answer right after a question: the question's sentence is read with it.
+_ANSWER_AFTER = re.compile(r"\s*(?:(?:A|Answer)\s*:\s*)?(?:Yes|No)\b[.!]?", re.IGNORECASE)
+
+
 def _sentence_around(quote: str, source: str) -> tuple[str, str]:
     """The sentence(s) of ``source`` that the first occurrence of ``quote`` lies in (the
-    quote widened to sentence breaks), and the sentence just before them when the quote is a
+    quote widened to sentence breaks; a question with the bare yes/no answer after it), and the sentence just before them when the quote is a
     bare yes/no answer (its question), else ``""``. Both typography-folded."""
     text, q = fold_typography(source), fold_typography(quote)
     start = text.find(q)
@@ -282,6 +298,9 @@ def _sentence_around(quote: str, source: str) -> tuple[str, str]:
     left = max((m.end() for m in _SENTENCE_BREAK.finditer(text, 0, start)), default=0)
     m = _SENTENCE_BREAK.search(text, end - 1 if q[-1:] in ".!?\u3002" else end)
     right = m.end() if m else len(text)
+    if text[left:right].rstrip().endswith("?") and (
+            answer := _ANSWER_AFTER.match(text, right)):  # "Does it include SSO? No."
+        right = answer.end()
     sentence = text[left:right].strip()
     if row := _table_row(source, q):
         sentence = row
@@ -311,9 +330,15 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
     cf = _features(claim)
     if not _covered(cf.content, qf.content):
         return f"{label} verdict's quote {shown!r} shares no content word with the claim"
+    xf = _features(ev.context, sentence_start_exempt=False)
+    if label == "contradicted":
+        if _restates(claim, cf, xf, qf, ev):
+            return (f"contradicted verdict's quote {shown!r} states the claim as it is: "
+                    "nothing in it is opposite to the claim (no negation or opposite word, "
+                    "no other number or name)")
+        return None
     if label != "supported":
         return None
-    xf = _features(ev.context, sentence_start_exempt=False)
     tf = _features(ev.titles, sentence_start_exempt=False) if ev.titles else None
     names = cf.mandatory - cf.numbers
     stated = xf.content | (tf.content if tf else frozenset())
@@ -328,9 +353,11 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
         return f"supported verdict's quote {shown!r} {problem}"
     if problem := _rival_in_quotes(cf, qf, names):
         return f"supported verdict's quote {shown!r} {problem}"
-    if loose := _unattached(cf, xf, tf):
+    if loose := _unattached(cf, xf, tf, opening):
         return (f"supported verdict's quote {shown!r} states the claim's {loose} only apart "
                 "from what the claim says with it, and states that with another number")
+    if problem := _slot_rival(claim, ev.context.split(" . "), opening):
+        return f"supported verdict's quote {shown!r} {problem}"
     if problem := _date_word_problem(claim, f"{ev.context} {ev.titles}"):
         return f"supported verdict's quote {shown!r} {problem}"
     if problem := _slot_problem(claim, ev.context):
@@ -343,8 +370,12 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                     f"(clauses, comma-separated parts) needs at least "
                     f"{QUOTE_PART_COVERAGE:.0%} of its content words in the quotes or the "
                     "sentences around them")
+    if rider := _unsaid_phrase(claim, stated):
+        return (f"supported verdict's quote {shown!r} does not speak to the claim's "
+                f"{rider!r} (a phrase the claim adds that no evidence states)")
     if unsaid := sorted(w for w in cf.words - _DISCOURSE - _FILLERS
-                        if (_negated_inside(w) or w in _CURATED) and not _stated(w, stated)):
+                        if (_negated_inside(w) or w in _CURATED) and not _stated(w, stated)
+                        and not _said_through_opposite(w, cf, xf)):
         return (f"supported verdict's quote {shown!r} does not state the claim's "
                 f"{', '.join(unsaid)} (a word negated inside, or one with a listed opposite, "
                 "must be stated as it is)")
@@ -361,9 +392,96 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
     if flipped := _polarity_problem(cf, xf):
         return (f"supported verdict's quote {shown!r}: its sentence negates "
                 f"{', '.join(flipped)} where the claim does not (or the reverse)")
+    if problem := _particle_problem(claim, ev.context):
+        return f"supported verdict's quote {shown!r}: its sentence says {problem}"
     if problem := _quantifier_problem(claim, ev):
         return f"supported verdict's quote {shown!r} {problem}"
     return None
+
+
+#: Prepositions that open a phrase a claim may add to what its evidence says ("in cash",
+#: "with free return shipping"); the phrase runs to the next one, or to a clause or part break.
+_RIDER_OPENERS = frozenset({"in", "with", "plus"})
+#: Prepositions that end such a phrase.
+_PREPOSITIONS = frozenset({"in", "with", "by", "via", "through", "without", "using", "for",
+                           "at", "on", "from", "to", "during", "after", "before", "under",
+                           "over", "within", "including", "plus", "of"})
+#: Words that end a phrase (``_unsaid_phrase``) besides the openers.
+_RIDER_ENDS = frozenset({"and", "or", "but", "that", "which", "who", "whom", "whose", "where",
+                         "when", "while", "because", "if", "as", "than", "so"})
+#: Nouns of set phrases that add no fact: "in order to", "in addition", "in terms of".
+_IDIOMS = frozenset({"order", "addition", "term", "respons", "fact", "particular", "general",
+                     "part", "turn", "cas", "short", "total", "plac", "front", "favor",
+                     "favour", "lin", "detail", "effect", "practic", "principl"})
+#: A phrase of more content words than this runs into what the claim says next: not read.
+MAX_RIDER_WORDS = 3
+
+
+def _unsaid_phrase(claim: str, stated: frozenset[str]) -> str | None:
+    """A prepositional phrase of the claim (``_RIDER_OPENERS``; at most ``MAX_RIDER_WORDS``
+    content words, none a number) of whose content words more than half are stated nowhere
+    in the evidence (``stated``), while every other content word of the claim is stated: a
+    rider without a comma, the evidence's statement with a phrase added ("Refunds are issued
+    in cash within 14 days" against "Refunds are issued within 14 days"). A claim that
+    words more than the phrase otherwise is a paraphrase, left to the part rule. Returns the
+    phrase, or ``None``."""
+    lower = _fold_phrases(_surface(claim).lower())
+    rest = _features(claim).content - _FILLERS - _DISCOURSE
+    for part in _CLAUSE_BREAK.split(lower):
+        for sub in _PART_BREAK.split(part or ""):
+            tokens = _TOKEN.findall(sub)
+            i = 0
+            while i < len(tokens):
+                if tokens[i] not in _RIDER_OPENERS:
+                    i += 1
+                    continue
+                j = i + 1
+                while j < len(tokens) and tokens[j] not in _PREPOSITIONS \
+                        and tokens[j] not in _RIDER_ENDS:
+                    j += 1
+                words = [_stem(t) for t in tokens[i + 1:j] if _is_content(t)]
+                if words and len(words) <= MAX_RIDER_WORDS and not set(words) & _IDIOMS \
+                        and not any(
+                        w[0].isdigit() or w in _UNITS or t in _NUMBER_WORDS
+                        for w, t in zip(words, tokens[i + 1:j])):
+                    unsaid = [w for w in words if not _stated(w, stated)]
+                    if 2 * len(unsaid) > len(words) and all(
+                            _stated(w, stated) for w in rest - set(words)):
+                        return " ".join(tokens[i:j])
+                i = j
+    return None
+
+
+def _restates(claim: str, cf: _Features, xf: _Features, qf: _Features, ev: _Evidence) -> bool:
+    """Whether the evidence (``xf``: quotes and their sentences; ``qf``: the quotes) says
+    the claim as it is, so cannot carry ``contradicted``: it states every content word of the
+    claim, with the claim's polarity (no word negated on one side only, no opposite word, no
+    negation or negative word the claim lacks, no up/down), states the claim's numbers as
+    quantities with no rival beside them (rules 5 and 9 of ``check_verdict``), and no
+    quantifier other than the claim's."""
+    stated = xf.content | qf.content
+    if not all(_stated(w, stated) for w in cf.content):
+        return False
+    if _polarity_problem(cf, xf) or _particle_problem(claim, ev.context):
+        return False
+    negative = any(_negated_inside(w) or w in _NEGATIVE_WORDS for w in xf.words)
+    if xf.negated != cf.negated or negative and not cf.negated:
+        return False
+    if _number_problem(cf, xf, qf, claim) or _rival_in_quotes(cf, qf, cf.mandatory - cf.numbers) \
+            or _unattached(cf, xf, None) or _slot_rival(claim, ev.context.split(" . "), set()):
+        return False
+    return not _quantifier_problem(claim, ev) and _quantifiers(ev.quotes) <= _quantifiers(claim)
+
+
+def _said_through_opposite(word: str, cf: _Features, xf: _Features) -> bool:
+    """Whether the evidence ``xf`` states the claim's ``word`` as its opposite by a negating
+    prefix with the other polarity ("not refundable" for "non-refundable", "non-refundable"
+    for "not refundable"); a listed opposite ("earlier" / "later") does not count, as a
+    negation's scope may not reach it."""
+    claimed = {neg for w, neg in cf.scoped if w == word}
+    listed = _antonyms().get(word, frozenset())
+    return any(v not in listed and _opposite(word, v) and (not neg) in claimed
+               for v, neg in xf.scoped)
 
 
 #: A part of a claim (clause or comma-separated part) with fewer content words than this is
@@ -371,17 +489,20 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
 MIN_PART_WORDS = 3
 
 
-def _unattached(cf: _Features, xf: _Features, tf: _Features | None) -> str | None:
+def _unattached(cf: _Features, xf: _Features, tf: _Features | None,
+                opening: set[str] = frozenset()) -> str | None:
     """A number of the claim that the evidence states (rule 5) only in comma-separated parts
     holding none of the other content words of its part of the claim, while another part of
     the evidence states at least half of those words with a number of the claim's kind (year
     or not) that the claim does not give: "competed from 1985 to 1966" against "(born 8
-    August 1966), ... who competed from 1985 to 1998" (1966 is there, said of the birth). A
-    number in a cited title is let be. ``None`` when no number is so detached."""
+    August 1966), ... who competed from 1985 to 1998" (1966 is there, said of the birth). The
+    claim's names, its opening name (``opening``) too, are no words of what it says with the
+    number; a parenthesis is a part of its own. A number in a cited title is let be. ``None``
+    when no number is so detached."""
     title = tf.content if tf else frozenset()
     for part in cf.parts:
         for term in sorted(part & cf.numbers - title):
-            others = part - cf.mandatory - _FILLERS - _DISCOURSE
+            others = part - cf.mandatory - opening - _FILLERS - _DISCOURSE
             if len(others) < 1:
                 continue
             holding = [wc for wc in xf.parts if term in wc]
@@ -393,6 +514,80 @@ def _unattached(cf: _Features, xf: _Features, tf: _Features | None) -> str | Non
                 rivals = {n for n in wc & xf.numbers - cf.numbers if _is_year(n) == year}
                 if rivals and sum(_stated(o, wc) for o in others) >= need:
                     return term
+    return None
+
+
+_SLOT_TOKEN = re.compile(r"[^\W_][\w'-]*|[^\w\s]")
+_COORDINATORS = frozenset({"and", "or", "&", ",", "/"})
+
+
+def _name_runs(text: str, opening: bool) -> list[tuple[tuple[str, ...], str | None]]:
+    """The names of ``text`` (runs of capitalised words, no stop word; the first word of the
+    text only when ``opening``), each with the stemmed content word right after it (``None``
+    at a punctuation mark, a stop word, a preposition or the end), a name joined by "and"/"or"/a comma to the
+    next one taking that one's word ("Pro and Enterprise plans": both "plan")."""
+    tokens = _SLOT_TOKEN.findall(_surface(text))
+    runs: list[tuple[list[str], int]] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok[:1].isupper() and tok.lower() not in _STOP and (i or opening):
+            j = i
+            while j < len(tokens) and tokens[j][:1].isupper() and tokens[j].lower() not in _STOP:
+                j += 1
+            runs.append(([t.lower() for t in tokens[i:j]], j))
+            i = j
+        else:
+            i += 1
+    out: list[tuple[tuple[str, ...], str | None]] = []
+    for k, (words, end) in enumerate(runs):
+        at = end
+        while at < len(tokens) and tokens[at].lower() in _COORDINATORS and k + 1 < len(runs) \
+                and runs[k + 1][1] - len(runs[k + 1][0]) == at + 1:
+            k += 1
+            at = runs[k][1]
+        nxt = tokens[at].lower() if at < len(tokens) and tokens[at][:1].isalpha() else None
+        if nxt and (not _is_content(nxt) or nxt in _OPENERS or nxt in _PREPOSITIONS
+                    or nxt in _RIDER_ENDS):
+            nxt = None  # "UK with", "Baugh of", "Stoke City despite": no slot word
+        out.append((tuple(words), _stem(nxt) if nxt else None))
+    return out
+
+
+def _slot_rival(claim: str, units: list[str], opening: set[str]) -> str | None:
+    """A name of the claim whose place in what the claim says (the word right after it:
+    "Pro plan", "Alice Grant wrote") another name holds in the evidence sentence that states
+    the rest of the claim, while no evidence sentence states the claim's name there with that
+    rest: "The Pro plan includes SSO" stitched from "The Pro plan costs $20" and "The
+    Enterprise plan includes SSO"; "Alice Grant wrote the report" from "Alice Grant said that
+    Bob Lee wrote the report". The rival has as many words as the claim's name and shares no
+    word with the claim. ``units`` are the sentences around each quote. ``None`` when no name
+    of the claim is so replaced."""
+    claim_runs = [(w, f) for w, f in _name_runs(claim, bool(opening)) if f]
+    if not claim_runs:
+        return None
+    cf = _features(claim)
+    named = {_stem(t) for w, _ in claim_runs for t in w} | set(opening)
+    for words, follow in claim_runs:
+        rest = {w for w in cf.content - cf.numbers - named - _FILLERS
+                if w != follow}
+        if not rest:
+            continue
+        holders, rivals = False, []
+        for unit in units:
+            ucontent = _features(unit, sentence_start_exempt=False).content
+            if not all(_stated(w, ucontent) for w in rest):
+                continue
+            for run, f in _name_runs(unit, True):
+                if f != follow:
+                    continue
+                if run == words:
+                    holders = True
+                elif len(run) == len(words) and not {_stem(t) for t in run} & cf.content:
+                    rivals.append(" ".join(run))
+        if rivals and not holders:
+            return (f"states {rivals[0]} where the claim says {' '.join(words)} (the sentence "
+                    "that states the rest of the claim names another in its place)")
     return None
 
 
@@ -743,6 +938,9 @@ def _computed(value: float, dim: str | None, qf: _Features) -> bool:
 
 #: Prefixes that negate the word they are put before (on a rest of at least four letters).
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
+#: ``de-`` negates a verb with one of these endings ("deactivate", "decentralise",
+#: "declassify"); before any other word it is too often the word's own start ("design").
+_DE_VERB_ENDS = ("at", "iz", "is", "ifi", "ify", "regist", "select", "compress", "install")
 #: Stems that begin like a negating prefix and negate nothing.
 _NOT_NEGATED = frozenset({
     "inform", "install", "instal", "income", "increas", "import", "impress", "impact",
@@ -799,7 +997,26 @@ _OPPOSITE_WORDS = (
     "removed added", "import export", "imports exports", "win's loss's", "maximum minimum",
     "first last", "before after", "more fewer", "most least", "always never", "always rarely",
     "always sometimes", "often rarely", "usually rarely",
+    # roles: who is on which side of a deal or a contest (not family words: a text about a
+    # mother often names the father too)
+    "buyer seller", "buyers sellers", "landlord tenant", "landlords tenants",
+    "employer employee", "employers employees", "lender borrower", "lenders borrowers",
+    "lend borrow", "lent borrowed", "winner loser", "winners losers", "creditor debtor",
+    "sender recipient", "sender receiver", "host guest", "hosts guests",
+    "plaintiff defendant", "predecessor successor", "importer exporter", "majority minority", "inflow outflow", "incoming outgoing", "upstream downstream",
+    "upgrade downgrade", "upgraded downgraded", "credit debit", "arrival departure",
+    "entrance exit", "promoted demoted", "acquitted convicted", "friend foe", "friends foes",
+    # directions, outcomes and qualities the list above lacks
+    "good bad", "improve worsen", "improves worsens", "improved worsened",
+    "strengthen weaken", "strengthened weakened", "strengthening weakening",
+    "explicit implicit", "encoder decoder", "encoding decoding", "encode decode",
+    "encrypt decrypt", "encrypted decrypted", "distant nearby", "ahead behind",
+    "shut opened", "reveal hide", "revealed hidden", "visible hidden", "help hinder",
 )
+#: Stop words that are opposites after the same verb (the coverage rules skip stop words):
+#: "Sales went up" is not "Sales went down"; "turned on" is not "turned off".
+_STOP_OPPOSITES = {"up": "down", "down": "up", "on": "off", "off": "on"}
+_VERB_PARTICLE = re.compile(r"\b([a-z]{2,}) (up|down|on|off)\b")
 
 
 #: The curated (domain) opposites' stems: a claim word among them is stated as it is.
@@ -829,12 +1046,14 @@ def _opposite(a: str, b: str) -> bool:
     if b in _antonyms().get(a, ()):
         return True
     for x, y in ((a, b), (b, a)):
-        if x in _NOT_NEGATED or y in _NOT_NEGATED:
+        if x in _NOT_NEGATED:  # the prefixed word only: "uninsur" is "insur" negated
             continue
         for prefix in _NEGATING_PREFIXES:
             if x.startswith(prefix) and len(y) >= 4 and \
                     x[len(prefix):].rstrip("e") == y.rstrip("e"):
                 return True
+        if x.startswith("de") and x[2:] == y and y.endswith(_DE_VERB_ENDS) and len(y) >= 5:
+            return True  # "deactivat" / "activat", "decentraliz" / "centraliz"
         if x.endswith("less") and len(x) > 7 and (x[:-4].rstrip("e") == y.rstrip("e") or
                                                    y.endswith("ful") and x[:-4] == y[:-3]):
             return True
@@ -871,6 +1090,17 @@ def _polarity_problem(cf: _Features, xf: _Features) -> list[str]:
         if same and not reversed_:
             flipped.add(w)
     return sorted(flipped)
+
+
+def _particle_problem(claim: str, evidence: str) -> str | None:
+    """A verb with "up"/"down" or "on"/"off" in the claim that the evidence says with the
+    opposite particle and never with the claim's ("went up" / "went down"), or ``None``."""
+    said = {(_stem(v), p) for v, p in _VERB_PARTICLE.findall(evidence.lower())}
+    for verb, particle in _VERB_PARTICLE.findall(claim.lower()):
+        v = _stem(verb)
+        if (v, particle) not in said and (v, _STOP_OPPOSITES[particle]) in said:
+            return f"{verb} {_STOP_OPPOSITES[particle]} where the claim says {verb} {particle}"
+    return None
 
 
 #: Quantifiers and frequency words, by what they claim: a claim's quantifier must be the
@@ -1011,9 +1241,29 @@ _PHRASES = (
     (re.compile(r"\bchief technology officer\b"), " cto "),
     (re.compile(r"\bchief operating officer\b"), " coo "),
     (re.compile(r"\bn'(?=[aeiouyh\u00e9\u00e8\u00ea])"), " ne "),  # French "n'est"
-    # "it is false that P" negates P as "not" does ("it is not true that" has its "not")
+    # "it is false that P" negates P as "not" does ("it is not true that" has its "not");
+    # so do the other framings that call P false: "it is a myth that P", "we deny that P",
+    # "contrary to rumours that P", "there is no evidence that P", "reports that P are wrong"
     (re.compile(r"\bit(?: is|'s| was) (?:false|untrue|incorrect|wrong|not true|not the case"
-                r"|not correct) that\b"), " notthat "),
+                r"|not correct|an? (?:common |popular )?(?:myth|misconception|fallacy)) that\b"
+                r"|\b(?:den(?:y|ies|ied|ying)|disput(?:e|es|ed|ing)|refut(?:e|es|ed|ing)|"
+                r"reject(?:s|ed|ing)?) (?:the (?:claims?|reports?|rumou?rs?|suggestions?|"
+                r"allegations?|idea|notion) )?that\b"
+                r"|\bcontrary to (?:\w+ ){0,2}?(?:rumou?rs?|reports?|claims?|beliefs?|"
+                r"suggestions?|speculation|allegations?) that\b"
+                r"|\bthere (?:is|was|'s) no (?:evidence|proof|truth to the (?:claims?|reports?|"
+                r"rumou?rs?)) that\b"
+                r"|\b(?:the )?(?:reports?|claims?|rumou?rs?|suggestions?|allegations?|stor(?:y|ies)"
+                r"|idea|notion|belief|assertion)s? that(?=[^.;!?]+? (?:is|are|was|were|have been"
+                r"|has been|proved|proven) (?:\w+ )?(?:wrong|false|untrue|incorrect|unfounded|"
+                r"baseless|mistaken|inaccurate|a myth|myths|not true|debunked|groundless)\b)"),
+     " notthat "),
+    # "no fee for returns", "at no extra charge": free ("Returns are free")
+    (re.compile(r"\b(?:at )?no (?:additional |extra )?(?:fees?|charges?)\b"), " free "),
+    # "excluded" is "not included", "lacks" is "does not have" ("Accidental damage is
+    # excluded" states "The warranty does not cover accidental damage")
+    (re.compile(r"\bexclud(?:e|es|ed|ing)\b"), " not include "),
+    (re.compile(r"\black(?:s|ed|ing)?\b(?: of\b)?"), " not have "),
     # "A rather than B", "A instead of B": B is negated, in a part of its own
     (re.compile(r"\brather than\b|\binstead of\b"), " , not "),
 )
@@ -1119,7 +1369,7 @@ NEGATION_SCOPE = 3
 
 #: Where a clause ends, for negation scope and for what must be said together: sentence and
 #: clause punctuation (not a decimal point or a thousands comma) and contrasting conjunctions.
-_PART_BREAK = re.compile(r"[,\uff0c](?!\d)")
+_PART_BREAK = re.compile(r"[,\uff0c](?!\d)|[()]")
 _CLAUSE_BREAK = re.compile(r"[;:!?\u3002\uff1b]|[.](?!\d)|\b(?:but|whereas|while|although|"
                            r"though|however|except|unlike|yet|whilst)\b"
                            r"|\n(?=[ \t]*\|)")  # each row of a Markdown table

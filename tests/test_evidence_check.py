@@ -449,3 +449,144 @@ def test_a_negation_inside_a_word_in_capitals_is_read():
     right = evaluate("Deposits are non-refundable.",
                      [{"id": "p1", "text": "Deposits are NON-REFUNDABLE."}], judge)
     assert right.score == 1.0
+
+
+# --------------------------------------------------------------------------------------------
+# Found by a new user with a lying judge (issue 20, polarity round): each family both ways.
+
+def _one(text: str) -> list[dict]:
+    return [{"id": "p1", "text": text}]
+
+
+FRAMED_AS_FALSE = [
+    "It is a myth that the battery lasts two days.",
+    "We deny that the battery lasts two days.",
+    "Contrary to rumours that the battery lasts two days, it lasts one day.",
+    "It is false that the battery lasts two days.",
+    "There is no evidence that the battery lasts two days.",
+    "Reports that the battery lasts two days are wrong.",
+]
+
+
+@pytest.mark.parametrize("text", FRAMED_AS_FALSE)
+def test_a_quote_inside_a_sentence_that_calls_it_false_is_refused(text):
+    claim = "The battery lasts two days."
+    result, refused = judged(claim, _one(text), supported(("p1", "the battery lasts two days")))
+    assert refused.label == "unsupported" and refused.judge_verdict.label == "supported"
+    assert result.score == 0.0
+    # the same quote in a sentence that asserts it is kept
+    _, kept = judged(claim, _one("Tests confirm that the battery lasts two days."),
+                     supported(("p1", "the battery lasts two days")))
+    assert kept.label == "supported", kept.note
+
+
+def test_a_quoted_question_is_read_with_its_bare_answer():
+    claim = "The plan includes SSO."
+    _, refused = judged(claim, _one("Does the plan include SSO? No."),
+                        supported(("p1", "the plan include SSO")))
+    assert refused.label == "unsupported"
+    _, kept = judged(claim, _one("Does the plan include SSO? Yes."),
+                     supported(("p1", "the plan include SSO")))
+    assert kept.label == "supported", kept.note
+
+
+NEW_PAIRS = [
+    ("The car is uninsured.", "The car is insured."),
+    ("The laptop lacks a backlit keyboard.", "The laptop has a backlit keyboard."),
+    ("The account was deactivated.", "The account was activated."),
+    ("Sales went down last year.", "Sales went up last year."),
+    ("The seller pays the shipping fee.", "The buyer pays the shipping fee."),
+    ("The landlord pays for repairs.", "The tenant pays for repairs."),
+]
+NEW_DIRECTIONS = NEW_PAIRS + [(o, s) for s, o in NEW_PAIRS]
+
+
+@pytest.mark.parametrize(("stated", "claim"), NEW_DIRECTIONS,
+                         ids=[f"{c[:30]}<-{s[:30]}" for s, c in NEW_DIRECTIONS])
+def test_more_opposite_words_are_refused(stated, claim):
+    result, refused = judged(claim, _one(stated), supported(("p1", stated)))
+    assert refused.label == "unsupported", "opposite claim accepted"
+    assert result.score == 0.0
+    _, kept = judged(stated, _one(stated), supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+
+
+@pytest.mark.parametrize(("claim", "text"), [
+    ("Refunds are issued in cash within 14 days.", "Refunds are issued within 14 days."),
+    ("Orders ship in 2 days with free return shipping.", "Orders ship in 2 days."),
+], ids=["in-cash", "with-free-return-shipping"])
+def test_a_rider_without_a_comma_is_refused(claim, text):
+    _, refused = judged(claim, _one(text), supported(("p1", text)))
+    assert refused.label == "unsupported" and "does not speak to" in refused.note
+    # a phrase the evidence states is no rider
+    _, kept = judged(claim, _one(claim), supported(("p1", claim)))
+    assert kept.label == "supported", kept.note
+
+
+LENZ = "Marta Lenz (born 8 August 1966){} is a former cyclist who competed from 1985 to 1998."
+
+
+@pytest.mark.parametrize("comma", [",", ""], ids=["comma", "no-comma"])
+@pytest.mark.parametrize("claim", ["Marta Lenz competed from 1985 to 1966.",
+                                   "Marta Lenz, a cyclist, competed from 1985 to 1966."],
+                         ids=["plain", "apposition"])
+def test_a_year_said_of_the_birth_is_not_the_end_of_a_career(comma, claim):
+    text = LENZ.format(comma)
+    _, refused = judged(claim, _one(text), supported(("p1", text)))
+    assert refused.label == "unsupported" and "1966" in refused.note, refused.note
+    _, kept = judged(claim.replace("1966", "1998"), _one(text), supported(("p1", text)))
+    assert kept.label == "supported", kept.note
+
+
+def test_a_name_and_a_predicate_stitched_from_different_passages_are_refused():
+    passages = [{"id": "p1", "text": "The Pro plan costs $20."},
+                {"id": "p2", "text": "The Enterprise plan includes SSO."}]
+    _, refused = judged("The Pro plan includes SSO.", passages,
+                        supported(("p1", "The Pro plan costs $20."),
+                                  ("p2", "The Enterprise plan includes SSO.")))
+    assert refused.label == "unsupported" and "enterprise" in refused.note, refused.note
+    passages[1]["text"] = "The Pro and Enterprise plans include SSO."
+    _, kept = judged("The Pro plan includes SSO.", passages,
+                     supported(("p1", "The Pro plan costs $20."),
+                               ("p2", "The Pro and Enterprise plans include SSO.")))
+    assert kept.label == "supported", kept.note
+
+
+def test_a_name_from_around_the_quote_does_not_take_the_place_of_the_rival_beside_it():
+    text = "Alice Grant said that Bob Lee wrote the report."
+    _, refused = judged("Alice Grant wrote the report.", _one(text),
+                        supported(("p1", "wrote the report")))
+    assert refused.label == "unsupported" and "bob lee" in refused.note, refused.note
+    _, kept = judged("Bob Lee wrote the report.", _one(text),
+                     supported(("p1", "Bob Lee wrote the report")))
+    assert kept.label == "supported", kept.note
+
+
+SAME_THING = [
+    ("There is no fee for returns.", "Returns are free."),
+    ("Accidental damage is excluded.", "The warranty does not cover accidental damage."),
+    ("Sale items are not refundable.", "Sale items are non-refundable."),
+]
+
+
+@pytest.mark.parametrize(("stated", "claim"),
+                         SAME_THING + [(c, s) for s, c in SAME_THING],
+                         ids=[f"{c[:30]}<-{s[:30]}" for s, c in SAME_THING + [(c, s) for s, c in SAME_THING]])
+def test_a_negation_said_another_way_is_kept(stated, claim):
+    result, kept = judged(claim, _one(stated), supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+    assert result.score == 1.0
+
+
+def test_a_contradicted_verdict_must_quote_something_opposite():
+    claim = "The Pro plan includes SSO."
+    text = "FAQ: The Pro plan includes SSO? Yes, since 2024."
+    result = evaluate(claim, _one(text), QuotingJudge({claim: Verdict(
+        "contradicted", evidence=[{"passage_id": "p1", "quote": "The Pro plan includes SSO"}])}))
+    (refused,) = result.claims
+    assert refused.label == "unsupported" and "states the claim as it is" in refused.note
+    for stated in ("The Pro plan does not include SSO.", "The Pro plan excludes SSO.",
+                   "The Enterprise plan includes SSO."):
+        result = evaluate(claim, _one(stated), QuotingJudge({claim: Verdict(
+            "contradicted", evidence=[{"passage_id": "p1", "quote": stated}])}))
+        assert result.claims[0].label == "contradicted", result.claims[0].note
