@@ -795,12 +795,69 @@ def answered_question(question: str, reply: str) -> str | None:
         if aux in _NEG_AUX:
             aux = _NEG_AUX[aux]
         return _declarative(aux, rest, negate=not polarity)
+    keyed = _keyed_question(q.rstrip("?").strip())
+    if keyed:
+        topic, predicate = keyed
+        if predicate.split()[0].lower().replace("\u2019", "'") in _AUX | set(_NEG_AUX):
+            predicate = re.sub(r"^(\S+\s+)(?:it|they)\b", lambda m: m.group(1) + topic,
+                               predicate, flags=re.IGNORECASE)  # "Sale items: can they ...?"
+            return answered_question(predicate + "?", reply)
+        if _verb_form(predicate.split()[0]) and predicate.split()[0].lower() not in _AUX:
+            body = f"{topic} {predicate}"  # "Refunds: take 14 days?"
+        else:
+            copula = "are" if _plural(topic) else "is"
+            if not polarity:  # "Sale items: refundable? No." -> "... are not refundable."
+                return _finish_sentence(f"{topic} {copula} not {predicate}")
+            return _finish_sentence(f"{topic} {copula} {predicate}")
+        if polarity:
+            return _finish_sentence(body)
+        return f"It is not the case that {body[:1].lower() + body[1:]}."
     if _interrogative(q):
         return None
     body = q.rstrip("?").strip()
     if polarity:
         return _finish_sentence(body)
     return f"It is not the case that {body[:1].lower() + body[1:]}."
+
+
+def _keyed_question(q: str) -> tuple[str, str] | None:
+    """A yes/no question written as a topic and a predicate, without a verb between them:
+    "Sale items: refundable" (a ``key: value`` question) or "Sale items refundable" (a
+    predicative word after the topic: ``_PREDICATE_WORD``) -> ("Sale items", "refundable");
+    ``None`` for any other question (one with a verb after its subject, an inverted or a
+    wh-question)."""
+    words = q.replace("\u2019", "'").split()
+    if not words or words[0].lower().strip(",:") in (_AUX | set(_NEG_AUX) | _WH_WORDS
+                                                    | _ELLIPTICAL | _SUBJECT_PRONOUNS):
+        return None
+    keyed = re.fullmatch(r"(?P<topic>[^:?]{1,60}?)\s*:\s+(?P<predicate>[^:?]*\w[^:?]*)", q)
+    if keyed:
+        topic, predicate = keyed.group("topic").strip(), keyed.group("predicate").strip()
+        if _WORD.search(topic) and not (_subject_of(topic) or any(_is_verb(w) for w in
+                                                                  topic.split()[1:])):
+            if predicate.split()[0].lower() in _WH_WORDS | _ELLIPTICAL:
+                return None
+            return _capital(topic), predicate
+        return None
+    if _subject_of(q) or words[0].lower() in _ELLIPTICAL | _SUBJECT_PRONOUNS:
+        return None
+    at = next((i for i in range(1, len(words)) if _PREDICATE_WORD.match(words[i].strip(",;"))
+               and words[i].lower() not in _AUX), None)
+    if at is None:
+        return None
+    return _capital(" ".join(words[:at])), " ".join(words[at:])
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _plural(noun_phrase: str) -> bool:
+    """Whether a noun phrase's head (its last word) reads as plural ("Sale items", "Refunds";
+    not "Glass", "Status", "The warranty")."""
+    last = noun_phrase.split()[-1].lower() if noun_phrase.split() else ""
+    return bool(re.search(r"[^s]s$", last) and not re.search(r"(?:us|is|ss)$", last)) or (
+        last in {"people", "children", "data", "media", "criteria"})
 
 
 def _second_person(text: str) -> str:
