@@ -36,7 +36,8 @@ rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
    question "P, doesn't it?" -> "P."; a yes/no question answered by an affirmative or
    negative ("Yes.", "Absolutely!", "Of course.", "They can.", "No.", "Not at all.")
    -> its proposition (or its negation): "Can X be Y? Yes." -> "X can be Y.", "P? No." ->
-   "It is not the case that P."; the bare reply is set aside (``"reply to the question before
+   "It is not the case that P.", a topic and a predicate "Sale items: refundable? No." (or
+   "Sale items refundable? No.") -> "Sale items are not refundable."; the bare reply is set aside (``"reply to the question before
    it"``). Only an interrogative is a question (it opens with an auxiliary, a modal or a
    wh-word, is a tag question, or is elliptical: "Anything else?"); declarative word order
    with a "?" ("Sale items can be refunded?") is a claim, its "?" made a full stop.
@@ -44,7 +45,12 @@ rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
    (``_carries_fact``): a number (digits not inside a name, or a number word) makes the whole
    unit a claim; a clause of its own after ", and/yet/so/because/which ..." (not opening with
    I/we/you, not about the answer itself) is cut off and kept as a claim ("..., which is Z" ->
-   "The <noun> is Z."); in an offer of help or a pleasantry, a verb, participle or predicative
+   "The <noun> is Z."); so is an assertion a question or an offer carries (``_conjunct_cuts``):
+   a relative clause with or without a comma ("Shall I also cancel your subscription, which
+   renews daily?" -> "The subscription renews daily."; "the plan that renews daily"), a
+   parenthetical ("Pro (which includes SSO)" -> "Pro includes SSO."), an appositive ("...
+   to Pro, our plan with SSO?" -> "Pro is our plan with SSO.") or a "since/because" clause,
+   its frame set aside ("question", "offer of help"); in an offer of help or a pleasantry, a verb, participle or predicative
    adjective outside the frame's own words ("Happy to help with X being refundable") makes it
    a claim. Questions with a number or a relative clause are judged as written; why-questions
    assert what they presuppose ("Why are X always Y?" -> "X are always Y.").
@@ -104,7 +110,7 @@ from .text import (
     sentence_spans,
 )
 
-RULES_VERSION = "rules-2026.12-1"  # greetings and thanks in de, fr, es, zh, ja
+RULES_VERSION = "rules-2026.12-2"  # assertions inside questions and offers; "Q: P? Yes."
 
 _AUX = {
     "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "can",
@@ -406,6 +412,28 @@ def non_assertive_reason(text: str) -> str | None:
             return None
         reasons.extend(reason for _, reason, _, _ in pieces if reason != "opener")
     return reasons[0] if reasons else "no words"
+
+
+def set_aside_parts(sentence: str) -> list[tuple[int, int, str]]:
+    """The parts of one sentence the local rules set aside, as ``(start, end, reason)``
+    offsets into ``sentence``: the frame of a question or an offer that carries an
+    assertion ("Shall I also cancel your subscription," before "which renews daily?"), an
+    opener, a non-assertive clause. The pipeline's alignment trusts a decomposer that set
+    aside such a part on its own, though the part alone may read otherwise ("Would you like
+    me to move you to Basic (" is no question without its question mark).
+
+    Raises:
+        TypeError: ``sentence`` is not a string.
+    """
+    if not isinstance(sentence, str):
+        raise TypeError(f"sentence must be a string, got {type(sentence).__name__}")
+    m = _without_citations(_Mapped(sentence, list(range(len(sentence)))))
+    out = []
+    for kind, reason, piece, _ in _analyse(m):
+        where = [p for p in piece.pos if p >= 0]
+        if kind == "drop" and where:
+            out.append((min(where), max(where) + 1, reason))
+    return out
 
 
 def _clause_reason(text: str, first: bool = True) -> str | None:
@@ -1100,7 +1128,14 @@ def _clean_line(answer: str, start: int, end: int, *prefixes: re.Pattern[str]) -
     return m.remove(_EMPHASIS).collapsed()
 
 
-def _reads_as_code(info: str, lines: list[str]) -> bool:
+def reads_as_code(info: str, lines: list[str]) -> bool:
+    """Whether a fenced block with info string ``info`` (```` ```python ```` -> ``"python"``)
+    and inner ``lines`` (no fence lines) is code, set aside (``"code block"``): a
+    programming-language tag, or a line with code symbols, flags, identifiers or a lower-case
+    command, or a line of fewer than three words. A block whose every line reads as a prose
+    sentence or a ``key: value`` line ("The API allows 100 requests per minute.") is not:
+    its text is judged like any other. Shared by the offline decomposer and the pipeline's
+    alignment, so neither sets aside prose because it is fenced."""
     if info.lower() in _CODE_LANGUAGES:
         return True
     for line in lines:
@@ -1143,7 +1178,7 @@ def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
             inner = lines[i + 1:j]
             end = lines[min(j, len(lines) - 1)][1]
             inner_text = [answer[a:b] for a, b in inner]
-            if _reads_as_code(fence.group(2), inner_text) or not inner:
+            if reads_as_code(fence.group(2), inner_text) or not inner:
                 blocks.append(_Block("code", s, end))
             else:
                 blocks.append(_Block("group", s, end,
