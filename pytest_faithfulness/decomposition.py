@@ -950,6 +950,10 @@ _NOT_ANTECEDENT = frozenset(
     "know see say said confirm confirmed mean think hope sure ensure check note notice tell told "
     "believe aware understand glad happy sorry so such is are was were be anything something "
     "everything nothing anyone someone else one ones like way fact".split())
+#: A question about whether something exists ("Is there a plan that ...?", "Are there any
+#: ..."): its relative clause asks, it does not assert.
+_EXISTENTIAL = re.compile(r"^\W*(?:(?:is|are|was|were|isn't|aren't)\s+there|any(?:thing|one)?)\b",
+                          re.IGNORECASE)
 _ADVERBS = frozenset("also still only already always never now then not usually often "
                      "currently automatically just even".split())
 
@@ -988,6 +992,10 @@ def _embedded_clause(kind: str, before: str, after: str) -> bool:
         if (prev in _NOT_ANTECEDENT or prev in _FRAME_WORDS or prev in {"whether", "but", "of"}
                 or (first == "that" and _is_verb(prev))):
             return False
+        own = [w.lower() for w in re.findall(r"[\w'\u2019-]+", re.split(r"[,;)?!.]", after)[0])]
+        if (_EXISTENTIAL.match(before) or "you" in own
+                or all(w in _FRAME_WORDS for w in own[1:])):
+            return False  # "Is there a plan that interests you?", "..., who can help"
         return _verb_after_adverbs(words[1:])
     if kind == "relative":
         return False

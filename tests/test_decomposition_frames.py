@@ -80,6 +80,8 @@ def test_a_true_assertion_inside_an_offer_passes():
     "Would you like the refund, the store credit, or an exchange?",
     "Let me know if that helps!",
     "Would you like to know more about the plans that we offer?",
+    "Is there a specific plan that interests you?",
+    "Is there a plan which includes SSO?",
 ])
 def test_a_question_or_offer_that_asserts_nothing_stays_set_aside(text):
     result = evaluate(f"{FACT} {text}", PLANS, OfflineJudge())
