@@ -14,8 +14,10 @@ aside with reasons. Rules, in order:
    found is not trusted: it is recorded with that reason, a warning says so, and the text it
    claimed to stand for stays uncovered (rule 5). An item that is found is split into
    sentences (``text.sentence_spans``) and each sentence must be non-assertive by the local
-   test (``decomposition.non_assertive_reason``), have no content words at all ("Yes"), or lie
-   in Markdown structure (rule 4). A sentence that fails is not set aside: it must be covered
+   test (``decomposition.non_assertive_reason``), have no content words at all ("Yes"), lie
+   in Markdown structure (rule 4), or be a piece of a sentence that the local rules set aside
+   in it (``decomposition.set_aside_parts``: "Shall I also cancel your subscription," before
+   "which renews daily?", whose relative clause is a claim). A sentence that fails is not set aside: it must be covered
    by claims like any other sentence (rule 5), and when it is not, it becomes a claim with a
    note saying the decomposer had set it aside. A yes/no question followed by an affirmative
    or negative reply ("Yes.", "Absolutely!", "They can.", "No.") is not set aside: the pair
@@ -36,7 +38,9 @@ aside with reasons. Rules, in order:
 4. **Structure.** HTML comments and tags (``<!-- ... -->``, ``<br>``) are markup, set aside
    (``"markup"``) and left out of every sentence; only tags of HTML elements count
    (``decomposition.markup_spans``): other text in angle brackets, and the value of an
-   attribute a reader sees (``alt``, ``title``), is text and judged. Fenced code blocks, and headings, label lines ("Key features:"), whole-bold
+   attribute a reader sees (``alt``, ``title``), is text and judged. Fenced blocks that read
+   as code (``decomposition.reads_as_code``; a fence of prose sentences, "The API allows 100
+   requests per minute.", is text and judged, only its fence lines are markup), and headings, label lines ("Key features:"), whole-bold
    lines and table header rows of at most eight words are Markdown structure (the offline
    decomposer's rule 1), not assertions: they
    need no claim and, when the decomposer did not list them, are recorded as set aside by
@@ -50,7 +54,8 @@ aside with reasons. Rules, in order:
    (``COVERAGE``) of its content words (the offline verifier's content words: stop words out,
    stems, number words as digits, CJK as character bigrams), and when their polarity matches
    the sentence's both ways: a negated sentence has a negated claim among them, and a sentence
-   that is not negated has none. A part with no content words needs nothing. An uncovered part
+   that is not negated has none; and when they hold every quantifier and modal verb of it
+   (``_strength``: "All plans include SSO." is not covered by "Some plans include SSO."). A part with no content words needs nothing. An uncovered part
    that the local test finds non-assertive is recorded as set aside by the pipeline with that
    reason; any other uncovered part becomes a claim of its own, verified like the others,
    with a note saying why.
@@ -68,7 +73,12 @@ aside with reasons. Rules, in order:
    the Vela lamp). A claim that is not ("sold in black", aligned to "comes with a 5-year
    warranty" because they share a word), or whose source was not found, keeps the reason
    (``AlignedClaim.ungrounded``, in its note) and the pipeline scores it ``unsupported``
-   without a judge call: a claim the answer never made can lift no score. Grounding is
+   without a judge call: a claim the answer never made can lift no score. So is a claim that
+   changes what the sentences it is aligned to say: a quantifier or modal verb they do not
+   hold ("Some plans include SSO." from "All plans include SSO."; "may" from "must"; modal
+   verbs read by what they say, so "must allow" is "make sure ... allows"), or a negation
+   where they hold none (the statement of an answered yes/no question counts as its
+   sentence); the sentence itself is then judged (rule 5). Grounding is
    checked before rule 6's merge by content, so an ungrounded claim absorbs no other.
 
 The result keeps the decomposer's claims in their order, with added claims placed by their
@@ -90,6 +100,8 @@ from .decomposition import (
     is_topic_label,
     markup_spans,
     non_assertive_reason,
+    reads_as_code,
+    set_aside_parts,
 )
 from .records import Decomposition, DroppedText, Span
 from .text import (
@@ -223,7 +235,8 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
             continue
         used.append(span)
         parts = _parts(answer, span)
-        verdicts = [(p, _set_aside_reason(answer[p[0]:p[1]], p, structure)) for p in parts]
+        verdicts = [(p, _set_aside_reason(answer[p[0]:p[1]], p, structure)
+                     or _frame_of(answer, p, all_units)) for p in parts]
         verdicts = [(p, None if reason == "question" and _answered(answer, p, all_units)
                      else reason) for p, reason in verdicts]
         if all(reason is not None for _, reason in verdicts):
@@ -255,7 +268,7 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
         if statement:  # "Can X be Y? No." is covered by "X cannot be Y.", not by the question
             part = statement
         features = _features(part)
-        if not features.content or coverage.covered(features, unit):
+        if not features.content or coverage.covered(features, unit, _strength(part)):
             continue
         reason = None if statement else non_assertive_reason(part)
         if reason is not None:  # the local test sets it aside itself, on the record
@@ -403,8 +416,31 @@ def _structure(answer: str) -> list[tuple[int, int, str]]:
         lines.append((offset, offset + len(body), body))
         offset += len(line)
     regions: list[tuple[int, int, str]] = []
+    # fences: a block that reads as code is set aside whole; one of prose sentences
+    # (``decomposition.reads_as_code``) is read as text, only its fence lines set aside
+    prose_fence: set[int] = set()  # indices of the fence lines of prose blocks
+    opened: int | None = None
+    for i, (_, _, body) in enumerate(lines):
+        if not MD_FENCE.match(body):
+            continue
+        if opened is None:
+            opened = i
+            continue
+        inner = [b for _, _, b in lines[opened + 1:i]]
+        info = MD_FENCE.match(lines[opened][2]).group(2)
+        if inner and not reads_as_code(info, inner):
+            prose_fence |= {opened, i}
+        opened = None
+    if opened is not None:  # an unclosed fence runs to the end of the answer
+        inner = [b for _, _, b in lines[opened + 1:]]
+        if inner and not reads_as_code(MD_FENCE.match(lines[opened][2]).group(2), inner):
+            prose_fence.add(opened)
     fence_start: int | None = None
     for i, (start, end, body) in enumerate(lines):
+        if i in prose_fence:
+            lead = len(body) - len(body.lstrip())
+            regions.append((start + lead, start + len(body.rstrip()), "markup"))
+            continue
         if MD_FENCE.match(body):
             if fence_start is None:
                 fence_start = start
@@ -462,6 +498,22 @@ def _set_aside_reason(text: str, span: Span, structure: list[tuple[int, int, str
     features = _features(strip_citations(text))
     if not features.content and not features.negated:
         return "no content words"
+    return None
+
+
+def _frame_of(answer: str, part: Span, units: list[Span]) -> str | None:
+    """The reason the local rules set aside ``part`` for, when it is a piece of a sentence
+    that they set aside in that sentence (``decomposition.set_aside_parts``: the frame of a
+    question or offer that carries an assertion), else ``None``."""
+    unit = next((u for u in units if u[0] <= part[0] and part[1] <= u[1]), None)
+    if unit is None or unit == part:
+        return None
+    for s, e, reason in set_aside_parts(answer[unit[0]:unit[1]]):
+        s, e = unit[0] + s, unit[0] + e
+        outside = answer[part[0]:max(part[0], min(s, part[1]))] + answer[min(max(e, part[0]),
+                                                                             part[1]):part[1]]
+        if part[0] < e and s < part[1] and not re.search(r"\w", outside):
+            return reason  # the part is that piece, give or take punctuation around it
     return None
 
 
@@ -583,6 +635,7 @@ class _Coverage:
         self.units = units
         self.starts, self.ends = [u[0] for u in units], [u[1] for u in units]
         self.features: list = []
+        self.strength: list[frozenset[str]] = []
         self.by_unit: dict[int, list[int]] = {}
         self.by_word: dict[str, list[int]] = {}
         for claim in claims:
@@ -592,19 +645,24 @@ class _Coverage:
         index = len(self.features)
         features = _features(claim.text)
         self.features.append(features)
+        self.strength.append(_strength(claim.text))
         for span in claim.spans:
             for k in _overlapping(span, self.units, self.starts, self.ends):
                 self.by_unit.setdefault(k, []).append(index)
         for w in features.content:
             self.by_word.setdefault(w, []).append(index)
 
-    def covered(self, sentence, unit: int) -> bool:
-        """The claims aligned to sentence ``unit``, or one single claim, cover ``sentence``."""
+    def covered(self, sentence, unit: int, strength: frozenset[str] = frozenset()) -> bool:
+        """The claims aligned to sentence ``unit``, or one single claim, cover ``sentence``
+        (its content words, its polarity, and its quantifiers and modal verbs ``strength``:
+        "All plans include SSO." is not covered by "Some plans include SSO.")."""
         aligned = self.by_unit.get(unit, [])
-        if aligned and _covers(sentence, [self.features[i] for i in aligned]):
+        if aligned and _covers(sentence, [self.features[i] for i in aligned]) and (
+                strength <= frozenset().union(*(self.strength[i] for i in aligned))):
             return True
         candidates = {i for w in sentence.content for i in self.by_word.get(w, ())}
-        return any(_covers(sentence, [self.features[i]]) for i in sorted(candidates))
+        return any(_covers(sentence, [self.features[i]]) and strength <= self.strength[i]
+                   for i in sorted(candidates))
 
 
 @lru_cache(maxsize=1)
@@ -754,11 +812,76 @@ def _ungrounded(answer: str, claim: AlignedClaim, units: list[Span]) -> str | No
         context = context | _frame_stems(_READER_STEMS)
     words = {w for w in _features(claim.text).content if not _CJK_BIGRAM.fullmatch(w)}
     missing = sorted(words - context - _frame_stems(_FRAME_STEMS) - _name_kinds(claim.text, _context_names(answer[:end])))
-    if not missing:
+    if missing:
+        return ("not grounded in the answer: " + ", ".join(repr(w) for w in missing[:5])
+                + (" ..." if len(missing) > 5 else "") + " in neither the sentence it is "
+                "aligned to nor the answer before it")
+    return _changed_strength(answer, claim, units)
+
+
+#: Words of ``verification.strength_words`` a decomposer may add or leave out: "will",
+#: "would" and "shall" (tense and politeness more than strength), "also" and "both".
+_LOOSE_STRENGTH = frozenset({"will", "would", "shall", "also", "both"})
+_CONTRACTED = (
+    (re.compile(r"\bwon['\u2019]t\b", re.IGNORECASE), "will not"),
+    (re.compile(r"\bshan['\u2019]t\b", re.IGNORECASE), "shall not"),
+    (re.compile(r"\bcan(?:['\u2019]t|not)\b", re.IGNORECASE), "can not"),
+    (re.compile(r"['\u2019]ll\b", re.IGNORECASE), " will"),
+)
+#: Modal verbs by what they say, and the other words that say it: necessity ("make sure the
+#: policy allows" is "the policy must allow"), advice, possibility or permission ("may",
+#: "can", "refundable": a decomposer may say one for another).
+_MODAL_CLASS = {"must": "must", "should": "should", "ought": "should", "may": "can",
+                "might": "can", "could": "can", "can": "can"}
+_MODAL_WORDS = (
+    (re.compile(r"\b(?:make sure|ensure|needs? to|have to|has to|had to|required|requires?|"
+                r"mandatory|necessary)\b", re.IGNORECASE), "must"),
+    (re.compile(r"\b(?:recommended|advised|ought to)\b", re.IGNORECASE), "should"),
+    (re.compile(r"\b(?:[a-z]{3,}(?:able|ible)|allowed|permitted|possible|optional)\b",
+                re.IGNORECASE), "can"),
+)
+
+
+def _strength(text: str) -> frozenset[str]:
+    """The quantifiers and modal verbs of ``text`` that a claim must keep as its sentence
+    says them (``verification.strength_words`` less ``_LOOSE_STRENGTH``), modal verbs read
+    by what they say (``_MODAL_CLASS``, ``_MODAL_WORDS``: "must" and "make sure", "may" and
+    "can" and "refundable"); "can't" and "cannot" are "can" with a negation, "won't" and
+    "'ll" are "will"."""
+    for pattern, repl in _CONTRACTED:
+        text = pattern.sub(repl, text)
+    words = {_MODAL_CLASS.get(w, w) for w in strength_words(text) - _LOOSE_STRENGTH}
+    words |= {name for pattern, name in _MODAL_WORDS if pattern.search(text)}
+    return frozenset(words)
+
+
+def _changed_strength(answer: str, claim: AlignedClaim, units: list[Span]) -> str | None:
+    """Why a decomposer's claim does not say what the answer text it came from says, else
+    ``None`` (rule 7): a quantifier or modal verb (``_strength``) that the sentences it is
+    aligned to do not hold ("Some plans include SSO." from "All plans include SSO."; "may"
+    from "must"), or a negation where they hold none. For a yes/no question answered in the
+    answer ("Can X be Y? No."), the statement the pair makes counts as the sentence."""
+    starts, ends = [u[0] for u in units], [u[1] for u in units]
+    source = []
+    for k in sorted({k for span in claim.spans
+                     for k in _overlapping(span, units, starts, ends)}):
+        source.append(answer[units[k][0]:units[k][1]])
+        statement = _answered(answer, units[k], units)
+        if statement:
+            source.append(statement)
+    if not source:
         return None
-    return ("not grounded in the answer: " + ", ".join(repr(w) for w in missing[:5])
-            + (" ..." if len(missing) > 5 else "") + " in neither the sentence it is aligned "
-            "to nor the answer before it")
+    said = " ".join(source)
+    extra = sorted(_strength(claim.text) - _strength(said))
+    if extra:
+        stated = sorted(_strength(said))
+        return ("changes what the answer says: " + ", ".join(repr(w) for w in extra)
+                + " is not in the sentence it is aligned to"
+                + (f" (which says {', '.join(repr(w) for w in stated)})" if stated else ""))
+    if _features(claim.text).negated and not _features(said).negated:
+        return ("changes what the answer says: it is negated, and the sentence it is aligned "
+                "to is not")
+    return None
 
 
 _CJK_BIGRAM = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{1,2}")

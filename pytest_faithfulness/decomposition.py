@@ -36,7 +36,8 @@ rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
    question "P, doesn't it?" -> "P."; a yes/no question answered by an affirmative or
    negative ("Yes.", "Absolutely!", "Of course.", "They can.", "No.", "Not at all.")
    -> its proposition (or its negation): "Can X be Y? Yes." -> "X can be Y.", "P? No." ->
-   "It is not the case that P."; the bare reply is set aside (``"reply to the question before
+   "It is not the case that P.", a topic and a predicate "Sale items: refundable? No." (or
+   "Sale items refundable? No.") -> "Sale items are not refundable."; the bare reply is set aside (``"reply to the question before
    it"``). Only an interrogative is a question (it opens with an auxiliary, a modal or a
    wh-word, is a tag question, or is elliptical: "Anything else?"); declarative word order
    with a "?" ("Sale items can be refunded?") is a claim, its "?" made a full stop.
@@ -44,7 +45,12 @@ rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
    (``_carries_fact``): a number (digits not inside a name, or a number word) makes the whole
    unit a claim; a clause of its own after ", and/yet/so/because/which ..." (not opening with
    I/we/you, not about the answer itself) is cut off and kept as a claim ("..., which is Z" ->
-   "The <noun> is Z."); in an offer of help or a pleasantry, a verb, participle or predicative
+   "The <noun> is Z."); so is an assertion a question or an offer carries (``_conjunct_cuts``):
+   a relative clause with or without a comma ("Shall I also cancel your subscription, which
+   renews daily?" -> "The subscription renews daily."; "the plan that renews daily"), a
+   parenthetical ("Pro (which includes SSO)" -> "Pro includes SSO."), an appositive ("...
+   to Pro, our plan with SSO?" -> "Pro is our plan with SSO.") or a "since/because" clause,
+   its frame set aside ("question", "offer of help"); in an offer of help or a pleasantry, a verb, participle or predicative
    adjective outside the frame's own words ("Happy to help with X being refundable") makes it
    a claim. Questions with a number or a relative clause are judged as written; why-questions
    assert what they presuppose ("Why are X always Y?" -> "X are always Y.").
@@ -104,7 +110,7 @@ from .text import (
     sentence_spans,
 )
 
-RULES_VERSION = "rules-2026.12-1"  # greetings and thanks in de, fr, es, zh, ja
+RULES_VERSION = "rules-2026.12-2"  # assertions inside questions and offers; "Q: P? Yes."
 
 _AUX = {
     "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "can",
@@ -408,6 +414,28 @@ def non_assertive_reason(text: str) -> str | None:
     return reasons[0] if reasons else "no words"
 
 
+def set_aside_parts(sentence: str) -> list[tuple[int, int, str]]:
+    """The parts of one sentence the local rules set aside, as ``(start, end, reason)``
+    offsets into ``sentence``: the frame of a question or an offer that carries an
+    assertion ("Shall I also cancel your subscription," before "which renews daily?"), an
+    opener, a non-assertive clause. The pipeline's alignment trusts a decomposer that set
+    aside such a part on its own, though the part alone may read otherwise ("Would you like
+    me to move you to Basic (" is no question without its question mark).
+
+    Raises:
+        TypeError: ``sentence`` is not a string.
+    """
+    if not isinstance(sentence, str):
+        raise TypeError(f"sentence must be a string, got {type(sentence).__name__}")
+    m = _without_citations(_Mapped(sentence, list(range(len(sentence)))))
+    out = []
+    for kind, reason, piece, _ in _analyse(m):
+        where = [p for p in piece.pos if p >= 0]
+        if kind == "drop" and where:
+            out.append((min(where), max(where) + 1, reason))
+    return out
+
+
 def _clause_reason(text: str, first: bool = True) -> str | None:
     """Why one clause (no opener split off yet) is non-assertive as a whole, or ``None``.
 
@@ -581,15 +609,21 @@ def _analyse(m: _Mapped) -> list[tuple[str, str | None, _Mapped, str | None]]:
     if m.text.rstrip("\"'\u201d)").endswith("?"):
         if not _interrogative(m.text) and _clause_reason(_unquestioned(m.text)) is None:
             return lead + [("claim", None, m, _unquestioned(m.text))]
-        claim = _rhetorical(m) or _question_claim(m)
+        claim = _rhetorical(m)
+        if claim is None:
+            embedded = _embedded_pieces(m, "question")
+            if embedded and not _WHY.match(m.text.rstrip("\"'\u201d)").rstrip()):
+                return lead + embedded
+            claim = _question_claim(m)
         if claim is None:
             return [("drop", "question", whole, None)]
         return lead + [claim]
 
     # clauses: drop the non-assertive ones, keep runs of assertive ones together
     cuts = [(b.start(), b.end()) for b in _CLAUSE_BOUNDARY.finditer(m.text) if b.end() > b.start()]
-    cuts = sorted(cuts + [c for c in _conjunct_cuts(m.text)
-                          if not any(a < c[1] and c[0] < b for a, b in cuts)])
+    embedded = [c for c in _conjunct_cuts(m.text)
+                if not any(a < c[1] and c[0] < b for a, b in cuts)]
+    cuts = sorted(cuts + embedded)
     bounds = [0] + [x for cut in cuts for x in cut] + [len(m.text)]
     clauses = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
     reasons = [_clause_reason(m.text[a:b], i == 0) if _WORD.search(m.text[a:b]) else ""
@@ -606,7 +640,7 @@ def _analyse(m: _Mapped) -> list[tuple[str, str | None, _Mapped, str | None]]:
         if run:
             text = m[run[0][0]:run[-1][1]]
             override = None
-            if previous and re.match(r"(?:which|who)\s", text.text, re.IGNORECASE):
+            if previous and any(b == run[0][0] for _, b in embedded):
                 override = _relative_claim(m.text[previous[0][0]:previous[0][1]], text.text)
             pieces.append(("claim", None, text, override))
             run.clear()
@@ -789,12 +823,69 @@ def answered_question(question: str, reply: str) -> str | None:
         if aux in _NEG_AUX:
             aux = _NEG_AUX[aux]
         return _declarative(aux, rest, negate=not polarity)
+    keyed = _keyed_question(q.rstrip("?").strip())
+    if keyed:
+        topic, predicate = keyed
+        if predicate.split()[0].lower().replace("\u2019", "'") in _AUX | set(_NEG_AUX):
+            predicate = re.sub(r"^(\S+\s+)(?:it|they)\b", lambda m: m.group(1) + topic,
+                               predicate, flags=re.IGNORECASE)  # "Sale items: can they ...?"
+            return answered_question(predicate + "?", reply)
+        if _verb_form(predicate.split()[0]) and predicate.split()[0].lower() not in _AUX:
+            body = f"{topic} {predicate}"  # "Refunds: take 14 days?"
+        else:
+            copula = "are" if _plural(topic) else "is"
+            if not polarity:  # "Sale items: refundable? No." -> "... are not refundable."
+                return _finish_sentence(f"{topic} {copula} not {predicate}")
+            return _finish_sentence(f"{topic} {copula} {predicate}")
+        if polarity:
+            return _finish_sentence(body)
+        return f"It is not the case that {body[:1].lower() + body[1:]}."
     if _interrogative(q):
         return None
     body = q.rstrip("?").strip()
     if polarity:
         return _finish_sentence(body)
     return f"It is not the case that {body[:1].lower() + body[1:]}."
+
+
+def _keyed_question(q: str) -> tuple[str, str] | None:
+    """A yes/no question written as a topic and a predicate, without a verb between them:
+    "Sale items: refundable" (a ``key: value`` question) or "Sale items refundable" (a
+    predicative word after the topic: ``_PREDICATE_WORD``) -> ("Sale items", "refundable");
+    ``None`` for any other question (one with a verb after its subject, an inverted or a
+    wh-question)."""
+    words = q.replace("\u2019", "'").split()
+    if not words or words[0].lower().strip(",:") in (_AUX | set(_NEG_AUX) | _WH_WORDS
+                                                    | _ELLIPTICAL | _SUBJECT_PRONOUNS):
+        return None
+    keyed = re.fullmatch(r"(?P<topic>[^:?]{1,60}?)\s*:\s+(?P<predicate>[^:?]*\w[^:?]*)", q)
+    if keyed:
+        topic, predicate = keyed.group("topic").strip(), keyed.group("predicate").strip()
+        if _WORD.search(topic) and not (_subject_of(topic) or any(_is_verb(w) for w in
+                                                                  topic.split()[1:])):
+            if predicate.split()[0].lower() in _WH_WORDS | _ELLIPTICAL:
+                return None
+            return _capital(topic), predicate
+        return None
+    if _subject_of(q) or words[0].lower() in _ELLIPTICAL | _SUBJECT_PRONOUNS:
+        return None
+    at = next((i for i in range(1, len(words)) if _PREDICATE_WORD.match(words[i].strip(",;"))
+               and words[i].lower() not in _AUX), None)
+    if at is None:
+        return None
+    return _capital(" ".join(words[:at])), " ".join(words[at:])
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _plural(noun_phrase: str) -> bool:
+    """Whether a noun phrase's head (its last word) reads as plural ("Sale items", "Refunds";
+    not "Glass", "Status", "The warranty")."""
+    last = noun_phrase.split()[-1].lower() if noun_phrase.split() else ""
+    return bool(re.search(r"[^s]s$", last) and not re.search(r"(?:us|is|ss)$", last)) or (
+        last in {"people", "children", "data", "media", "criteria"})
 
 
 def _second_person(text: str) -> str:
@@ -810,31 +901,181 @@ def _finish_sentence(text: str) -> str:
 
 
 def _conjunct_cuts(text: str) -> list[tuple[int, int]]:
-    """Cuts before a comma-led clause of its own (see ``_CONJUNCT``): the words after it have
-    a verb within six words and do not open with I/we/you (the frame's own talk: "..., and I'll
-    help")."""
+    """Cuts before a clause of its own inside a sentence, where a non-assertive frame (a
+    question, an offer of help) may carry an assertion (see ``_CONJUNCT`` and
+    ``_EMBEDDED``): a comma-led clause whose words have a verb within six words (or a verb
+    form right after its subject pronoun: "..., since it renews daily"); a relative clause
+    ("..., which renews daily", "the subscription that renews daily", "(which includes
+    SSO)": the relative pronoun, then a verb form); a causal clause without a comma ("...
+    since it renews daily"); an appositive after a name or noun (", our plan with SSO").
+    None opens with I/we/you (the frame's own talk: "..., and I'll help", "anything that
+    you need") or talks about the answer itself. Returns the cuts' spans, in order."""
     out = []
-    for c in _CONJUNCT.finditer(text):
-        words = text[c.end():].split()
+    for c in list(_CONJUNCT.finditer(text)) + list(_EMBEDDED.finditer(text)):
+        after = text[c.end():]
+        words = after.split()
         if not words or re.match(r"(?:i|we|you)(?:\b|['\u2019])", words[0], re.IGNORECASE):
             continue
         if _META_CLAUSE.search(" ".join(words[:8])):  # talk about the answer itself
             continue
-        rest = words[1 if words[0].lower() in {"which", "who"} else 0:][:6]
-        if any(_is_verb(w.strip(".!?\"')")) for w in rest):
-            out.append(c.span())
-    return out
+        if any(a < c.end() and c.start() < b for a, b in out):
+            continue
+        if c.re is _EMBEDDED and not _embedded_clause(c.lastgroup, text[:c.start()], after):
+            continue
+        if c.re is _CONJUNCT:
+            relative = words[0].lower() in {"which", "who"}
+            rest = words[1 if relative else 0:][:6]
+            if not (any(_is_verb(w.strip(".!?\"')")) for w in rest)
+                    or (relative and _verb_after_adverbs(words[1:]))
+                    or (words[0].lower() in _SUBJECT_PRONOUNS - {"i", "you", "we"}
+                        and _verb_after_adverbs(words[1:]))
+                    or (words[0].lower() in _DETERMINERS
+                        and any(_verb_form(w) for w in words[1:5]))):
+                continue
+        out.append(c.span())
+    return sorted(out)
+
+
+#: Where an assertion may sit inside a question or an offer without a comma-led conjunct: a
+#: relative pronoun after a word ("the subscription that renews daily"), a parenthetical
+#: ("Pro (which includes SSO)", "Pro (our plan with SSO)"), a causal clause ("... since it
+#: renews daily"), an appositive (", our plan with SSO"). ``_embedded_clause`` decides.
+_EMBEDDED = re.compile(
+    r"(?P<relative>(?<=\w)\s+(?=(?:which|who|that)\s))|(?P<paren>\s*\(\s*)|"
+    r"(?P<cause>(?<=\w)\s+(?:because|since|given that|now that|seeing that)\s+(?!of\b))|"
+    r"(?P<appositive>,\s*(?=(?:the|our|your|their|its|a|an)\s))", re.IGNORECASE)
+#: Words after which "that" opens a complement, not a relative clause ("confirm that ...",
+#: "anything else that ...": the frame's own talk).
+_NOT_ANTECEDENT = frozenset(
+    "know see say said confirm confirmed mean think hope sure ensure check note notice tell told "
+    "believe aware understand glad happy sorry so such is are was were be anything something "
+    "everything nothing anyone someone else one ones like way fact".split())
+#: A question about whether something exists ("Is there a plan that ...?", "Are there any
+#: ..."): its relative clause asks, it does not assert.
+_EXISTENTIAL = re.compile(r"^\W*(?:(?:is|are|was|were|isn't|aren't)\s+there|any(?:thing|one)?)\b",
+                          re.IGNORECASE)
+_ADVERBS = frozenset("also still only already always never now then not usually often "
+                     "currently automatically just even".split())
+
+
+def _verb_form(word: str) -> bool:
+    """A finite verb by its form: a known verb or auxiliary, or a word ending in -s or -ed
+    that is not a plural or an adjective by its ending ("renews", "included"; not "days",
+    "glass", "various")."""
+    w = word.lower().strip(".,;:!?\"')\u2019")
+    if _is_verb(w) or w in _AUX:
+        return True
+    return bool(len(w) >= 4 and re.fullmatch(r"[a-z]+(?:s|ed)", w)
+                and not re.search(r"(?:ss|us|is|ous|ness|less|ics|ys|ings?|ments?|tions?|"
+                                  r"ers|ors|als|ies)$", w))
+
+
+def _verb_after_adverbs(words: list[str]) -> bool:
+    """The first word that is not an adverb ("also", "automatically") is a verb form."""
+    for w in words[:4]:
+        bare = w.lower().strip(".,;:!?\"')")
+        if bare in _ADVERBS or (bare.endswith("ly") and len(bare) > 4):
+            continue
+        return _verb_form(w)
+    return False
+
+
+def _embedded_clause(kind: str, before: str, after: str) -> bool:
+    """Whether the text ``after`` an ``_EMBEDDED`` cut is an assertion of its own: a relative
+    clause (after a word that can be its antecedent, with a verb form next), a causal clause
+    (a subject and a verb), a parenthetical relative clause or noun phrase, or an appositive
+    noun phrase after a name or a noun (no verb in it, a word besides its determiner)."""
+    words = after.split()
+    first = words[0].lower().strip("(") if words else ""
+    prev = before.split()[-1].lower().strip(",") if before.split() else ""
+    if first in {"which", "who", "that"} and kind in {"relative", "paren"}:
+        if (prev in _NOT_ANTECEDENT or prev in _FRAME_WORDS or prev in {"whether", "but", "of"}
+                or (first == "that" and _is_verb(prev))):
+            return False
+        own = [w.lower() for w in re.findall(r"[\w'\u2019-]+", re.split(r"[,;)?!.]", after)[0])]
+        if (_EXISTENTIAL.match(before) or "you" in own
+                or all(w in _FRAME_WORDS for w in own[1:])):
+            return False  # "Is there a plan that interests you?", "..., who can help"
+        return _verb_after_adverbs(words[1:])
+    if kind == "relative":
+        return False
+    parts = re.split(r"([,;)?!.])", after, maxsplit=1)
+    head = parts[0].split()
+    if not head:
+        return False
+    if kind in {"appositive", "paren"} and first in _DETERMINERS:  # a noun phrase
+        if re.match(r"\s*(?:or|and|nor)\b", "".join(parts[2:])) or re.search(
+                r"\b(?:or|and)\b", parts[0]):
+            return False  # a list of alternatives ("the refund, the store credit, or ...")
+        return (len(head) >= 2 and not any(_verb_form(w) for w in head[1:4])
+                and bool(re.search(r"(?:[A-Z][\w-]*|[a-z]{3,})$", before.rstrip(" ,(")))
+                and prev not in _NOT_ANTECEDENT and not _is_verb(prev))
+    if kind == "appositive":
+        return False
+    # a causal clause (or a parenthetical one): a subject, then a verb
+    if first in _SUBJECT_PRONOUNS - {"i", "you", "we"} or first in _DETERMINERS:
+        return _verb_after_adverbs(head[1:]) or any(_verb_form(w) for w in head[1:5])
+    return any(_is_verb(w) for w in head[:5])
 
 
 def _relative_claim(frame: str, clause: str) -> str | None:
     """ "... a refund on your sale item" + "which is refundable" -> "The sale item is
-    refundable.", or ``None`` when the frame ends in no noun phrase."""
+    refundable.", or ``None`` when the frame ends in no noun phrase. The same for the other
+    assertions a frame may carry (``_conjunct_cuts``): "... upgrade you to Pro" + "which
+    includes SSO" -> "Pro includes SSO."; "... cancel the subscription" + "it renews daily"
+    (the rest of a causal clause) -> "The subscription renews daily."; "... to Pro" + "our
+    plan with SSO" (an appositive) -> "Pro is our plan with SSO."; ``None`` for any other
+    clause (it is judged as written)."""
+    frame = frame.rstrip(" ,(")
     np = re.search(r"\b(?:the|a|an|your|my|our|their|its|this|that|these|those)\s+"
                    r"((?:[\w-]+\s+){0,3}[\w-]+)\W*$", frame, re.IGNORECASE)
-    if not np:
+    name = re.search(r"(?<![\w-])((?:[A-Z][\w-]*|\d[\w.-]*)(?:\s+(?:[A-Z][\w-]*|\d[\w.-]*)){0,3})"
+                     r"\W*$", frame)
+    if np:
+        subject = f"the {np.group(1)}"
+    elif name and name.group(1).split()[0].lower() not in _SUBJECT_PRONOUNS:
+        subject = name.group(1)
+    else:
         return None
-    rest = re.sub(r"^(?:which|who)\s+", "", clause.strip(), flags=re.IGNORECASE)
-    return f"The {np.group(1)} {rest.rstrip(' .?!')}."
+    body = clause.strip().rstrip(" .?!)")
+    words = body.split()
+    if not words:
+        return None
+    first = words[0].lower()
+    if first in {"which", "who", "that"}:
+        rest = " ".join(words[1:])
+    elif first in {"it", "they", "this", "these"} and len(words) > 1:
+        rest = " ".join(words[1:])
+    elif first in _DETERMINERS and not any(_verb_form(w) for w in words[1:4]):
+        number = "are" if subject.lower().endswith("s") and not subject.endswith("ss") else "is"
+        rest = f"{number} {body}"
+    else:
+        return None
+    return _finish_sentence(f"{subject} {rest}")
+
+
+def _embedded_pieces(m: _Mapped, reason: str):
+    """A question or an offer that carries an assertion after a cut (``_conjunct_cuts``:
+    "Shall I also cancel your subscription, which renews daily?") -> the frame set aside
+    (``reason``) and the assertion as a claim ("The subscription renews daily."; judged as
+    written when no statement can be made of it); ``None`` when it carries none, or when
+    its frame holds a number (then it is judged whole)."""
+    text = m.text
+    cuts = _conjunct_cuts(text)
+    if not cuts:
+        return None
+    start, end = cuts[0]
+    frame = text[:start]
+    if _has_number(frame) or not _WORD.search(frame):
+        return None
+    clause = m[end:]
+    statement = _relative_claim(frame, clause.text)
+    if statement is None:
+        body = clause.text.strip().rstrip(" ?!)")
+        statement = _finish_sentence(body) if _WORD.search(body) else None
+    if statement is None:
+        return None
+    return [("drop", reason, m[:start], None), ("claim", None, clause, statement)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -895,7 +1136,14 @@ def _clean_line(answer: str, start: int, end: int, *prefixes: re.Pattern[str]) -
     return m.remove(_EMPHASIS).collapsed()
 
 
-def _reads_as_code(info: str, lines: list[str]) -> bool:
+def reads_as_code(info: str, lines: list[str]) -> bool:
+    """Whether a fenced block with info string ``info`` (```` ```python ```` -> ``"python"``)
+    and inner ``lines`` (no fence lines) is code, set aside (``"code block"``): a
+    programming-language tag, or a line with code symbols, flags, identifiers or a lower-case
+    command, or a line of fewer than three words. A block whose every line reads as a prose
+    sentence or a ``key: value`` line ("The API allows 100 requests per minute.") is not:
+    its text is judged like any other. Shared by the offline decomposer and the pipeline's
+    alignment, so neither sets aside prose because it is fenced."""
     if info.lower() in _CODE_LANGUAGES:
         return True
     for line in lines:
@@ -938,7 +1186,7 @@ def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
             inner = lines[i + 1:j]
             end = lines[min(j, len(lines) - 1)][1]
             inner_text = [answer[a:b] for a, b in inner]
-            if _reads_as_code(fence.group(2), inner_text) or not inner:
+            if reads_as_code(fence.group(2), inner_text) or not inner:
                 blocks.append(_Block("code", s, end))
             else:
                 blocks.append(_Block("group", s, end,
