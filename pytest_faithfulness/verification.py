@@ -30,7 +30,7 @@ from .records import Evidence, Passage, Verdict
 from .text import (CJK_CLASS, fold_typography, is_common_word, normalize_ws, passage_sentence_spans,
                    quote_in_passage)
 
-HEURISTIC_VERSION = "heuristic-2026.12-8"  # issue 20: negation per scope, opposite words, titles, names with digits, non-/N+/units; NON- in capitals
+HEURISTIC_VERSION = "heuristic-2026.12-9"  # issue 20 round 2: common-word openings, name slots, framing, opposites, riders, stitched windows, emphasis, spellings
 #: Measured balanced accuracy (supported vs not) of the offline judge with this verifier on
 #: the public development data (``../shared/data``; measurement only, never tuned on), from
 #: ``python benchmarks/measure_offline_verifier.py --only heuristic``.
