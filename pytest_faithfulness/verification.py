@@ -452,6 +452,11 @@ def _unsaid_phrase(claim: str, stated: frozenset[str]) -> str | None:
     return None
 
 
+#: Words that make an exception to what a sentence says of all ("all plans except Free").
+_EXCEPTION = re.compile(r"\b(?:except|excepting|excluding|other than|apart from|aside from|"
+                        r"save for|unless|but not|with the exception of)\b")
+
+
 def _restates(claim: str, cf: _Features, xf: _Features, qf: _Features, ev: _Evidence) -> bool:
     """Whether the evidence (``xf``: quotes and their sentences; ``qf``: the quotes) says
     the claim as it is, so cannot carry ``contradicted``: it states every content word of the
@@ -462,6 +467,8 @@ def _restates(claim: str, cf: _Features, xf: _Features, qf: _Features, ev: _Evid
     stated = xf.content | qf.content
     if not all(_stated(w, stated) for w in cf.content):
         return False
+    if _EXCEPTION.search(ev.context.lower()) and not _EXCEPTION.search(claim.lower()):
+        return False  # "included on all plans except Free" makes an exception to the claim
     if _polarity_problem(cf, xf) or _particle_problem(claim, ev.context):
         return False
     negative = any(_negated_inside(w) or w in _NEGATIVE_WORDS for w in xf.words)

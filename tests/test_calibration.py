@@ -16,8 +16,10 @@ from pytest_faithfulness.calibration import (
     report,
 )
 
-# The scripted judge quotes the claim itself, so the passage holds each claim it judges
-# supported or contradicted (check_verdict accepts only a quote that states the claim).
+# The scripted judge quotes the claim itself for a supported verdict, so the passage holds
+# each claim it judges supported (check_verdict accepts only a quote that states the claim);
+# a contradicted verdict quotes the sentence that says otherwise (one that restates the
+# claim is refused).
 PASSAGE = [{"id": "e1", "text": "Alpha is red. Beta is blue. Gamma is green. c1 Alpha is red. "
                                 "c2 Beta is blue. c4 Alpha is blue. c7 Omega is gold. "
                                 "a1 ok claim a4 missed claim"}]
@@ -53,7 +55,8 @@ class ScriptedJudge:
         label = LABELS[claim.split()[0]]
         if label == "unsupported":
             return Verdict("unsupported")
-        return Verdict(label, passage_ids=["e1"], quote=claim)
+        quote = "Alpha is red." if label == "contradicted" else claim
+        return Verdict(label, passage_ids=["e1"], quote=quote)
     def describe(self):
         return "scripted"
 
