@@ -311,6 +311,30 @@ _TYPOGRAPHY = str.maketrans({
 })
 #: A dash between words, however spaced or doubled ("a -- b", "a \u2014 b", "a-b").
 _DASH_RUN = re.compile(r"\s*-+\s*")
+#: Superscript digits and signs: NFKC would make "10\u00b2" the number "102"; they are written
+#: as an exponent instead ("10^2", "m^2", "10^-3").
+_SUPERSCRIPT_RUN = re.compile("[\u2070\u00b9\u00b2\u00b3\u2074-\u207b]+")
+_SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+                              "\u207a\u207b", "0123456789+-")
+
+
+def fold_superscripts(text: str) -> str:
+    """``text`` with each run of superscript digits written as an exponent: "10\u00b2" ->
+    "10^2", "m\u00b3" -> "m^3" (NFKC alone would read "10\u00b2" as "102")."""
+    if text.isascii():
+        return text
+    return _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPTS), text)
+
+
+def _dash(match: re.Match[str]) -> str:
+    """A dash run as ``fold_typography`` writes it: one ``-`` with no space around, except a
+    minus sign: a dash after a space, straight before a digit and not after a number ("at -20",
+    "at \u221220", not "3 - 5"), keeps its space, so the sign stays the number's."""
+    run, text, start, end = match.group(0), match.string, match.start(), match.end()
+    if (run[0].isspace() and run[-1] == "-" and run.count("-") == 1
+            and text[end:end + 1].isdigit() and not text[start - 1:start].isdigit()):
+        return " -"
+    return "-"
 
 
 #: Inline emphasis: Markdown ``**bold**``, ``__bold__``, ``*italic*``, ``_italic_``,
@@ -329,18 +353,19 @@ _EMPHASIS = (
 def fold_typography(text: str) -> str:
     """``text`` with its typography unified, nothing else: Unicode NFKC (ligatures, full-width
     forms, no-break spaces), invisible characters dropped, curly and straight quotes one mark
-    each, dashes, hyphens and minus signs one ``-`` (the spaces around a dash dropped), inline
-    emphasis dropped (Markdown ``**``/``__``/``*``/``_``/backticks around a run of text, HTML
-    ``<b>``, ``<strong>``, ``<i>``, ``<em>``, ``<u>``, ``<mark>``, ``<code>``, ``<span>``: a
-    judge quotes "free returns" from "**free** returns") and runs of whitespace one space.
-    Case, letters, digits and other punctuation are kept as they are.
+    each, dashes, hyphens and minus signs one ``-`` (the spaces around a dash dropped, but for
+    the space before a minus sign: "at -20"), superscript digits an exponent ("10\u00b2" ->
+    "10^2", not NFKC's "102"), inline emphasis dropped (Markdown ``**``/``__``/``*``/``_``/
+    backticks around a run of text, HTML ``<b>``, ``<strong>``, ``<i>``, ``<em>``, ``<u>``,
+    ``<mark>``, ``<code>``, ``<span>``: a judge quotes "free returns" from "**free** returns")
+    and runs of whitespace one space. Case, letters, digits and other punctuation are kept as
+    they are.
     """
-    folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+    folded = unicodedata.normalize("NFKC", fold_superscripts(_INVISIBLE.sub("", text)))
     if any(c in folded for c in "*_`<"):
         for pattern, repl in _EMPHASIS:
             folded = pattern.sub(repl, folded)
-    folded = folded.translate(_TYPOGRAPHY)
-    return _WS.sub(" ", _DASH_RUN.sub("-", folded)).strip()
+    return _WS.sub(" ", _DASH_RUN.sub(_dash, folded.translate(_TYPOGRAPHY))).strip()
 
 
 def quote_in_passage(quote: str, passage_text: str) -> bool:

@@ -27,8 +27,8 @@ from functools import cache, lru_cache
 from itertools import combinations
 
 from .records import Evidence, Passage, Verdict
-from .text import (CJK_CLASS, fold_typography, is_common_word, normalize_ws, passage_sentence_spans,
-                   quote_in_passage)
+from .text import (CJK_CLASS, fold_superscripts, fold_typography, is_common_word, normalize_ws,
+                   passage_sentence_spans, quote_in_passage)
 
 HEURISTIC_VERSION = "heuristic-2026.12-9"  # issue 20 round 2: common-word openings, name slots, framing, opposites, riders, stitched windows, emphasis, spellings
 #: Measured balanced accuracy (supported vs not) of the offline judge with this verifier on
@@ -97,11 +97,18 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        ``text.is_common_word``, or the passages write it as a name) in a quote, the sentence
        around it or a cited passage's title;
     5. state every number of the claim as a quantity with its unit, compared by value within a
-       dimension (1500 ml = 1.5 l = 1,5 l; 680 g = 680 grams; 1,200 = 1200; 14 days != 14
-       weeks; kg != lb; $ != EUR; per month != per year), or as a sum or difference of two or
+       dimension (1500 ml = 1.5 l = 1,5 l; 680 g = 680 grams; 1,200 = 1200; two weeks = 14
+       days; an hour = 60 minutes, half an hour = 30; 14 days != 14 weeks; kg != lb; $ != EUR;
+       per month != per year; 2x != 2%), with its sign (-20 and \u221220 != 20); a version,
+       dotted number, numeric date, ordinal or power as written (2.10 != 2.1, 03/04/2025 !=
+       04/03/2025, 3rd != 3, 10\u00b2 != 102); or, where the claim says it computes ("in
+       total", "together", "more than": ``_COMPUTATION``), as a sum or difference of two or
        three quoted numbers of that dimension (bare numbers: also a product or ratio of two);
        a count ("20 users") said with its noun; each bound (within, up to, maximum, at least,
-       "N+") as the claim states it, and no "at least N" / "N+" where the claim says N;
+       "N+") as the claim states it, also in another unit, and no "at least N" / "N+" where
+       the claim says N; no number stated only as an end of a range ("3-5 days", "3 to 5",
+       "between 3 and 5") where the claim says it without that end's bound ("up to 5 days"
+       and "at least 3 days" are stated, "5 days" is not);
     6. speak to every part of the claim (its clauses and comma-separated parts, a part of fewer
        than ``MIN_PART_WORDS`` content words joined to its neighbour): at least
        ``QUOTE_PART_COVERAGE`` of each part's content words (stems, long shared prefixes,
@@ -730,6 +737,9 @@ _OPENERS = frozenset({
     "now", "recently", "previously", "currently", "initially", "eventually", "click", "many",
     "several", "both", "every", "each", "another", "one", "two", "three", "people", "users",
     "customers", "researchers", "scientists", "experts", "officials", "police",
+    # words that say a figure is computed ("Together, A and B cost $30")
+    "together", "altogether", "combined", "collectively", "jointly", "cumulatively", "total",
+    "in",
 })
 
 
@@ -837,8 +847,9 @@ _DIMENSIONS = {
     "mm": ("length", 1.0), "cm": ("length", 10.0), "m": ("length", 1000.0),
     "km": ("length", 1e6), "inch": ("length-in", 1.0), "foot": ("length-in", 12.0),
     "feet": ("length-in", 12.0),
-    "second": ("time", 1.0), "minute": ("time", 60.0), "hour": ("time", 3600.0),
-    "day": ("time", 86400.0), "week": ("time", 604800.0),
+    "second": ("time", 1.0), "minute": ("time", 60.0), "minut": ("time", 60.0),
+    "hour": ("time", 3600.0),
+    "day": ("time", 86400.0), "week": ("time", 604800.0), "fortnight": ("time", 1209600.0),
     "month": ("months", 1.0), "year": ("months", 12.0),
     "mb": ("data", 1.0), "gb": ("data", 1e3), "tb": ("data", 1e6),
     "w": ("power", 1.0), "kw": ("power", 1e3), "wh": ("energy", 1.0), "kwh": ("energy", 1e3),
@@ -849,6 +860,8 @@ _DIMENSIONS = {
 def _value(number: str, unit: str) -> tuple[str, float]:
     """``(dimension, value in its base unit)`` of a number with its unit."""
     dim, factor = _DIMENSIONS.get(unit, (unit, 1.0))
+    if not _plain(number):
+        return dim, math.nan  # a version, date, ordinal or power: equal only as written
     return dim, float(number) * factor
 
 
@@ -882,35 +895,120 @@ def _rival_in_quotes(cf: _Features, qf: _Features, names: frozenset[str]) -> str
     return None
 
 
+#: Words by which a claim says it computes a figure ("in total", "together", "$15 more than",
+#: "twice", "3 years later"): only then may its number be a sum or difference of quoted ones
+#: ("The course takes 35 hours" is not stated by modules of 20, 10 and 5 hours).
+_COMPUTATION = re.compile(
+    r"\b(?:totals?|totall?(?:ed|ing)|in all|together|combined|altogether|overall|sum|"
+    r"adds? up|added up|plus|minus|difference|more|less|fewer|longer|shorter|older|younger|"
+    r"higher|lower|bigger|smaller|larger|greater|cheaper|dearer|heavier|lighter|faster|"
+    r"slower|earlier|later|times|twice|thrice|half|ratio|remain(?:s|ed|ing)?|left|net|extra|"
+    r"additional|increas\w*|decreas\w*|ris(?:e|es|en|ing)|rose|drop(?:s|ped)?|f[ae]ll|"
+    r"falls|gain(?:s|ed)?|los(?:s|t|es)|sav(?:e|es|ed|ing)|apart|gap|cumulative\w*|"
+    r"collectively|jointly|aggregate|average|up from|down from|ago)\b", re.IGNORECASE)
+
+
 def _number_problem(cf: _Features, xf: _Features, qf: _Features, claim: str) -> str | None:
     """Why the claim's numbers are not stated by the evidence (``xf``: the quotes and the
     sentences around them; ``qf``: the quotes alone), or ``None``."""
     claim_q = _quantities(cf)
     ev_values = {_value(n, u) for n, u in xf.number_labels if u in _UNITS}
+    computing = _COMPUTATION.search(claim) is not None
     ok: set[str] = set()
     for number, unit in sorted(claim_q):
         dim, value = _value(number, unit)
-        if (number, unit) in xf.number_labels or _computed(value, dim, qf) or any(
+        if (number, unit) in xf.number_labels or _computed(value, dim, qf, computing) or any(
                 d == dim and _same(v, value) for d, v in ev_values):
             ok.add(number)
             continue
+        if not computing and _computed(value, dim, qf):
+            return (f"does not state {number} {unit} (a sum or difference of quoted numbers "
+                    "needs a word of the claim that says so: total, together, more than...)")
         return f"does not state {number} {unit} (compared as a quantity with its unit)"
     for number in sorted(cf.numbers - ok):
         if number == "1" and not _DIGIT_ONE.search(claim):
             continue  # "one of the greatest", "a single day": the word, not a figure
-        if number in xf.numbers or (not any(n == number for n, _ in claim_q)
-                                    and _computed(float(number), None, qf)):
+        if _ORDINAL.fullmatch(number) and not re.search(rf"\b{number}\b", claim, re.IGNORECASE) \
+                and _ORDINAL.fullmatch(number).group(1) not in xf.numbers \
+                and not any(_ORDINAL.fullmatch(n) for n in xf.numbers - cf.numbers):
+            continue  # "a fifth season": a word, refused only beside a rival (3, "4th")
+        if number in xf.numbers or (not any(n == number for n, _ in claim_q) and _plain(number)
+                                    and _computed(float(number), None, qf, computing)):
             continue
+        if not computing and _plain(number) and _computed(float(number), None, qf) and not any(
+                n == number for n, _ in claim_q):
+            return (f"does not state the claim's number {number} (a sum or difference of "
+                    "quoted numbers needs a word of the claim that says so: total, together, "
+                    "more than...)")
         return f"does not state the claim's number {number}"
     if unsaid := sorted((n, w) for n, w in cf.number_nouns - xf.number_labels
                         if n in xf.numbers):
         return "does not state " + ", ".join(f"{n} {w}" for n, w in unsaid) + " together"
+    if problem := _range_problem(cf, xf):
+        return problem
     for number, bound in sorted(cf.bounds):
-        if (number, bound) not in xf.bounds and not _keyed_bound(number, bound, xf):
+        if (number, bound) not in xf.bounds and not _keyed_bound(number, bound, xf) \
+                and not _bound_by_value(number, bound, cf, xf):
             return f"does not state the bound on {number} ({bound})"
     for number, bound in sorted(qf.bounds - cf.bounds):
+        said = {u for n, b, u in qf.bound_units if n == number and b == bound}
+        claimed = {_DIMENSIONS[u][0] for n, u in cf.number_units
+                   if n == number and u in _DIMENSIONS}
+        if claimed and said and said <= _DIMENSIONS.keys() and not claimed & {
+                _DIMENSIONS[u][0] for u in said}:
+            continue  # "over a one-year span" bounds no "hour"
+        if any(lo == number and hi in cf.numbers for lo, hi in qf.ranges):
+            continue  # the claim states both ends of the range ("from 10 to 12 March")
         if bound == ">=" and number in cf.numbers:
             return f"bounds {number} from below (at least) where the claim states it exactly"
+    return None
+
+
+def _bound_by_value(number: str, bound: str, cf: _Features, xf: _Features) -> bool:
+    """Whether the evidence bounds the claim's quantity the same way in another unit ("within
+    two weeks" / "within 14 days")."""
+    values = {_value(number, u) for n, u in cf.number_units if n == number and u in _DIMENSIONS}
+    for m, b in xf.bounds:
+        if b != bound:
+            continue
+        for n, u in xf.number_units:
+            if n == m and u in _DIMENSIONS:
+                dim, value = _value(m, u)
+                if any(d == dim and _same(v, value) for d, v in values):
+                    return True
+    return False
+
+
+def _range_problem(cf: _Features, xf: _Features) -> str | None:
+    """A number of the claim that the evidence states only as an end of a range ("3-5 days",
+    "3 to 5 days", "between 3 and 5 days"), where the claim says it without that end's bound
+    ("3 days", "5 days"; "at least 3 days", "up to 5 days" and the range itself are stated).
+    Compared as written and as a quantity ("72 hours" is the 3 of "3-5 days"). ``None`` when
+    there is none."""
+    ends = {}
+    for lo, hi in xf.ranges:
+        ends.setdefault(lo, (">=", lo, hi))
+        ends.setdefault(hi, ("<=", lo, hi))
+    ends = {n: e for n, e in ends.items() if n not in xf.loose}
+    if not ends:
+        return None
+    claim_ends = {(lo, ">=") for lo, _ in cf.ranges} | {(hi, "<=") for _, hi in cf.ranges}
+    for number in sorted(cf.numbers):
+        stating = {number} if number in xf.numbers else set()
+        for unit in {u for n, u in cf.number_units if n == number and u in _DIMENSIONS}:
+            dim, value = _value(number, unit)
+            stating |= {m for m, u in xf.number_units if m in ends and u in _DIMENSIONS
+                        and _value(m, u)[0] == dim and _same(_value(m, u)[1], value)}
+        if not stating or any(m not in ends for m in stating):
+            continue
+        for m in sorted(stating):
+            bound, lo, hi = ends[m]
+            if {lo, hi} <= cf.numbers:
+                continue  # the claim states both ends ("from 10 to 12 March")
+            if (number, bound) not in claim_ends | cf.bounds:
+                side = "lower" if bound == ">=" else "upper"
+                return (f"states {m} only as the {side} end of a range ({lo} to {hi}) where "
+                        f"the claim says {number} without that bound")
     return None
 
 
@@ -920,13 +1018,16 @@ def _keyed_bound(number: str, bound: str, xf: _Features) -> bool:
             or bound == ">=" and (number, "minimum") in xf.number_labels)
 
 
-def _computed(value: float, dim: str | None, qf: _Features) -> bool:
+def _computed(value: float, dim: str | None, qf: _Features, sign: bool = True) -> bool:
     """Whether ``value`` (in the base unit of ``dim``; ``None``: a bare number) is a sum or
     difference of two or a sum of three numbers the quotes state (with units of the same
     dimension), or (bare numbers) a product or ratio of two; never of numbers only a rationale
-    names."""
+    names. Without ``sign`` (the claim says nothing of a computation: ``_COMPUTATION``) only a
+    percentage of two quoted numbers is computed."""
+    if math.isnan(value):
+        return False
     if dim is None or dim == "percent":
-        operands = sorted({float(n) for n in qf.numbers})
+        operands = sorted({float(n) for n in qf.numbers if _plain(n)})
     else:
         operands = sorted({v for d, v in (_value(n, u) for n, u in qf.number_labels
                                           if u in _UNITS) if d == dim})
@@ -936,11 +1037,11 @@ def _computed(value: float, dim: str | None, qf: _Features) -> bool:
     if dim is None and value.is_integer() and 1800 <= value <= 2100:
         return False  # a year is stated, never computed
     for a, b in combinations(operands, 2):
-        if _same(a + b, value) or _same(b - a, value):
+        if sign and (_same(a + b, value) or _same(b - a, value)):
             return True
         if dim == "percent" and a > 0 and _same(100 * a / b, value):
             return True
-    return any(_same(sum(c), value) for c in combinations(operands, 3))
+    return sign and any(_same(sum(c), value) for c in combinations(operands, 3))
 
 
 #: Prefixes that negate the word they are put before (on a rest of at least four letters).
@@ -1212,10 +1313,18 @@ _NUMBER_WORDS = {
     "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
     "hundred": "100", "thousand": "1000", "once": "1", "twice": "2", "single": "1",
     "double": "2", "triple": "3", "dozen": "12",
+    # ordinals are numbers of their own ("third" is "3rd", never "3"); "first" and "second"
+    # (a unit) stay words
+    "third": "3rd", "fourth": "4th", "fifth": "5th", "sixth": "6th", "seventh": "7th",
+    "eighth": "8th", "ninth": "9th", "tenth": "10th", "eleventh": "11th", "twelfth": "12th",
+    "thirteenth": "13th", "fourteenth": "14th", "fifteenth": "15th", "sixteenth": "16th",
+    "seventeenth": "17th", "eighteenth": "18th", "nineteenth": "19th", "twentieth": "20th",
 }
 _PHRASES = (
     (re.compile(r"revolutions? per minute"), " rpm "),
     (re.compile(r"\bper ?cent\b|%"), " percent "),
+    # "2x faster", "3\u00d7 the price": a multiplier, not a bare 2 ("2x" is not "2%")
+    (re.compile(r"(?<=\d) ?[x\u00d7](?=[\s.,;:!?)]|$)"), " times "),
     (re.compile(r"kilomet(?:re|er)s? per hour|km ?/ ?h\b|kph\b"), " kmh "),
     (re.compile(r"miles? per hour|\bmph\b"), " mph "),
     (re.compile(r"\bkilograms?\b|\bkilos?\b"), " kg "),
@@ -1290,14 +1399,19 @@ def _fold_phrases(lower: str) -> str:
 
 _CJK_CLASS = CJK_CLASS
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+#: A number as ``_TOKEN`` reads it: a sign that is no hyphen ("-20", not the "-5" of "3-5"),
+#: digits with dots (a decimal "2.5", a dotted "1.2.3", a version or date ``_surface`` marked
+#: with U+2024: "2\u202410"), an ordinal ending ("3rd") and an exponent ("10^2").
+_NUM = (r"(?:(?<![\w.])-)?\d+(?:[.\u2024]\d+)*(?:(?:(?<=1)st|(?<=2)nd|(?<=3)rd|th)(?![^\W_]))?"
+        r"(?:\^-?\d+)?")
 #: A token: a letter-led word with a digit in it (a name: "S3", "A320", "mp3"), a number, a
 #: CJK run, or a word.
 _TOKEN = re.compile(rf"(?:(?![{_CJK_CLASS}])[^\W\d_])+\d(?:(?![{_CJK_CLASS}])[^\W_])*"
-                    rf"|\d+(?:\.\d+)?|[{_CJK_CLASS}]+|(?:(?![{_CJK_CLASS}])[^\W\d_])+(?:'t)?")
+                    rf"|{_NUM}|[{_CJK_CLASS}]+|(?:(?![{_CJK_CLASS}])[^\W\d_])+(?:'t)?")
 _UNITS = frozenset({"percent", "rpm", "kmh", "mph", "kg", "g", "mm", "cm", "km", "m", "l", "ml",
-                    "db", "w", "wh", "kwh", "v", "hour", "minute", "second", "day", "week",
+                    "db", "w", "wh", "kwh", "v", "hour", "minute", "minut", "second", "day", "week",
                     "month", "year", "gb", "mb", "tb", "ghz", "mhz", "hz", "lumen", "inch",
-                    "foot", "feet", "lb", "pound", "mg", "oz", "dollar", "euro", "usd", "eur", "point",
+                    "foot", "feet", "lb", "pound", "mg", "oz", "dollar", "euro", "usd", "eur", "point", "fortnight",
                     "time", "people", "person", "page", "mile", "seat", "port", "level", "gbp", "jpy", "am", "pm", "january", "february", "march", "april", "may",
                     "june", "july", "august", "september", "october", "november", "december"})
 
@@ -1368,6 +1482,14 @@ class _Features:
     scoped: frozenset[tuple[str, bool]] = frozenset()
     #: (content words, the content words in a negation's scope) of each negated clause part.
     negated_parts: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
+    #: (low, high) of each range ("3-5 days", "3 to 5", "between 3 and 5"; not years, not
+    #: "from 3 to 5", a change): its ends are in ``bounds`` too, as "at least 3", "up to 5".
+    ranges: frozenset[tuple[str, str]] = frozenset()
+    #: The numbers the text states outside any range.
+    loose: frozenset[str] = frozenset()
+    #: (number, bound, the word after the number) of each bound of ``bounds`` a bound word
+    #: states ("over a one-year span": ("1", ">=", "year")).
+    bound_units: frozenset[tuple[str, str, str]] = frozenset()
 
 
 #: A negation scopes this many content words after it in its clause part ("may never walk
@@ -1477,7 +1599,34 @@ def _is_content(tok: str) -> bool:
                 or len(tok) < 2 and tok not in "bcdefghjklmnpqrvwxyz")
 
 
+_ORDINAL = re.compile(r"(-?\d+)(?:st|nd|rd|th)")
+#: A number that is a value (compared as one: "2.50" is "2.5"); any other (a version, a date,
+#: an ordinal, a power) is compared as written.
+_PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _is_number(tok: str) -> bool:
+    """Whether the token ``tok`` is a number (``_NUM``), signed or not."""
+    return tok[0].isdigit() or tok[0] == "-" and tok[1:2].isdigit()
+
+
+def _plain(number: str) -> bool:
+    """Whether ``number`` (as ``_number`` writes it) is a value: "-20", "2.5"; not "2.10" of
+    a version, "3rd", "10^2", "03.04.2025"."""
+    return _PLAIN_NUMBER.fullmatch(number) is not None
+
+
 def _number(tok: str) -> str:
+    """A number token as the check compares it: a decimal without trailing zeros ("2.50" ->
+    "2.5"); a version, dotted number or date (U+2024 marks, several dots) as written; an
+    ordinal with the ending of its number ("11st" -> "11th")."""
+    if "\u2024" in tok or tok.count(".") > 1 or "^" in tok:
+        return tok.replace("\u2024", ".")
+    if m := _ORDINAL.fullmatch(tok):
+        n = int(m.group(1))
+        end = "th" if 10 <= abs(n) % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(
+            abs(n) % 10, "th")
+        return f"{n}{end}"
     return tok.rstrip("0").rstrip(".") if "." in tok else tok
 
 
@@ -1487,7 +1636,7 @@ def _clause_content(tokens: list[str], *, content_only: bool = True) -> set[str]
     ``content_only`` is false."""
     out: set[str] = set()
     for tok in tokens:
-        if tok[0].isdigit():
+        if _is_number(tok):
             out.add(_number(tok))
         elif _CJK_RUN.fullmatch(tok):
             out.update(tok[j:j + 2] for j in range(max(1, len(tok) - 1)))
@@ -1575,13 +1724,51 @@ def _unmasked(word: re.Match[str]) -> str:
     return latin if latin.isascii() else w
 
 
+#: A unit with an exponent ("m^2" from "m\u00b2"): read as one token, "m2".
+_UNIT_POWER = re.compile(r"(?<=[^\W\d_])\^(\d+)")
+#: A minus sign before a number ("\u221220"), and a hyphen spaced from the number before it
+#: and not from the one after ("3 -5": a range, not -5).
+_SIGNED = re.compile(r"\u2212(?=\d)|(?<=\d)\s+-(?=\d)")
+#: Numbers joined by a hyphen right after a capitalised word inside a sentence ("the Boeing
+#: 737-800"): a model number, not a range (``_RANGE`` does not read U+2011).
+_MODEL_NUMBER = re.compile(r"(?<=[^\s.!?:;] )([A-Z][\w]*\s+\d+)-(?=\d)")
+#: A version number: compared as text, "2.10" is not "2.1".
+_VERSION = re.compile(r"\b(version|ver\.?|release|build|firmware|patch|update|v)(\s?)"
+                      r"(\d+(?:\.\d+)+)\b", re.IGNORECASE)
+#: A date written with numbers only ("03/04/2025", "2025-03-04", "3.4.25"): one token, compared
+#: as written (03/04 may be 3 April or 4 March).
+_DATE_NUMBERS = re.compile(r"(?<![\w.\u2024/-])(?:\d{1,2}([/.-])\d{1,2}\1(?:\d{4}|\d{2})"
+                           r"|\d{4}([/.-])\d{1,2}\2\d{1,2})(?![\w\u2024/]|[.-]\d)")
+
+
+_JOINERS = re.compile(r"[./-]")
+
+
+def _marked(match: re.Match[str]) -> str:
+    """Digits joined by dots, slashes or hyphens, joined by U+2024 (one token, ``_number``)."""
+    return _JOINERS.sub("\u2024", match.group(0))
+
+
+def _version(match: re.Match[str]) -> str:
+    """"version 2.10" -> "version 2\u202410", "v2.10" -> "v 2\u202410" (``_marked``)."""
+    return f"{match.group(1)} {_JOINERS.sub(chr(0x2024), match.group(3))}"
+
+
 def _surface(text: str) -> str:
     """The text ``_features`` tokenises: NFKC, one apostrophe, no thousands commas, no ``_=``,
     magnitudes folded into their number (``$50 million`` -> ``$50000000``, ``50k`` ->
-    ``50000``) and a currency sign written as a unit after its number (``$5`` -> ``5 usd``)."""
+    ``50000``) and a currency sign written as a unit after its number (``$5`` -> ``5 usd``);
+    superscripts an exponent ("10\u00b2" -> "10^2", "m\u00b2" -> "m2"), a minus sign a
+    hyphen, versions and numeric dates one token each (``_marked``), and a model number's
+    hyphen ("Boeing 737-800") no range."""
     if not text.isascii():
         text = _WORD.sub(_unmasked, _FORMAT_CHARS.sub("", text))
-    norm = unicodedata.normalize("NFKC", text.translate(_APOSTROPHES))
+    norm = unicodedata.normalize("NFKC", fold_superscripts(text.translate(_APOSTROPHES)))
+    if "^" in norm:
+        norm = _UNIT_POWER.sub(r"\1", norm)  # "m^2" reads "m2", as before
+    norm = _SIGNED.sub("-", _DATE_NUMBERS.sub(_marked, _VERSION.sub(_version, norm)))
+    if "-" in norm:  # "Boeing 737-800" is a model, not a range: a non-breaking hyphen
+        norm = _MODEL_NUMBER.sub("\\1\u2011", norm)
     norm = _MONTH_AFTER.sub(lambda m: f"{m.group(1)} {_month(m.group(2))}", norm)
     norm = _MONTH_BEFORE.sub(lambda m: f"{m.group(2)} {_month(m.group(1))}", norm)
     norm = _KEY_VALUE.sub(" ", norm)
@@ -1604,7 +1791,7 @@ def _name_parts(lowered: str) -> tuple[str, ...]:
 def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     norm = _surface(text)
     raw_tokens = _TOKEN.findall(norm)
-    lower = _fold_phrases(norm.lower())
+    lower = _spelled_units(_fold_phrases(norm.lower()))
     tokens = [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(lower)]
     negated = any(_negates(t) for t in tokens)
     content: set[str] = set()
@@ -1612,7 +1799,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     number_units: set[tuple[str, str]] = set()
     number_labels: set[tuple[str, str]] = set()
     for i, tok in enumerate(tokens):
-        if tok[0].isdigit():
+        if _is_number(tok):
             num = _number(tok)
             numbers.add(num)
             content.add(num)
@@ -1654,6 +1841,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     scoped: set[tuple[str, bool]] = set()
     negated_parts: list[tuple[frozenset[str], frozenset[str]]] = []
     bounds: set[tuple[str, str]] = set()
+    bound_units: set[tuple[str, str, str]] = set()
     for part in _CLAUSE_BREAK.split(lower):
         ctoks = [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(part)]
         if not ctoks:
@@ -1672,28 +1860,98 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
                     negated_parts.append((frozenset(pcontent), frozenset(
                         w for w, neg in sub_scoped if neg and w in pcontent)))
         for i, tok in enumerate(ctoks):
-            if tok[0].isdigit() and (b := _bound(ctoks, i)):
+            if _is_number(tok) and (b := _bound(ctoks, i)):
                 bounds.add((_number(tok), b))
+                bound_units.add((_number(tok), b, _stem(ctoks[i + 1]) if i + 1 < len(ctoks)
+                                 else ""))
     number_nouns = set()
     measured = {n for n, u in number_units if u in _UNITS}
     for m in _NUMBER_NOUN.finditer(norm):
         if _NAME_BEFORE.search(norm, max(0, m.start() - 40), m.start()):
             continue  # a model number or the like: "Nimbus 4 covers"
         num = _number(_NUMBER_WORDS.get(m.group(1).lower(), m.group(1)))
+        if _ORDINAL.fullmatch(num):
+            continue  # "23rd place" is no count of places
         if num not in measured and (word := _counted_word(m.group(2).lower())):
             number_nouns.add((num, word))
+    ranges, loose = _ranges(lower)
+    bounds |= {(lo, ">=") for lo, _ in ranges} | {(hi, "<=") for _, hi in ranges}
+    # the low end of "3 to 5 days" counts days too
+    number_units |= {(lo, u) for lo, hi in ranges for n, u in number_units
+                     if n == hi and u in _UNITS}
     return _Features(frozenset(content), words, frozenset(numbers), frozenset(number_units),
                      frozenset(number_units | number_labels),
                      frozenset(mandatory & content | (mandatory & numbers)), negated,
                      frozenset(polar), tuple(clauses), frozenset(bounds),
                      tuple(parts), frozenset(number_nouns), frozenset(scoped),
-                     tuple(negated_parts))
+                     tuple(negated_parts), ranges,
+                     frozenset(numbers) if loose is None else loose, frozenset(bound_units))
+
+
+_CARDINALS = [w for w, d in _NUMBER_WORDS.items() if d.isdigit()
+              and w not in ("once", "twice", "single", "double", "triple")]
+_RANGE_END = rf"\d+(?:\.\d+)?|{'|'.join(sorted(_CARDINALS, key=len, reverse=True))}"
+#: A range of two numbers: "3-5", "3\u20135 days", "$3-$5", "3 to 5", "between 3 and 5"
+#: ("from 3 to 5" is matched to be set aside: a change, not a range).
+_RANGE = re.compile(rf"(?<![\w.\u2024-])(?:(between|from)\s+)?({_RANGE_END})"
+                    r"(?:\s?(?:usd|eur|gbp|jpy|percent))?(\s?[-\u2013\u2014]\s?|\s+to\s+|\s+and\s+)"
+                    rf"({_RANGE_END})(?![\w\u2024]|\.\d)")
+
+
+def _ranges(lower: str) -> tuple[frozenset[tuple[str, str]], frozenset[str] | None]:
+    """The ranges of ``lower`` (``_Features.ranges``: a low end below its high end, not two
+    years, "and" only after "between", "to" not after "from") and the numbers stated outside
+    them (``None``: no range, every number)."""
+    if not any(c.isdigit() for c in lower) and " to " not in lower and "between" not in lower:
+        return frozenset(), None
+    ranges, spans = set(), []
+    for m in _RANGE.finditer(lower):
+        lead, sep = m.group(1), m.group(3).strip()
+        if (sep == "and") != (lead == "between") or sep == "to" and (
+                lead == "from" or not m.group(2)[-1:].isalnum() or m.end(2) != m.start(3)):
+            continue
+        lo, hi = (_number(_NUMBER_WORDS.get(g, g)) for g in (m.group(2), m.group(4)))
+        if not float(lo) < float(hi) or _is_year(lo) and _is_year(hi):
+            continue
+        ranges.add((lo, hi))
+        spans.append(m.span())
+    if not ranges:
+        return frozenset(), None
+    rest, last = [], 0
+    for start, end in spans:
+        rest.append(lower[last:start])
+        last = end
+    rest.append(lower[last:])
+    loose = {_number(t) for t in (_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(" ".join(rest)))
+             if _is_number(t)}
+    return frozenset(ranges), frozenset(loose)
+
+
+#: "an hour", "a week", "half an hour", "a half day": a quantity of one (or half a) unit,
+#: unless a rate ("$20 a month", "twice a week", "3 meals a day": a number or a frequency
+#: word just before). "a second" is left alone ("a second time").
+_SPELLED_UNIT = re.compile(r"\b(half an?|an? half|an?)\s+(minute|hour|day|week|fortnight|"
+                           r"month|year)\b(?![-\w])")
+_RATE_WORDS = frozenset({"once", "twice", "thrice", "times", "time", "per", "every", "each"})
+
+
+def _spelled_units(lower: str) -> str:
+    """``lower`` with "an hour" read "1 hour", "half an hour" "0.5 hour" (``_SPELLED_UNIT``)."""
+    if " a" not in lower and not lower.startswith("a"):
+        return lower
+
+    def quantity(m: re.Match[str]) -> str:
+        before = re.findall(r"[\w.]+", lower[max(0, m.start() - 40):m.start()])[-3:]
+        if any(t[0].isdigit() or t in _RATE_WORDS or t in _NUMBER_WORDS for t in before):
+            return m.group(0)
+        return f"{'0.5' if 'half' in m.group(1) else '1'} {m.group(2)}"
+    return _SPELLED_UNIT.sub(quantity, lower)
 
 
 #: A number and the word right after it (a space or hyphen between, no punctuation):
 #: "20 users", "2-year", "two seats".
 _NUMBER_NOUN = re.compile(
-    rf"(?<![\w.])(\d+(?:\.\d+)?|{'|'.join(sorted(_NUMBER_WORDS, key=len, reverse=True))})"
+    rf"(?<![\w.\u2024])({_NUM}|{'|'.join(sorted(_NUMBER_WORDS, key=len, reverse=True))})"
     r"(?:\s+|-)((?:(?![\d_])\w)+)", re.IGNORECASE)
 _NAME_BEFORE = re.compile(r"\b[A-Z][\w-]*\s*\Z")
 

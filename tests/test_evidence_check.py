@@ -578,6 +578,134 @@ def test_a_negation_said_another_way_is_kept(stated, claim):
     assert result.score == 1.0
 
 
+# Numbers (found by a new user with a lying judge that quotes the passage sentence): a sign, a
+# range, a multiplier, a version, a date, an ordinal, a power and a computed total are part of
+# what a number states; the same quantity in other units or in words is still stated.
+
+NUMBERS = {
+    # (passage sentence, claim the judge lies about, a correct claim from the same sentence)
+    "minus-sign": ("The freezer runs at -20 degrees.", "The freezer runs at 20 degrees.",
+                   "The freezer runs at \u221220 degrees."),
+    "unicode-minus-sign": ("The freezer runs at \u221220 degrees.",
+                           "The freezer runs at 20 degrees.", "The freezer runs at -20 degrees."),
+    "no-sign": ("The freezer runs at 20 degrees.", "The freezer runs at -20 degrees.",
+                "The freezer runs at 20 degrees."),
+    "no-sign-unicode": ("The freezer runs at 20 degrees.",
+                        "The freezer runs at \u221220 degrees.", "The freezer runs at 20 degrees."),
+    "range-low-end": ("Delivery takes 3-5 days.", "Delivery takes 3 days.",
+                      "Delivery takes at least 3 days."),
+    "range-high-end": ("Delivery takes 3\u20135 days.", "Delivery takes 5 days.",
+                       "Delivery takes up to 5 days."),
+    "range-with-to": ("Delivery takes 3 to 5 days.", "Delivery takes 3 days.",
+                      "Delivery takes 3-5 days."),
+    "range-with-between": ("Delivery takes between 3 and 5 days.", "Delivery takes 5 days.",
+                           "Delivery takes 3 to 5 days."),
+    "range-end-in-other-units": ("Delivery takes 3-5 days.", "Delivery takes 72 hours.",
+                                 "Delivery takes up to 120 hours."),
+    "multiplier-is-no-percent": ("The new engine is 2% faster.", "The new engine is 2x faster.",
+                                 "The new engine is 2 percent faster."),
+    "percent-is-no-multiplier": ("The new engine is 2x faster.", "The new engine is 2% faster.",
+                                 "The new engine is 2\u00d7 faster."),
+    "version-2.10-is-not-2.1": ("The fix shipped in version 2.10.",
+                                "The fix shipped in version 2.1.",
+                                "The fix shipped in version 2.10."),
+    "version-2.1-is-not-2.10": ("The fix shipped in version 2.1.",
+                                "The fix shipped in version 2.10.", "The fix shipped in v2.1."),
+    "dotted-number": ("The fix shipped in release 1.2.3.", "The fix shipped in release 3.2.1.",
+                      "The fix shipped in release 1.2.3."),
+    "date-day-and-month-swapped": ("The contract starts on 03/04/2025.",
+                                   "The contract starts on 04/03/2025.",
+                                   "The contract starts on 03/04/2025."),
+    "iso-date-swapped": ("The contract starts on 2025-03-04.",
+                         "The contract starts on 2025-04-03.",
+                         "The contract starts on 2025-03-04."),
+    "ordinal-is-no-count": ("The team moved up 3 places.", "The team finished in third place.",
+                            "The team moved up three places."),
+    "count-is-no-ordinal": ("The team finished 3rd in the league.",
+                            "The team finished with 3 points in the league.",
+                            "The team finished third in the league."),
+    "superscript-is-a-power": ("The room measures 10\u00b2 square metres.",
+                               "The room measures 102 square metres.",
+                               "The room measures 10\u00b2 square metres."),
+    "two-weeks-is-14-days": ("Returns are accepted within 14 days.",
+                             "Returns are accepted within three weeks.",
+                             "Returns are accepted within two weeks."),
+    "14-days-is-two-weeks": ("Returns are accepted within two weeks.",
+                             "Returns are accepted within 21 days.",
+                             "Returns are accepted within 14 days."),
+    "a-week-is-7-days": ("Shipping takes a week.", "Shipping takes 5 days.",
+                         "Shipping takes 7 days."),
+    "an-hour-is-60-minutes": ("The session lasts an hour.", "The session lasts 30 minutes.",
+                              "The session lasts 60 minutes."),
+    "60-minutes-is-an-hour": ("The session lasts 60 minutes.", "The session lasts half an hour.",
+                              "The session lasts an hour."),
+    "half-an-hour-is-30-minutes": ("The session lasts half an hour.",
+                                   "The session lasts an hour.",
+                                   "The session lasts 30 minutes."),
+}
+
+
+@pytest.mark.parametrize(("stated", "wrong", "right"), list(NUMBERS.values()), ids=list(NUMBERS))
+def test_a_number_is_stated_with_its_sign_range_unit_and_kind(stated, wrong, right):
+    passages = [{"id": "p1", "text": stated}]
+    result, refused = judged(wrong, passages, supported(("p1", stated)))
+    assert refused.label == "unsupported", "wrong number accepted"
+    assert refused.judge_verdict.label == "supported" and "quote" in refused.note
+    assert result.score == 0.0
+    result, kept = judged(right, passages, supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+    assert kept.note is None and result.score == 1.0
+
+
+def test_a_quote_of_a_superscript_is_not_its_digits():
+    """NFKC alone reads "10\u00b2" as "102": a quote "102" does not occur in "10\u00b2"."""
+    passages = [{"id": "p1", "text": "The room measures 10\u00b2 square metres."}]
+    _, refused = judged("The room measures 102 square metres.", passages,
+                        supported(("p1", "The room measures 102 square metres.")))
+    assert refused.label == "unsupported" and "does not occur" in refused.note
+
+
+COURSE = [{"id": "p1", "text": "The course has three modules. Module A takes 20 hours, module B "
+                               "takes 10 hours and module C takes 5 hours."}]
+COURSE_QUOTE = supported(("p1", "Module A takes 20 hours, module B takes 10 hours and module C "
+                                "takes 5 hours."))
+ADD_ONS = [{"id": "p1", "text": "The backup add-on costs $10 per month."},
+           {"id": "p2", "text": "The audit add-on costs $20 per month."}]
+ADD_ONS_QUOTE = supported(("p1", "The backup add-on costs $10 per month."),
+                          ("p2", "The audit add-on costs $20 per month."))
+PLANS = [{"id": "p1", "text": "The Basic plan costs $10 per month."},
+         {"id": "p2", "text": "The Pro plan costs $25 per month."}]
+PLANS_QUOTE = supported(("p1", "The Basic plan costs $10 per month."),
+                        ("p2", "The Pro plan costs $25 per month."))
+
+
+@pytest.mark.parametrize(("claim", "passages", "verdict"), [
+    ("The course takes 35 hours.", COURSE, COURSE_QUOTE),
+    ("The backup and audit add-ons cost $30 per month.", ADD_ONS, ADD_ONS_QUOTE),
+    ("The Pro plan costs $15 per month.", PLANS, PLANS_QUOTE),
+], ids=["sum-of-three", "sum-of-two", "difference"])
+def test_a_computed_number_needs_a_word_of_computation(claim, passages, verdict):
+    result, refused = judged(claim, passages, verdict)
+    assert refused.label == "unsupported" and "needs a word of the claim" in refused.note
+    assert result.score == 0.0
+
+
+@pytest.mark.parametrize(("claim", "passages", "verdict"), [
+    ("The course takes 35 hours in total.", COURSE, COURSE_QUOTE),
+    ("Altogether the modules take 35 hours.", COURSE, COURSE_QUOTE),
+    ("The backup and audit add-ons cost $30 per month in total.", ADD_ONS, ADD_ONS_QUOTE),
+    ("Together, the backup and audit add-ons cost $30 per month.", ADD_ONS, ADD_ONS_QUOTE),
+    ("The backup add-on and the audit add-on together cost $30 per month.", ADD_ONS,
+     ADD_ONS_QUOTE),
+    ("The Pro plan costs $15 more per month than the Basic plan.", PLANS, PLANS_QUOTE),
+], ids=["in-total", "altogether", "x-and-y-in-total", "together-opening", "x-and-y-together",
+        "more-than"])
+def test_a_computed_number_with_a_word_of_computation_is_kept(claim, passages, verdict):
+    result, kept = judged(claim, passages, verdict)
+    assert kept.label == "supported", kept.note
+    assert result.score == 1.0
+
+
 def test_a_contradicted_verdict_must_quote_something_opposite():
     claim = "The Pro plan includes SSO."
     text = "FAQ: The Pro plan includes SSO? Yes, since 2024."
@@ -590,3 +718,19 @@ def test_a_contradicted_verdict_must_quote_something_opposite():
         result = evaluate(claim, _one(stated), QuotingJudge({claim: Verdict(
             "contradicted", evidence=[{"passage_id": "p1", "quote": stated}])}))
         assert result.claims[0].label == "contradicted", result.claims[0].note
+
+
+@pytest.mark.parametrize(("claim", "stated"), [
+    ("The airline flies the Boeing 737.", "The airline flies the Boeing 737-800 on short routes."),
+    ("The festival ran from 10 to 12 March.", "The festival ran 10-12 March."),
+    ("Prices rose to $5.", "Prices rose from $3 to $5."),
+    ("She raced until 2004.", "She raced from 1990 to 2004."),
+    ("The plan costs $20 a month.", "The plan costs $20 per month."),
+    ("He trains twice a week.", "He trains twice a week."),
+    ("The fifth edition was released in 2020.", "The 5th edition was released in 2020."),
+], ids=["model-number-is-no-range", "both-ends-of-a-range", "from-to-is-a-change",
+        "a-span-of-years", "a-month-is-a-rate", "twice-a-week", "ordinal-word"])
+def test_what_looks_like_a_range_or_a_spelled_quantity_is_kept(claim, stated):
+    result, kept = judged(claim, [{"id": "p1", "text": stated}], supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+    assert result.score == 1.0
