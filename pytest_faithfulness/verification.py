@@ -535,13 +535,10 @@ _SLOT_TOKEN = re.compile(r"[^\W_][\w'-]*|[^\w\s]")
 _COORDINATORS = frozenset({"and", "or", "&", ",", "/"})
 
 
-def _name_runs(text: str, opening: bool) -> list[tuple[tuple[str, ...], str | None]]:
-    """The names of ``text`` (runs of capitalised words, no stop word; the first word of the
-    text only when ``opening``), each with the stemmed content word right after it (``None``
-    at a punctuation mark, a stop word, a preposition or the end), a name joined by "and"/"or"/a comma to the
-    next one taking that one's word ("Pro and Enterprise plans": both "plan")."""
-    tokens = _SLOT_TOKEN.findall(_surface(text))
-    runs: list[tuple[list[str], int]] = []
+def _capitalised_runs(tokens: list[str], opening: bool) -> list[tuple[int, int]]:
+    """The ``(start, end)`` token spans of the names among ``tokens`` (``_SLOT_TOKEN``): runs
+    of capitalised words, no stop word; one at the first token only when ``opening``."""
+    runs: list[tuple[int, int]] = []
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -549,10 +546,20 @@ def _name_runs(text: str, opening: bool) -> list[tuple[tuple[str, ...], str | No
             j = i
             while j < len(tokens) and tokens[j][:1].isupper() and tokens[j].lower() not in _STOP:
                 j += 1
-            runs.append(([t.lower() for t in tokens[i:j]], j))
+            runs.append((i, j))
             i = j
         else:
             i += 1
+    return runs
+
+
+def _name_runs(text: str, opening: bool) -> list[tuple[tuple[str, ...], str | None]]:
+    """The names of ``text`` (runs of capitalised words, no stop word; the first word of the
+    text only when ``opening``), each with the stemmed content word right after it (``None``
+    at a punctuation mark, a stop word, a preposition or the end), a name joined by "and"/"or"/a comma to the
+    next one taking that one's word ("Pro and Enterprise plans": both "plan")."""
+    tokens = _SLOT_TOKEN.findall(_surface(text))
+    runs = [([t.lower() for t in tokens[i:j]], j) for i, j in _capitalised_runs(tokens, opening)]
     out: list[tuple[tuple[str, ...], str | None]] = []
     for k, (words, end) in enumerate(runs):
         at = end
@@ -653,44 +660,33 @@ def _date_word_problem(claim: str, evidence: str) -> str | None:
     return None
 
 
-_NAME_RUN = re.compile(r"[A-Z][\w'\u2019&.-]*(?:\s+(?:(?:of|de|the|&)\s+)?[A-Z][\w'\u2019&.-]*)*")
-_SLOT_WORD = re.compile(r"[a-z][a-z'-]+")
-
-
-def _name_slots(text: str) -> dict[tuple[str, str], set[str]]:
-    """The names of ``text`` (runs of capitalised words) by the lower-case word right before
-    and right after them: ``{("before", "from"): {"BestInsuranceXYZ"}, ("after", "cinemas"):
-    {"US"}}``. A name opening a sentence has no word before it."""
-    slots: dict[tuple[str, str], set[str]] = {}
-    for m in _NAME_RUN.finditer(text):
-        name = m.group(0)
-        if not set(_LETTERS.findall(name.lower())) - _STOP:
-            continue  # "No." of "world No. 1", "The"
-        before = _SLOT_WORD.findall(text[max(0, m.start() - 30):m.start()])
-        if not (before and text[:m.start()].rstrip()[-1:].isalpha()):
-            continue  # a sentence start: any word may be capitalised there
-        if before[-1] not in _STOP and _stem(before[-1]) not in _DISCOURSE:
-            slots.setdefault(("before", before[-1]), set()).add(name)
+def _names_after_words(text: str) -> dict[str, set[str]]:
+    """The names of ``text`` (``_capitalised_runs``) by the content word right before them,
+    lower-cased: ``{"coach": {"Ana Ruiz"}}``. A name after a punctuation mark, a stop word or a
+    reporting word ("said", "told") has no such word; nor has one opening the text."""
+    tokens = _SLOT_TOKEN.findall(_surface(text))
+    slots: dict[str, set[str]] = {}
+    for i, j in _capitalised_runs(tokens, False):
+        before = tokens[i - 1]
+        if before[:1].islower() and before not in _STOP and _stem(before) not in _DISCOURSE:
+            slots.setdefault(before, set()).add(" ".join(tokens[i:j]))
     return slots
 
 
 def _slot_problem(claim: str, evidence: str) -> str | None:
     """A name of the claim put where the evidence has another name: the claim writes name N
-    right after (or before) a word w ("released in N cinemas", "the agent from N") while the
-    evidence writes w only with another name M there ("US cinemas", "from BestInsuranceXYZ")
-    and never with N. ``evidence`` is the quotes with their sentences. Returns the reason, or
-    ``None``."""
-    claim, evidence = fold_typography(claim), fold_typography(evidence)
-    have = _name_slots(evidence)
-    for (side, word), names in _name_slots(claim).items():
-        rivals = have.get((side, word), set())
+    right after a content word w ("coach Leo Park") while the evidence writes w only with
+    names M sharing no word with N there ("coach Ana Ruiz"). ``evidence`` is the quotes with
+    their sentences. Returns the reason, or ``None``. (The word after a name is
+    ``_slot_rival``'s.)"""
+    have = _names_after_words(evidence)
+    for word, names in _names_after_words(claim).items():
+        rivals = have.get(word, set())
         for name in names:
-            words = set(_LETTERS.findall(name.lower())) - _STOP
+            words = set(_LETTERS.findall(name.lower()))
             if rivals and not any(words & set(_LETTERS.findall(r.lower())) for r in rivals):
-                rival = sorted(rivals)[0]
-                said = f"{word} {name}" if side == "before" else f"{name} {word}"
-                return (f"states {rival!r} where the claim says {said!r} (another name in "
-                        "the same place)")
+                return (f"states {sorted(rivals)[0]!r} where the claim says '{word} {name}' "
+                        "(another name in the same place)")
     return None
 
 
