@@ -1376,6 +1376,8 @@ _PHRASES = (
     # excluded" states "The warranty does not cover accidental damage")
     (re.compile(r"\bexclud(?:e|es|ed|ing)\b"), " not include "),
     (re.compile(r"\black(?:s|ed|ing)?\b(?: of\b)?"), " not have "),
+    # "failed to get the balance right" says "did not get the balance right"
+    (re.compile(r"\bfail(?:s|ed|ing)? to\b"), " not "),
     # "A rather than B", "A instead of B": B is negated, in a part of its own
     (re.compile(r"\brather than\b|\binstead of\b"), " , not "),
 )

@@ -566,7 +566,15 @@ SAME_THING = [
     ("There is no fee for returns.", "Returns are free."),
     ("Accidental damage is excluded.", "The warranty does not cover accidental damage."),
     ("Sale items are not refundable.", "Sale items are non-refundable."),
+    ("The update failed to fix the login bug.", "The update did not fix the login bug."),
 ]
+
+
+def test_failed_to_is_a_negation():
+    """"failed to fix" says "did not fix": the claim that it fixed the bug is refused."""
+    stated = "The update failed to fix the login bug."
+    _, refused = judged("The update fixed the login bug.", _one(stated), supported(("p1", stated)))
+    assert refused.label == "unsupported", refused.note
 
 
 @pytest.mark.parametrize(("stated", "claim"),
