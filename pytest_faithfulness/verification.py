@@ -110,7 +110,10 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        "between 3 and 5") where the claim says it without that end's bound ("up to 5 days"
        and "at least 3 days" are stated, "5 days" is not);
     6. speak to every part of the claim (its clauses and comma-separated parts, a part of fewer
-       than ``MIN_PART_WORDS`` content words joined to its neighbour): at least
+       than ``MIN_PART_WORDS`` content words joined to its neighbour), and to more of it than
+       the one name it is about ("The Pico 2 causes cancer." is not carried by a quote that
+       only names the Pico 2; nor "... and ships from Ohio" by "Our warehouse is in Ohio."):
+       at least
        ``QUOTE_PART_COVERAGE`` of each part's content words (stems, long shared prefixes,
        ``_SYNONYMS``) are stated, so that a rider (", and shipping is free") is refused while a
        paraphrase is not refused for its wording; a rider without a comma ("in cash", "with
@@ -369,8 +372,16 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
         return f"supported verdict's quote {shown!r} {problem}"
     if problem := _slot_problem(claim, ev.context):
         return f"supported verdict's quote {shown!r} {problem}"
+    entities = _entities(claim)
     for words in _claim_parts(cf):
         said = {w for w in words if _stated(w, stated)}
+        predicate = words - cf.mandatory - opening
+        if predicate and not predicate & said and said and any(
+                said <= entity for entity in entities):
+            return (f"supported verdict's quote {shown!r} states nothing of the claim but "
+                    f"the name it is about, none of what the claim says of it "
+                    f"({', '.join(sorted(predicate))}): a quote about the same thing is no "
+                    "evidence for anything said of it")
         if words and len(said) < math.ceil(QUOTE_PART_COVERAGE * len(words)):
             return (f"supported verdict's quote {shown!r} does not speak to a part of the "
                     f"claim ({', '.join(sorted(words - said))}); each part of a claim "
@@ -392,10 +403,14 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                 "negated (a negated claim needs a negation in its evidence)")
     for item in _CONJUNCT.split(claim.lower()):
         words = _features(item).content - _FILLERS - _DISCOURSE
-        if len(words) >= 2 and not any(_stated(w, stated) for w in words):
+        said = {w for w in words if _stated(w, stated)}
+        unnamed = words - cf.mandatory - opening
+        if len(words) >= 2 and (not said or unnamed and not unnamed & said
+                                and _VERB_ITEM.match(item)
+                                and any(said <= e for e in entities)):
             return (f"supported verdict's quote {shown!r} does not speak to "
-                    f"{', '.join(sorted(words))} (one of the things the claim joins with "
-                    "'and'/'or' or a comma)")
+                    f"{', '.join(sorted(unnamed if said else words))} (one of the things the "
+                    "claim joins with 'and'/'or' or a comma)")
     if flipped := _polarity_problem(cf, xf):
         return (f"supported verdict's quote {shown!r}: its sentence negates "
                 f"{', '.join(flipped)} where the claim does not (or the reverse)")
@@ -658,6 +673,27 @@ def _date_word_problem(claim: str, evidence: str) -> str | None:
             return (f"does not state 'on {tok}' (the evidence says 'on' a day or month, "
                     f"and names {tok} elsewhere)")
     return None
+
+
+#: A joined item that says something of its own: it opens with a verb ("ships from Ohio",
+#: "is made in Germany"), not a noun of a list or an appositive ("known only as Xu").
+_VERB_ITEM = re.compile(r"\s*(?:(?:also|now|then|still|it|they|he|she)\s+)?(?:is|are|was|were|has|"
+                        r"have|had|will|can|does|do|did|ships?|comes?|includes?|offers?|"
+                        r"costs?|runs?|uses?|makes?|gets?|takes?|[a-z]+s\b(?=\s+(?:from|in|"
+                        r"to|with|on|at|by|for)\b))")
+
+
+def _entities(text: str) -> list[frozenset[str]]:
+    """The stemmed words of each name of ``text`` (``_capitalised_runs``, the first word
+    included), with the numbers and codes right after it ("Pico 2", "Series 4")."""
+    tokens = _SLOT_TOKEN.findall(_surface(text))
+    out = []
+    for i, j in _capitalised_runs(tokens, True):
+        while j < len(tokens) and any(c.isdigit() for c in tokens[j]):
+            j += 1
+        out.append(frozenset(_stem(t.lower()) if not t[0].isdigit() else t.lower()
+                             for t in tokens[i:j]))
+    return out
 
 
 def _names_after_words(text: str) -> dict[str, set[str]]:

@@ -742,3 +742,32 @@ def test_what_looks_like_a_range_or_a_spelled_quantity_is_kept(claim, stated):
     result, kept = judged(claim, [{"id": "p1", "text": stated}], supported(("p1", stated)))
     assert kept.label == "supported", kept.note
     assert result.score == 1.0
+
+
+PICO = "The Pico 2 weighs 800 grams and costs $49."
+
+
+@pytest.mark.parametrize("claim", [
+    "The Pico 2 causes cancer.", "The Pico 2 is discontinued.", "The Pico 2 is waterproof.",
+    "Pico 2 owners get a lifetime warranty.",
+])
+def test_a_quote_that_only_names_the_subject_carries_nothing_said_of_it(claim):
+    """Found by a new user: any everyday predicate passed with a quote naming the subject."""
+    _, refused = judged(claim, _one(PICO), supported(("p1", PICO)))
+    assert refused.label == "unsupported" and "none of what the claim says of it" in refused.note
+    _, kept = judged("The Pico 2 weighs 800 grams.", _one(PICO), supported(("p1", PICO)))
+    assert kept.label == "supported", kept.note
+
+
+def test_a_joined_predicate_resting_only_on_a_name_is_refused():
+    """Found by a new user: "... and ships from Ohio" passed on "Our warehouse is in Ohio."."""
+    passages = [{"id": "p2", "text": "The Pro plan costs $20 per month."},
+                {"id": "p3", "text": "Our warehouse is in Ohio."}]
+    verdict = supported(("p2", "The Pro plan costs $20 per month."),
+                        ("p3", "Our warehouse is in Ohio."))
+    _, refused = judged("The Pro plan costs $20 per month and ships from Ohio.", passages,
+                        verdict)
+    assert refused.label == "unsupported" and "does not speak to ship" in refused.note
+    _, kept = judged("The Pro plan costs $20 per month and the warehouse is in Ohio.",
+                     passages, verdict)
+    assert kept.label == "supported", kept.note
