@@ -1217,10 +1217,10 @@ def reads_as_code(info: str, lines: list[str]) -> bool:
     programming-language tag, or a line with code symbols, flags, identifiers or a lower-case
     command, or a line of fewer than three words that ends no sentence. A block whose every
     line reads as a prose sentence (or the wrapped continuation of one) or a ``key: value``
-    line is not: "The Pico costs $99 (tax included) and is waterproof; it floats." is prose,
-    whatever the tag (```` ```text ````, ``~~~``): the symbols prose uses (a currency sign
-    before a number, a parenthesis after a space, a semicolon or an ampersand between words,
-    a citation marker) are not code symbols. Shared by the offline decomposer and the
+    line (a list item's marker aside) is not: "The Pico costs $99 (tax included) and is
+    waterproof; it floats." is prose, whatever the tag (```` ```text ````, ``~~~``): the
+    symbols prose uses (a currency sign before a number, a parenthesis after a space, a
+    semicolon or an ampersand between words, a citation marker) are not code symbols. Shared by the offline decomposer and the
     pipeline's alignment, so neither sets aside prose because it is fenced."""
     if info.lower() in _CODE_LANGUAGES:
         return True
@@ -1232,6 +1232,7 @@ def reads_as_code(info: str, lines: list[str]) -> bool:
         if _KEY_VALUE.match(line) and not re.search(r"[{}()\[\];=<>$\\`]", line):
             ended = True
             continue
+        line = re.sub(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+(?=\S)", "", line)  # a list item's marker
         text = _PROSE_SYMBOLS.sub(" ", line).strip()
         words = line.split()
         if _CODE_LINE.search(text if ended else "X " + text) or not text:

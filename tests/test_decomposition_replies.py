@@ -38,6 +38,7 @@ PROSE_FENCES = {
     "several": "```\nThe Pico 2 costs $99. It is waterproof.\n```",
     "lines": "```\nThe Pico 2 costs $99.\nIt is waterproof (to 10 m); it floats.\n```",
     "wrapped": "```\nThe Pico 2 costs $99 and\nis waterproof.\n```",
+    "list": "```\n- The Pico 2 costs $99.\n- It is waterproof.\n```",
 }
 
 
