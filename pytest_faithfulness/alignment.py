@@ -7,7 +7,10 @@ aside with reasons. Rules, in order:
 
 1. **Claims.** Citation markers are removed from each claim (``text.strip_citations`` with the
    answer's passage ids); a claim left with no text is recorded as set aside ("only citation
-   markers"), never dropped silently.
+   markers"), never dropped silently. A claim that is only a subject and an auxiliary ("The
+   Pico 2 sure is.", ``decomposition.elliptical_claim``) asserts nothing of its own: it is
+   recorded as set aside, and its sentence is judged by the coverage rule (5) with the
+   question it answers.
 2. **Set-aside text is checked.** Each ``dropped`` item must be text of the answer: it is
    looked up after normalisation (NFKC, typographic quotes unified, Markdown emphasis, heading,
    table and quote marks removed, whitespace collapsed, case folded). An item that is not
@@ -97,6 +100,7 @@ from functools import lru_cache
 from .decomposition import (
     RECAP_OPENER,
     answered_question,
+    elliptical_claim,
     is_topic_label,
     markup_spans,
     non_assertive_reason,
@@ -206,6 +210,11 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
             dropped.append(DroppedText(text=raw, reason="claim holds only citation markers",
                                        spans=_in_bounds(spans, answer) or []))
             continue
+        if elliptical_claim(text):  # "The Pico 2 sure is.": nothing of its own to judge
+            dropped.append(DroppedText(text=raw, spans=[], reason=(
+                "a subject and an auxiliary with no predicate, so not a claim; its sentence "
+                "is judged with the question it answers")))
+            continue
         claim = AlignedClaim(text=text)
         if spans:
             checked = _in_bounds(spans, answer)
@@ -227,6 +236,11 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
     used: list[Span] = []
     for item in decomposition.dropped:
         span = _locate(item.text, canon, where, used)
+        own = _in_bounds(item.spans, answer) if len(item.spans) == 1 else None
+        if (span is not None and own and own[0][0] <= span[0] and span[1] <= own[0][1]
+                and _canonical(answer[own[0][0]:own[0][1]]) == _canonical(item.text)
+                and not any(_overlaps(own[0], u) for u in used)):
+            span = own[0]  # its own span, with the markup (a fence) the search skips
         if span is None:
             dropped.append(DroppedText(text=item.text, reason=f"{item.reason}; not text of the "
                                        "answer, so not trusted", spans=[]))

@@ -14,7 +14,9 @@ rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
    after its first word, or ``key: value`` with a number) is read as a sentence. A fenced
    block is set aside (``"code block"``) only when it reads as code (a programming-language
    tag, or a line with code symbols, flags, identifiers or a lower-case command); prose and
-   ``key: value`` lines inside a fence are decomposed like any other text.
+   ``key: value`` lines inside a fence are decomposed like any other text, whatever the tag
+   that names no language (```` ```text ````, ``~~~``), with the symbols prose writes ("$99",
+   "(tax included)", "; ", "R&D") and across wrapped lines (``reads_as_code``).
 2. Sentences are segmented by pysbd (Sadvilkar & Neumann 2020, "PySBD: Pragmatic Sentence
    Boundary Disambiguation"), with the language taken from the script.
 3. Numeric citation markers in citation position (``[1]``, ``[1, 2]``, ``[^1]``, ``【1】``; see
@@ -37,8 +39,17 @@ rules through its prompt, see ``prompts.DECOMPOSE_SYSTEM``):
    negative ("Yes.", "Absolutely!", "Of course.", "They can.", "No.", "Not at all.")
    -> its proposition (or its negation): "Can X be Y? Yes." -> "X can be Y.", "P? No." ->
    "It is not the case that P.", a topic and a predicate "Sale items: refundable? No." (or
-   "Sale items refundable? No.") -> "Sale items are not refundable."; the bare reply is set aside (``"reply to the question before
-   it"``). Only an interrogative is a question (it opens with an auxiliary, a modal or a
+   "Sale items refundable? No.") -> "Sale items are not refundable.", a bare question of
+   only what it asks about "Waterproof? Yes." -> "<the answer's subject so far> is
+   waterproof." ("Waterproof: yes." as written when there is no subject or what it asks
+   about is no predicate: "Free shipping: yes."), an indirect question "You may wonder
+   whether it is waterproof. It is." -> "It is waterproof."; the bare reply is set aside
+   (``"reply to the question before it"``). An elliptical reply ("It sure is.", "..., but
+   it is."; only a subject and an auxiliary, ``elliptical_claim``) takes its predicate from
+   the question it answers, in its sentence or the one before, and is never a claim alone:
+   when that question cannot be read, the two are judged as written together. An inverted
+   question keeps a name that ends in a number whole ("Is the Pico 2 waterproof?" -> "The
+   Pico 2 is waterproof."). Only an interrogative is a question (it opens with an auxiliary, a modal or a
    wh-word, is a tag question, or is elliptical: "Anything else?"); declarative word order
    with a "?" ("Sale items can be refunded?") is a claim, its "?" made a full stop.
    A frame is set aside only when nothing factual remains once it is removed
@@ -110,7 +121,7 @@ from .text import (
     sentence_spans,
 )
 
-RULES_VERSION = "rules-2026.12-2"  # assertions inside questions and offers; "Q: P? Yes."
+RULES_VERSION = "rules-2026.12-3"  # prose in fences; "Waterproof? Yes."; elliptical replies
 
 _AUX = {
     "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "can",
@@ -694,9 +705,29 @@ _NEGATIVE = (r"no|nope|nah|not at all|not really|never|incorrect|false|"
              r"(?:absolutely|definitely|certainly|of course|sadly|unfortunately) not")
 _YES_NO = re.compile(rf"^(?:({_NEGATIVE})|({_AFFIRMATIVE}))(?:\W*$|\s*[,.!:;\u2013\u2014-])",
                      re.IGNORECASE)
+#: Adverbs an elliptical reply may carry around its auxiliary ("It sure is.", "They
+#: certainly can.", "It is indeed.").
+_REPLY_ADVERBS = (r"sure|surely|certainly|definitely|absolutely|really|indeed|actually|truly|"
+                  r"still|also|too|so|though")
 _SHORT_REPLY = re.compile(
     rf"^(?:(?:{_AFFIRMATIVE}|{_NEGATIVE})\s*[,!.]?\s*)?(?:it|they|he|she|we|you|i|that|there)"
-    rf"\s+(?:({_POLAR_AUX})(?:\s+(not))?)\s*[.!]*$", re.IGNORECASE)
+    rf"\s+(?:(?:{_REPLY_ADVERBS})\s+)?(?:({_POLAR_AUX})(?:\s+(not))?)"
+    rf"(?:\s+(?:{_REPLY_ADVERBS}))?\s*[.!]*$", re.IGNORECASE)
+#: A clause that is only a subject and an auxiliary ("The Pico 2 sure is.", "It is.", "They
+#: can't."): elliptical, its predicate is in a question before it (``_elliptical``).
+_ELLIPTICAL_CLAIM = re.compile(
+    rf"^(?P<subject>(?:[\w'\u2019-]+\s+){{1,6}}?)(?:(?:{_REPLY_ADVERBS})\s+)?"
+    rf"(?P<aux>{_POLAR_AUX})(?:\s+(?P<neg>not))?(?:\s+(?:{_REPLY_ADVERBS}))?\s*[.!]*$",
+    re.IGNORECASE)
+#: An indirect yes/no question: "You may wonder whether it is waterproof", "I cannot confirm
+#: whether the Pico is waterproof, but ..." -> its clause ("it is waterproof").
+_INDIRECT = re.compile(
+    r"\b(?:wonder(?:s|ed|ing)?|ask(?:s|ed|ing)?|know|confirm|check|tell|say|sure|certain|"
+    r"clear|unclear|verify|see|find out|question(?: is)?)\s+(?:me\s+|you\s+|us\s+)?"
+    r"(?:whether|if)\s+(?P<clause>[^,;:?!.]*\w)", re.IGNORECASE)
+#: A yes/no question with no subject and no verb, only what it asks about: "Waterproof?",
+#: "Free shipping?" (``answered_question``).
+_BARE_QUESTION = re.compile(r"^[^\W\d_][\w'\u2019 -]{0,40}$")
 _WH_WORDS = frozenset("what when where which who whom whose why how".split())
 #: First words of elliptical questions ("Anything else?", "Need help?", "Sound good?").
 _ELLIPTICAL = frozenset("any anything anyone anybody need needs want wants sound sounds "
@@ -770,6 +801,8 @@ def _declarative(aux: str, rest: str, negate: bool = False) -> str | None:
     if split is None and not (words and words[0].lower() in _SUBJECT_PRONOUNS):
         for i in range(1, len(words)):
             w = words[i].lower()
+            if re.fullmatch(r"\d+[a-z]?", w) and words[i - 1][:1].isupper():
+                continue  # a number that ends a name ("the Pico 2", "Windows 11")
             if _is_verb(w) or w in _IMPERATIVES or (
                     aux not in {"does", "do", "did"} and _PREDICATE_START.match(w)):
                 split = i
@@ -801,7 +834,7 @@ def _question_claim(m: _Mapped):
     return None
 
 
-def answered_question(question: str, reply: str) -> str | None:
+def answered_question(question: str, reply: str, subject: str | None = None) -> str | None:
     """The statement a yes/no question and the reply after it make together, else ``None``.
 
     The reply is an affirmative or negative ("Yes.", "Absolutely!", "Of course not.", "They
@@ -809,14 +842,21 @@ def answered_question(question: str, reply: str) -> str | None:
     ("Can sale items be refunded? Yes." -> "Sale items can be refunded."; a negative one,
     "Isn't X Y? Yes." -> "X is Y."; "Will I get a refund? Yes." -> "You will get a refund.")
     or declarative word order with a question mark ("Refunds take 14 days? No." -> "It is not
-    the case that refunds take 14 days.").
+    the case that refunds take 14 days."), or a question of only what it asks about
+    ("Waterproof? Yes." -> "The Pico is waterproof." with ``subject`` "The Pico", the
+    answer's subject so far; "Waterproof: yes." as written without one, or when what it asks
+    about is no predicate), or an indirect question answered by a bare reply ("You may wonder
+    whether it is waterproof. It is." / "..., but it is." -> "It is waterproof.").
     """
     polarity = _reply_polarity(reply)
     if polarity is None:
         return None
     q = question.strip().rstrip("\"'\u201d)").rstrip()
     if not q.endswith("?"):
-        return None
+        indirect = list(_INDIRECT.finditer(q))
+        if not indirect or not is_bare_reply(reply):
+            return None
+        return _negated(indirect[-1].group("clause"), not polarity)
     polar = _POLAR.match(q.replace("\u2019", "'"))
     if polar:
         aux, rest = polar.group(1).lower(), _second_person(polar.group(2))
@@ -840,12 +880,47 @@ def answered_question(question: str, reply: str) -> str | None:
         if polarity:
             return _finish_sentence(body)
         return f"It is not the case that {body[:1].lower() + body[1:]}."
+    bare = q.rstrip("?").strip()
+    words = bare.replace("\u2019", "'").split()
+    if (_BARE_QUESTION.match(bare) and len(words) <= 4 and ":" not in bare
+            and words[0].lower() not in (_AUX | set(_NEG_AUX) | _WH_WORDS | _ELLIPTICAL
+                                         | _SUBJECT_PRONOUNS)
+            and not any(_is_verb(w) for w in words)):
+        # "Waterproof? Yes." says the answer's subject is waterproof
+        predicate = bare[:1].lower() + bare[1:] if not bare[1:2].isupper() else bare
+        if subject and (_PREDICATE_WORD.match(words[-1]) or _PREDICATE_START.match(words[0])):
+            copula = "are" if _plural(subject) else "is"
+            negation = "" if polarity else " not"
+            return _finish_sentence(f"{_capital(subject)} {copula}{negation} {predicate}")
+        return _finish_sentence(f"{bare}: {'yes' if polarity else 'no'}")  # as written
     if _interrogative(q):
         return None
     body = q.rstrip("?").strip()
     if polarity:
         return _finish_sentence(body)
     return f"It is not the case that {body[:1].lower() + body[1:]}."
+
+
+def _negated(clause: str, negate: bool) -> str:
+    """``clause`` as a sentence, negated at its first auxiliary ("it is waterproof" -> "It is
+    not waterproof."), or as "It is not the case that ..." when it has none."""
+    if not negate:
+        return _finish_sentence(clause)
+    words = clause.split()
+    at = next((i for i in range(1, len(words)) if words[i].lower() in _AUX), None)
+    if at is None:
+        return f"It is not the case that {clause[:1].lower() + clause[1:]}."
+    aux = "cannot" if words[at].lower() == "can" else f"{words[at]} not"
+    return _finish_sentence(" ".join(words[:at] + [aux] + words[at + 1:]))
+
+
+def elliptical_claim(text: str) -> bool:
+    """Whether a claim is only a subject and an auxiliary ("The Pico 2 sure is.", "It is.",
+    "They can't."): it has no predicate of its own to judge. The offline decomposer reads
+    such a clause with the question it answers; the pipeline scores no such claim of an LLM
+    decomposer (its sentence is judged instead)."""
+    m = _ELLIPTICAL_CLAIM.match(text.strip().replace("\u2019", "'"))
+    return bool(m) and not any(w.lower() in _AUX for w in m.group("subject").split())
 
 
 def _keyed_question(q: str) -> tuple[str, str] | None:
@@ -1140,20 +1215,44 @@ def reads_as_code(info: str, lines: list[str]) -> bool:
     """Whether a fenced block with info string ``info`` (```` ```python ```` -> ``"python"``)
     and inner ``lines`` (no fence lines) is code, set aside (``"code block"``): a
     programming-language tag, or a line with code symbols, flags, identifiers or a lower-case
-    command, or a line of fewer than three words. A block whose every line reads as a prose
-    sentence or a ``key: value`` line ("The API allows 100 requests per minute.") is not:
-    its text is judged like any other. Shared by the offline decomposer and the pipeline's
-    alignment, so neither sets aside prose because it is fenced."""
+    command, or a line of fewer than three words that ends no sentence. A block whose every
+    line reads as a prose sentence (or the wrapped continuation of one) or a ``key: value``
+    line (a list item's marker aside) is not: "The Pico costs $99 (tax included) and is
+    waterproof; it floats." is prose, whatever the tag (```` ```text ````, ``~~~``): the
+    symbols prose uses (a currency sign before a number, a parenthesis after a space, a
+    semicolon or an ampersand between words, a citation marker) are not code symbols. Shared by the offline decomposer and the
+    pipeline's alignment, so neither sets aside prose because it is fenced."""
     if info.lower() in _CODE_LANGUAGES:
         return True
+    ended = True  # the line before ended a sentence (or there was none)
     for line in lines:
         if not line.strip():
+            ended = True
             continue
         if _KEY_VALUE.match(line) and not re.search(r"[{}()\[\];=<>$\\`]", line):
+            ended = True
             continue
-        if _CODE_LINE.search(line) or len(line.split()) < 3 or not line.strip()[0].isupper():
+        line = re.sub(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+(?=\S)", "", line)  # a list item's marker
+        text = _PROSE_SYMBOLS.sub(" ", line).strip()
+        words = line.split()
+        if _CODE_LINE.search(text if ended else "X " + text) or not text:
             return True
+        if ended and not text[0].isupper():
+            return True
+        if len(words) < 3 and not (re.search(r"[.!?][\"')\u201d]*$", line.strip())
+                                   or not ended):
+            return True
+        ended = bool(re.search(r"[.!?:][\"')\u201d]*$", line.strip()))
     return False
+
+
+#: What prose writes that ``_CODE_LINE`` would read as code: a currency sign before a number
+#: ("$99"), a parenthesis opened after a space or at the start ("(tax included)"), a
+#: semicolon, an ampersand between words ("R&D", "terms & conditions"), a numeric citation
+#: marker ("[1]").
+_PROSE_SYMBOLS = re.compile(
+    r"[$\u00a3\u20ac]\d|(?:^|(?<=\s))\([^()=;{}<>]*\)(?=[\s.,;:!?]|$)|;(?=\s+\w)|"
+    r"(?<=\w)&(?=\w)|\s&\s|\[\d+(?:,\s*\d+)*\]")
 
 
 def _blocks(answer: str, lo: int, hi: int) -> list[_Block]:
@@ -1406,7 +1505,8 @@ class RuleDecomposer:
         for i, sentence in enumerate(sentences):
             if not _WORD.search(sentence.text):
                 continue
-            answered = (answered_question(sentence.text, sentences[i + 1].text)
+            subject = state["entity"] or topic
+            answered = (answered_question(sentence.text, sentences[i + 1].text, subject)
                         if i + 1 < len(sentences) else None)
             if answered:  # "Can X be Y? Yes." asserts "X can be Y."
                 out.extend(self._claims(sentence, answered, kind, topic, state))
@@ -1416,6 +1516,7 @@ class RuleDecomposer:
             if i in replied:  # "Yes." / "They can.": its meaning is in the claim before it
                 out.append(("reply to the question before it", "", sentence.first()))
                 continue
+            state["before"] = sentences[i - 1].text if i else ""
             for piece_kind, reason, m, override in _analyse(sentence):
                 if piece_kind == "drop":
                     out.append((reason, "", m.first()))
@@ -1437,6 +1538,9 @@ class RuleDecomposer:
             text = attached
         out = []
         for clause, start, end in _split_coordination(text):
+            reply = _LEAD_CONJ.sub("", clause.strip())
+            if elliptical_claim(reply):  # "It sure is." / "..., but it is.": see ``_resolved_reply``
+                clause = _resolved_reply(reply, text[:start], state)
             clause, state["entity"] = _resolve(clause, state["entity"])
             clause = _finish(clause)
             if not clause:
@@ -1445,6 +1549,19 @@ class RuleDecomposer:
                                                              max(0, end - prefix)]
             out.append(("claim", clause, source.first() if source.text else body.first()))
         return out
+
+
+def _resolved_reply(reply: str, before: str, state: dict) -> str:
+    """The claim an elliptical reply ("It sure is.", "The Pico 2 is.") makes with the question
+    it answers: in its own sentence before it (``before``: "I cannot confirm whether X is Y,
+    but it is.") or in the sentence before ("Is it Y? It sure is."; "You may wonder whether it
+    is Y. It is."). A reply whose question cannot be read is judged as written together with
+    that question, never alone: a subject and an auxiliary assert nothing to check."""
+    context = (before if _WORD.search(before) else state.get("before", "")).strip()
+    statement = answered_question(context, reply, state["entity"])
+    if statement is None and context.endswith("?") and _reply_polarity(reply) is not False:
+        statement = answered_question(context, "Yes.", state["entity"])
+    return statement or f"{context} {reply}".strip()
 
 
 def _place(answer: str, lo: int, hi: int, pieces):
