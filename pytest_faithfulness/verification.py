@@ -125,10 +125,16 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        nor said through its opposite with the same polarity (non-/un-/in-/im-/ir-/il-/dis-,
        de- before a verb, -less, ``_ANTONYM_PAIRS``, ``_OPPOSITE_WORDS``: enabled/disabled,
        accepted/rejected, issued/denied, incur/avoid, buyer/seller, a verb with up/down or
-       on/off); "excluded" reads "not included", "lacks" "does not have", "no fee" "free";
+       on/off; ``_OPPOSITE_FAMILIES``, every word of one side against every word of the
+       other: rose/climbed/grew/jumped/soared against dropped/fell/declined/shrank/plunged,
+       wide/narrow, thriving/struggling; a word of the claim's side of its family states
+       it: "rose" for "increased"); "excluded" reads "not included", "lacks" "does not
+       have", "no fee" "free";
     8. state the claim's quantifiers (all/every/each, most, only, exactly, always, never...) in
        the evidence, and not another one where the quotes give one (all vs some, always vs
-       rarely);
+       rarely); and its frequency and degree words (usually, often, sometimes, rarely,
+       partly; slightly, significantly...: ``_hedges``) by a word of the same class
+       ("seldom" for "rarely"; "skyrocket" states "sharply");
     9. not swap a number or a name of the evidence into another role: a number stated only
        apart from its claim part's words while the evidence states those words with another
        number (``_unattached``; a parenthesis is a part of its own), a name of the claim
@@ -382,7 +388,8 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                 f"{rider!r} (a phrase the claim adds that no evidence states)")
     if unsaid := sorted(w for w in cf.words - _DISCOURSE - _FILLERS
                         if (_negated_inside(w) or w in _CURATED) and not _stated(w, stated)
-                        and not _said_through_opposite(w, cf, xf)):
+                        and not _said_through_opposite(w, cf, xf)
+                        and not _kin_in_part(w, cf, xf)):
         return (f"supported verdict's quote {shown!r} does not state the claim's "
                 f"{', '.join(unsaid)} (a word negated inside, or one with a listed opposite, "
                 "must be stated as it is)")
@@ -1117,6 +1124,26 @@ _OPPOSITE_WORDS = (
     "encrypt decrypt", "encrypted decrypted", "distant nearby", "ahead behind",
     "shut opened", "reveal hide", "revealed hidden", "visible hidden", "help hinder",
 )
+#: Families of opposites: every word of one side is the opposite of every word of the other
+#: (stemmed when the table is built), and the words of one side say the same thing, so that
+#: evidence stating one of them with the claim's polarity agrees with a claim saying another
+#: ("dropped" for "fell") even where it also states the other side ("rose, then fell").
+_OPPOSITE_FAMILIES = (
+    # the direction of a quantity
+    ("rise rises rose risen rising climb climbed grow grows grew grown growing increase "
+     "increased increases gain gained gains jump jumped jumps soar soared surge surged "
+     "rocket rocketed skyrocket skyrocketed",
+     "drop dropped drops fall falls fell fallen falling decline declined decrease decreased "
+     "decreases shrink shrank shrunk slump slumped plunge plunged dip dipped slide slid sink "
+     "sank sunk tumble tumbled plummet plummeted"),
+    ("accelerate accelerated spur spurred",
+     "decelerate decelerated hinder hindered hamper hampered impede impeded"),
+    ("wide wider broad broader", "narrow narrower"),
+    ("specific", "generic"),
+    ("thrive thrives thrived thriving", "struggle struggles struggled struggling"),
+    ("endorse endorsed endorsing", "ban banned banning"),
+    ("reveal revealed unveil unveiled disclose disclosed", "hide hid hidden conceal concealed"),
+)
 #: Stop words that are opposites after the same verb (the coverage rules skip stop words):
 #: "Sales went up" is not "Sales went down"; "turned on" is not "turned off".
 _STOP_OPPOSITES = {"up": "down", "down": "up", "on": "off", "off": "on"}
@@ -1131,13 +1158,48 @@ _CURATED = frozenset(w for pair in _ANTONYM_PAIRS for w in pair) - {
 
 @cache
 def _antonyms() -> dict[str, frozenset[str]]:
-    """Stem -> its opposite stems, both ways (``_ANTONYM_PAIRS`` and ``_OPPOSITE_WORDS``)."""
+    """Stem -> its opposite stems, both ways (``_ANTONYM_PAIRS``, ``_OPPOSITE_WORDS`` and
+    every cross pair of ``_OPPOSITE_FAMILIES``)."""
     table: dict[str, set[str]] = {}
+    families = tuple((_stem(a), _stem(b)) for up, down in _OPPOSITE_FAMILIES
+                     for a in up.split() for b in down.split())
     for a, b in _ANTONYM_PAIRS + tuple((_stem(a), _stem(b)) for a, b in
-                                       (pair.split() for pair in _OPPOSITE_WORDS)):
-        table.setdefault(a, set()).add(b)
-        table.setdefault(b, set()).add(a)
+                                       (pair.split() for pair in _OPPOSITE_WORDS)) + families:
+        if a != b:
+            table.setdefault(a, set()).add(b)
+            table.setdefault(b, set()).add(a)
     return {k: frozenset(v) for k, v in table.items()}
+
+
+@cache
+def _kin() -> dict[str, frozenset[str]]:
+    """Stem -> the stems on its side of its ``_OPPOSITE_FAMILIES`` family (itself included):
+    words that say the same direction ("drop", "fell", "declin")."""
+    table: dict[str, set[str]] = {}
+    for family in _OPPOSITE_FAMILIES:
+        for side in family:
+            stems = {_stem(w) for w in side.split()}
+            for w in stems:
+                table.setdefault(w, set()).update(stems)
+    return {k: frozenset(v) for k, v in table.items()}
+
+
+def _kin_in_part(word: str, cf: _Features, xf: _Features) -> bool:
+    """Whether the evidence ``xf`` states ``word`` of the claim by a word of its side of its
+    family (``_kin``: "rose" for "increased") in a part that also states another word of the
+    claim's part holding ``word`` (so that "costs fell" elsewhere in a long passage does not
+    state "decreased yields")."""
+    kin = _kin().get(word, frozenset()) - {word}
+    if not kin:
+        return False
+    others = {w for part in cf.parts if word in part for w in part} - {word} - _FILLERS
+    return any(part & kin and any(_stated(o, part) for o in others) for part in xf.parts)
+
+
+def _said_by_kin(word: str, negs: set[bool], scoped: dict[str, set[bool]]) -> bool:
+    """Whether a word of ``word``'s side of its family (``_kin``) is in ``scoped`` (stem ->
+    polarities) with one of the polarities ``negs``."""
+    return any(negs & scoped.get(k, set()) for k in _kin().get(word, ()))
 
 
 @lru_cache(maxsize=65536)
@@ -1186,7 +1248,7 @@ def _polarity_problem(cf: _Features, xf: _Features) -> list[str]:
             if neg not in ev_clause[w] and not scope & ev_scope.get(w, set()):
                 flipped.add(w)
             continue
-        if w in cf.numbers:
+        if w in cf.numbers or _said_by_kin(w, scope, ev_scope):
             continue
         opposed = [v for v in ev_scope if _opposite(w, v)]
         same = any(s in ev_scope[v] for v in opposed for s in scope)
@@ -1243,13 +1305,64 @@ def strength_words(text: str) -> frozenset[str]:
     return frozenset(_quantifiers(text) | {w for w in words if w in _MODALS})
 
 
+#: How often or how much: a claim's word of these must be stated by its evidence ("The seller
+#: rarely pays" is not "The seller pays"), by a word of the same class ("seldom" for
+#: "rarely", "sharply" for "significantly"). By class; ``_QUANTIFIERS`` gives the classes of
+#: the frequency words.
+_HEDGE_CLASSES = frozenset({"usually", "often", "sometimes", "rarely", "partial"})
+_DEGREES = {
+    "normally": "usually", "commonly": "often", "regularly": "often", "routinely": "usually",
+    "infrequently": "rarely", "hardly": "rarely", "barely": "rarely", "scarcely": "rarely",
+    "partially": "partial",
+    "slightly": "slightly", "somewhat": "slightly", "marginally": "slightly",
+    "modestly": "slightly", "significantly": "sharply", "substantially": "sharply",
+    "considerably": "sharply", "greatly": "sharply", "sharply": "sharply",
+    "dramatically": "sharply", "drastically": "sharply", "hugely": "sharply",
+    "vastly": "sharply", "massively": "sharply", "steeply": "sharply",
+}
+
+
+#: Verbs that say a change was sharp ("will see the value skyrocket" states "significantly
+#: elevate"), as stem prefixes: evidence stating one states "sharply".
+_SHARP_VERBS = ("skyrocket", "soar", "surg", "plung", "plummet", "tumbl", "rocket", "spik",
+                "slump", "balloon", "doubl", "tripl", "quadrupl", "halv")
+
+
+def _hedges(text: str, *, evidence: bool = False) -> set[str]:
+    """The frequency and degree classes of ``text`` (``_HEDGE_CLASSES``, ``_DEGREES``); of
+    ``evidence``, a verb of ``_SHARP_VERBS`` says "sharply" too."""
+    words = _LETTERS.findall(text.lower())
+    sharp = evidence and any(w.startswith(_SHARP_VERBS) for w in words)
+    return ({_QUANTIFIERS[w] for w in words if _QUANTIFIERS.get(w) in _HEDGE_CLASSES}
+            | {_DEGREES[w] for w in words if w in _DEGREES} | ({"sharply"} if sharp else set()))
+
+
+def _hedge_classes(f: _Features, *, evidence: bool = False) -> set[str]:
+    """``_hedges`` of a text read from its features (every word is in ``scoped``)."""
+    stems = _hedge_stems()
+    sharp = evidence and any(w.startswith(_SHARP_VERBS) for w, _ in f.scoped)
+    return {c for w, _ in f.scoped if (c := stems.get(w))} | ({"sharply"} if sharp else set())
+
+
+@cache
+def _hedge_stems() -> dict[str, str]:
+    """Stem -> class of the words ``_hedges`` reads."""
+    return {_stem(w): c for w, c in _QUANTIFIERS.items() if c in _HEDGE_CLASSES} | {
+        _stem(w): c for w, c in _DEGREES.items()}
+
+
 def _quantifier_problem(claim: str, ev: _Evidence) -> str | None:
-    """Why the claim's quantifiers are not the evidence's, or ``None``."""
-    said = _quantifiers(ev.context)
+    """Why the claim's quantifiers are not the evidence's, or ``None``: a strong one
+    (``_STRONG_QUANTIFIERS``) or a frequency or degree word (``_hedges``) the evidence does
+    not state, or another quantifier where the quotes state one."""
+    said = _quantifiers(ev.context) | _hedges(ev.context, evidence=True)
     claimed = _quantifiers(claim)
+    hedged = _hedges(claim)
     for q in sorted(claimed - said):
-        if q in _STRONG_QUANTIFIERS or _quantifiers(ev.quotes) - claimed:
+        if q in _STRONG_QUANTIFIERS or q in hedged or _quantifiers(ev.quotes) - claimed:
             return f"does not say {q!r} as the claim does"
+    for q in sorted(hedged - said):
+        return f"does not say {q!r} as the claim does (a frequency or degree word)"
     return None
 
 
@@ -2080,7 +2193,7 @@ def _opposites(cf: _Features, wf: _Features) -> list[tuple[str, str]]:
         window.setdefault(w, set()).add(neg)
     said = {(_FREQUENCY[w], neg) for w, neg in wf.scoped if w in _FREQUENCY}
     for a, neg in sorted(cf.scoped):
-        if a[0].isdigit() or neg in window.get(a, ()):
+        if a[0].isdigit() or neg in window.get(a, ()) or _said_by_kin(a, {neg}, window):
             continue
         if a in _FREQUENCY and (_FREQUENCY[a], neg) not in said:
             if clash := sorted(c for c, n in said if n == neg
@@ -2139,6 +2252,8 @@ def statement_problem(cf: _Features, wf: _Features) -> str | None:
         return f"negated on one side only: {', '.join(flipped)}"
     if opposed := _opposites(cf, wf):
         return "opposite words: " + ", ".join(f"{a} / {b}" for a, b in opposed)
+    if hedges := sorted(_hedge_classes(cf) - _hedge_classes(wf, evidence=True)):
+        return f"the passage does not say {', '.join(hedges)} (how often or how much)"
     if loose := _loose_bounds(cf, wf):
         return f"the passage says at least {', '.join(loose)} where the claim says exactly"
     if _unmatched_quantities(cf, wf):

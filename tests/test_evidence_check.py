@@ -742,3 +742,97 @@ def test_what_looks_like_a_range_or_a_spelled_quantity_is_kept(claim, stated):
     result, kept = judged(claim, [{"id": "p1", "text": stated}], supported(("p1", stated)))
     assert kept.label == "supported", kept.note
     assert result.score == 1.0
+
+
+# --------------------------------------------------------------------------------------------
+# Found by a new user attacking main (issue 20, polarity round 2): opposite verbs off the
+# curated list, frequency and degree words, names swapped inside one two-sentence quote, and
+# a Markdown table's "No" cell read as negating the whole table. Each kind both ways.
+
+PICO = ("The Pico 2 weighs 800 grams and costs $49. The battery lasts up to 10 hours. Ana Ruiz "
+        "coaches the Tigers. Leo Park coaches the Lions. The Lions beat the Tigers 3-1 in the "
+        "final. Prices rose by 5% in 2023. Refunds are issued within 14 days of a return being "
+        "received. The seller pays return shipping.")
+
+DIRECTION_UP = ["rose", "climbed", "grew", "increased", "gained", "jumped", "soared", "surged"]
+DIRECTION_DOWN = ["dropped", "fell", "declined", "decreased", "shrank", "slumped", "plunged",
+                  "dipped", "slid", "sank", "tumbled", "plummeted"]
+
+
+@pytest.mark.parametrize("verb", DIRECTION_DOWN)
+def test_a_direction_verb_is_refused_against_its_opposite(verb):
+    claim = f"Prices {verb} by 5% in 2023."
+    result, refused = judged(claim, _one(PICO), supported(("p1", "Prices rose by 5% in 2023.")))
+    assert refused.label == "unsupported", f"'{verb}' accepted against 'rose'"
+    assert result.score == 0.0
+    # the other way round: a passage saying the verb refuses every rising verb
+    stated = f"Prices {verb} by 5% in 2023."
+    for up in DIRECTION_UP:
+        _, other = judged(f"Prices {up} by 5% in 2023.", _one(stated), supported(("p1", stated)))
+        assert other.label == "unsupported", f"'{up}' accepted against '{verb}'"
+
+
+@pytest.mark.parametrize(("stated", "claim"), [
+    ("Prices rose by 5% in 2023.", "Prices climbed by 5% in 2023."),
+    ("Prices rose by 5% in 2023.", "Prices increased by 5% in 2023."),
+    ("Prices fell by 5% in 2023.", "Prices dropped by 5% in 2023."),
+    ("Prices fell by 5% in 2023.", "Prices declined by 5% in 2023."),
+    ("Prices rose in spring and fell by 5% in the autumn.", "Prices dropped by 5% in the autumn."),
+], ids=["climbed<-rose", "increased<-rose", "dropped<-fell", "declined<-fell", "both-sides"])
+def test_a_direction_verb_of_the_same_side_is_kept(stated, claim):
+    result, kept = judged(claim, _one(stated), supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+    assert result.score == 1.0
+
+
+@pytest.mark.parametrize(("stated", "claim"), [
+    ("We offer a wide range of plans.", "We offer a narrow range of plans."),
+    ("The startup is struggling financially.", "The startup is thriving financially."),
+    ("The government is banning the app on work phones.",
+     "The government is endorsing the app on work phones."),
+    ("The recall addresses a specific electrical issue.",
+     "The recall addresses a generic electrical issue."),
+])
+def test_more_opposite_families_are_refused_both_ways(stated, claim):
+    _, refused = judged(claim, _one(stated), supported(("p1", stated)))
+    assert refused.label == "unsupported", "opposite claim accepted"
+    _, back = judged(stated, _one(claim), supported(("p1", claim)))
+    assert back.label == "unsupported", "opposite claim accepted (other way)"
+    _, kept = judged(stated, _one(stated), supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+
+
+HEDGES = ["rarely", "seldom", "sometimes", "occasionally", "often", "usually", "normally",
+          "hardly ever"]
+
+
+@pytest.mark.parametrize("hedge", HEDGES)
+def test_a_frequency_word_the_evidence_does_not_state_is_refused(hedge):
+    claim = f"The seller {hedge} pays return shipping."
+    result, refused = judged(claim, _one(PICO),
+                             supported(("p1", "The seller pays return shipping.")))
+    assert refused.label == "unsupported", f"'{hedge}' accepted"
+    assert result.score == 0.0
+    # stated with the same frequency (or a word of its class), it is kept
+    stated = f"The seller {hedge} pays return shipping."
+    _, kept = judged(claim, _one(stated), supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+
+
+@pytest.mark.parametrize(("claim", "stated", "kept_claim"), [
+    ("Prices rose sharply by 5% in 2023.", "Prices rose by 5% in 2023.",
+     "Prices rose by 5% in 2023."),
+    ("Prices rose slightly by 5% in 2023.", "Prices rose significantly by 5% in 2023.",
+     "Prices rose considerably by 5% in 2023."),
+    ("The seller seldom pays return shipping.", "The seller often pays return shipping.",
+     "The seller frequently pays return shipping."),
+    ("The value will rise significantly.", "The value will skyrocket.",
+     "The value will rise significantly."),
+], ids=["degree-unstated", "slightly-vs-significantly", "seldom-vs-often", "skyrocket"])
+def test_a_degree_word_must_be_the_evidence_degree(claim, stated, kept_claim):
+    if claim != kept_claim:
+        _, refused = judged(claim, _one(stated), supported(("p1", stated)))
+        assert refused.label == "unsupported", refused.note
+    _, kept = judged(kept_claim, _one(stated), supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+
