@@ -89,8 +89,11 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        number or name).
 
     A ``supported`` verdict must also, reading the quotes, the sentence(s) around each quote in
-    its passage (a table row with its header row, a bare "Yes."/"No." with its question, a
-    question with the bare answer after it) and the cited passages' titles:
+    its passage (a table row with its header row, a yes/no cell answering its column only:
+    "SSO: No" reads "not SSO"; a quote over several rows read row by row, keeping the rows
+    that name the claim's names, else those stating most of its words; a bare "Yes."/"No."
+    with its question, a question with the bare answer after it) and the cited passages'
+    titles:
 
     4. state every name of the claim (capitalised words, acronyms, letter-led tokens with digits
        such as S3, A320, USB-C; the word opening the claim when it is no common word,
@@ -142,7 +145,9 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        stating the rest of the claim gives to another name (``_slot_rival``), a name right
        after a content word that the evidence writes only with another name ("coach Leo
        Park" against "coach Ana Ruiz": ``_slot_problem``), a day or month word and a name
-       trading places (``_date_word_problem``).
+       trading places (``_date_word_problem``); a quote of several sentences is read sentence
+       by sentence here ("Ana Ruiz coaches the Tigers. Leo Park coaches the Lions." quoted
+       whole does not state "Leo Park coaches the Tigers").
 
     ``unsupported`` verdicts are accepted as they are. How much of the claim the quotes state is
     reported separately (``evidence_coverage``), and decides nothing.
@@ -230,11 +235,17 @@ class _Evidence:
     titles: str
     whole: bool       # some quote is the whole text or title of its passage
     count: int        # distinct quotes
+    #: ``context`` sentence by sentence (a quote of two sentences gives two; a table row read
+    #: with its header is one), for the rules that read what one sentence says together.
+    units: tuple[str, ...] = ()
 
 
-def _read_evidence(items: list[Evidence], by_id: dict[str, Passage]) -> _Evidence:
-    """The quotes of ``items``, the sentences around them and their passages' titles."""
-    quotes, context, whole = [], [], False
+def _read_evidence(items: list[Evidence], by_id: dict[str, Passage],
+                   claim: str | None = None) -> _Evidence:
+    """The quotes of ``items``, the sentences around them and their passages' titles. A quote
+    over several rows of a Markdown table is read row by row, each with its header, and only
+    the rows that speak of ``claim`` are kept (``_claim_rows``)."""
+    quotes, context, units, whole = [], [], [], False
     for quote in dict.fromkeys(item.quote for item in items):
         pids = [item.passage_id for item in items if item.quote == quote]
         said = quote
@@ -245,15 +256,44 @@ def _read_evidence(items: list[Evidence], by_id: dict[str, Passage]) -> _Evidenc
                 if not source or not quote_in_passage(quote, source):
                     continue
                 whole = whole or _bare(fold_typography(source)) == _bare(fold_typography(quote))
+                if rows := _table_rows(source, fold_typography(quote)):
+                    rows = _claim_rows(rows, claim)
+                    around.append(" ".join(rows))
+                    units += rows
+                    break
                 sentence, before = _sentence_around(quote, source)
                 if before:
                     said = f"{before} {quote}"
+                    units.append(_answered(f"{before} {sentence}"))
+                else:
+                    units += [_answered(sentence[a:b])
+                              for a, b in passage_sentence_spans(sentence)]
                 around.append(f"{before} {sentence}" if before else sentence)
                 break
         quotes.append(_answered(said))
         context.append(_answered(" ".join(dict.fromkeys(around)) or said))
     titles = " ".join(dict.fromkeys(by_id[i.passage_id].title or "" for i in items)).strip()
-    return _Evidence(" . ".join(quotes), " . ".join(context), titles, whole, len(quotes))
+    return _Evidence(" . ".join(quotes), " . ".join(context), titles, whole, len(quotes),
+                     tuple(dict.fromkeys(units)) or tuple(context))
+
+
+def _claim_rows(rows: list[tuple[str, str]], claim: str | None) -> list[str]:
+    """The readings of the table rows (``_table_rows``) that speak of ``claim``: those whose own
+    cells state a name of the claim ("Basic" for "The Basic plan costs $5"), else those whose
+    cells state the most of its content words; all of them when none states any (or without
+    a claim). A quote of the whole table is no evidence that one row's value belongs to
+    another row's name."""
+    readings = [reading for reading, _ in rows]
+    if claim is None or len(rows) < 2:
+        return readings
+    cf = _features(claim)
+    own = [_features(cells, sentence_start_exempt=False).content for _, cells in rows]
+    names = cf.mandatory - cf.numbers
+    if named := [r for r, words in zip(readings, own) if names & words]:
+        return named
+    best = max(len(cf.content & words) for words in own)
+    return [r for r, words in zip(readings, own) if len(cf.content & words) == best] \
+        if best else readings
 
 
 #: A bare answer of a question-and-answer passage: "Yes.", "No", "A: No.".
@@ -276,22 +316,84 @@ def _answered(text: str) -> str:
 _SENTENCE_BREAK = re.compile(r"[.!?\u3002\n](?!\d)")
 
 
+#: A bare yes/no cell of a table answers its column: "SSO: Yes" reads "SSO.", "SSO: No"
+#: reads "not SSO." (the "No" negates its column only, not the row or the table).
+_CELL_ANSWERS = {"yes": "", "y": "", "true": "", "\u2713": "", "\u2714": "", "\u2705": "",
+                 "no": "not ", "n": "not ", "false": "not ", "\u2717": "not ",
+                 "\u2718": "not ", "\u274c": "not "}
+
+
+def _table_cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def row_reading(header_line: str, row_line: str) -> str | None:
+    """A Markdown table row read with its header row, cell by cell ("| Team | 25 |" under
+    "| Plan | Users |" reads "Plan: Team. Users: 25."; a yes/no cell answers its column:
+    "SSO: No" reads "not SSO.", "SSO: Yes" reads "SSO."); ``None`` when the two rows do not
+    have as many cells."""
+    header, cells = _table_cells(header_line), _table_cells(row_line)
+    if len(header) != len(cells):
+        return None
+    return " ".join(
+        f"{answer}{h}." if h and (answer := _CELL_ANSWERS.get(c.lower())) is not None
+        else f"{h}: {c}." for h, c in zip(header, cells) if c)
+
+
+def table_readings(text: str, spans) -> dict[int, str]:
+    """For each sentence (index into ``spans``, ``text.passage_sentence_spans``) that is a
+    body row of a Markdown table of ``text``, the row read with its header (``row_reading``),
+    for the offline judges: each row is read on its own, its "No" cells negating their
+    column only."""
+    out = {}
+    for k, h in _table_headers(text, spans).items():
+        reading = row_reading(text[slice(*spans[h])], text[slice(*spans[k])])
+        if reading is not None:
+            out[k] = reading
+    return out
+
+
 def _table_row(source: str, quote: str) -> str | None:
-    """When ``quote`` lies in a row of a Markdown table of ``source``, that row read with its
-    header, cell by cell ("| Team | 25 |" under "| Plan | Users |" reads "Plan: Team. Users:
-    25."); otherwise ``None``."""
+    """When ``quote`` lies in one or more body rows of a Markdown table of ``source``, those
+    rows read with their header, cell by cell, row by row ("| Team | 25 |" under "| Plan |
+    Users |" reads "Plan: Team. Users: 25."; a yes/no cell answers its column: "SSO: No"
+    reads "not SSO."); otherwise ``None``."""
+    rows = _table_rows(source, quote)
+    return " ".join(reading for reading, _ in rows) if rows else None
+
+
+def _table_rows(source: str, quote: str) -> list[tuple[str, str]] | None:
+    """``(reading, own cells)`` of each body row of a Markdown table of ``source`` that the
+    (typography-folded) ``quote`` touches (the reading as ``_table_row`` gives it; the cells
+    as written, without the header); ``None`` when the quote lies outside a table (in part,
+    too) or only in its header."""
     lines = [fold_typography(line) for line in source.splitlines()]
-    for i, line in enumerate(lines):
-        if not line.startswith("|") or quote not in line:
-            continue
-        start = i
-        while start > 0 and lines[start - 1].startswith("|"):
-            start -= 1
-        header = [c.strip() for c in lines[start].strip("|").split("|")]
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if start == i or len(header) != len(cells):
-            return None
-        return " ".join(f"{h}: {c}." for h, c in zip(header, cells) if c)
+    joined = " ".join(lines)
+    starts, pos = [], 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line) + 1
+    at = joined.find(quote) if quote else -1
+    while at >= 0:
+        end = at + len(quote)
+        touched = [i for i, s0 in enumerate(starts) if s0 < end and s0 + len(lines[i]) > at]
+        rows: list[tuple[str, str]] | None = []
+        for i in touched:
+            if not lines[i].startswith("|"):
+                rows = None
+                break
+            top = i
+            while top > 0 and lines[top - 1].startswith("|"):
+                top -= 1
+            if top == i or _TABLE_DELIMITER.fullmatch(lines[i]):
+                continue  # the header or delimiter row
+            if (reading := row_reading(lines[top], lines[i])) is None:
+                rows = None
+                break
+            rows.append((reading, " ".join(c for c in _table_cells(lines[i]) if c)))
+        if rows:
+            return rows
+        at = joined.find(quote, at + 1)
     return None
 
 
@@ -315,8 +417,8 @@ def _sentence_around(quote: str, source: str) -> tuple[str, str]:
             answer := _ANSWER_AFTER.match(text, right)):  # "Does it include SSO? No."
         right = answer.end()
     sentence = text[left:right].strip()
-    if row := _table_row(source, q):
-        sentence = row
+    if rows := _table_rows(source, q):
+        sentence = " ".join(reading for reading, _ in rows)
     before = ""
     if _BARE_ANSWER.fullmatch(_bare(q)):
         prev = text[:left].rstrip()
@@ -329,7 +431,7 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                    claim: str | None) -> str | None:
     """Why the evidence ``items`` cannot carry the verdict, or ``None`` when they can: the
     rules 3-8 of ``check_verdict``, in its order."""
-    ev = _read_evidence(items, by_id)
+    ev = _read_evidence(items, by_id, claim)
     shown = _clip(" | ".join(dict.fromkeys(i.quote for i in items)))
     qf = _features(ev.quotes, sentence_start_exempt=False)
     groups = [t for t in _WORD_GROUP.findall(ev.quotes) if t.lower() not in _STOP]
@@ -369,7 +471,7 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
     if loose := _unattached(cf, xf, tf, opening):
         return (f"supported verdict's quote {shown!r} states the claim's {loose} only apart "
                 "from what the claim says with it, and states that with another number")
-    if problem := _slot_rival(claim, ev.context.split(" . "), opening):
+    if problem := _slot_rival(claim, list(ev.units), opening):
         return f"supported verdict's quote {shown!r} {problem}"
     if problem := _date_word_problem(claim, f"{ev.context} {ev.titles}"):
         return f"supported verdict's quote {shown!r} {problem}"
@@ -489,7 +591,7 @@ def _restates(claim: str, cf: _Features, xf: _Features, qf: _Features, ev: _Evid
     if xf.negated != cf.negated or negative and not cf.negated:
         return False
     if _number_problem(cf, xf, qf, claim) or _rival_in_quotes(cf, qf, cf.mandatory - cf.numbers) \
-            or _unattached(cf, xf, None) or _slot_rival(claim, ev.context.split(" . "), set()):
+            or _unattached(cf, xf, None) or _slot_rival(claim, list(ev.units), set()):
         return False
     return not _quantifier_problem(claim, ev) and _quantifiers(ev.quotes) <= _quantifiers(claim)
 

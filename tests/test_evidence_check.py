@@ -836,3 +836,67 @@ def test_a_degree_word_must_be_the_evidence_degree(claim, stated, kept_claim):
     _, kept = judged(kept_claim, _one(stated), supported(("p1", stated)))
     assert kept.label == "supported", kept.note
 
+
+P2 = "The Pro plan costs $20 per month. The Basic plan includes SSO."
+TWO_SENTENCE_SWAPS = [
+    # (passage, one quote of two sentences, swapped claim, true claim)
+    (PICO, "Ana Ruiz coaches the Tigers. Leo Park coaches the Lions.",
+     "Leo Park coaches the Tigers.", "Ana Ruiz coaches the Tigers."),
+    (PICO, "Ana Ruiz coaches the Tigers. Leo Park coaches the Lions.",
+     "Ana Ruiz coaches the Lions.", "Leo Park coaches the Lions."),
+    (P2, P2, "The Pro plan includes SSO.", "The Basic plan includes SSO."),
+    (P2, P2, "The Basic plan costs $20 per month.", "The Pro plan costs $20 per month."),
+]
+
+
+@pytest.mark.parametrize(("text", "quote", "swapped", "true"), TWO_SENTENCE_SWAPS,
+                         ids=["leo-tigers", "ana-lions", "pro-sso", "basic-20"])
+def test_names_swapped_inside_one_two_sentence_quote_are_refused(text, quote, swapped, true):
+    result, refused = judged(swapped, _one(text), supported(("p1", quote)))
+    assert refused.label == "unsupported", "swapped claim accepted from one two-sentence quote"
+    assert "where the claim says" in refused.note, refused.note
+    assert result.score == 0.0
+    # the same two sentences as two evidence items: refused the same way
+    first, second = (s.strip() + "." for s in quote.rstrip(".").split(". "))
+    _, two_items = judged(swapped, _one(text), supported(("p1", first), ("p1", second)))
+    assert two_items.label == "unsupported"
+    # the claim each sentence states is kept from the same quote
+    _, kept = judged(true, _one(text), supported(("p1", quote)))
+    assert kept.label == "supported", kept.note
+
+
+PLAN_TABLE = ("| Plan | Price | SSO |\n|---|---|---|\n| Pro | $20/month | Yes |\n"
+              "| Basic | $5/month | No |")
+
+
+@pytest.mark.parametrize("claim", [
+    "The Pro plan costs $20 per month.",
+    "The Basic plan costs $5 a month.",
+    "The Basic plan does not include SSO.",
+    "The Pro plan includes SSO.",
+])
+def test_a_no_cell_answers_its_column_only(claim):
+    """A judge quoting the whole table: each row is read with its header on its own, "No"
+    under "SSO" reads "not SSO" (found by a new user: the "No" cell negated every claim)."""
+    result, kept = judged(claim, _one(PLAN_TABLE), supported(("p1", PLAN_TABLE)))
+    assert kept.label == "supported", kept.note
+    assert result.score == 1.0
+    # one row quoted alone reads the same
+    row = PLAN_TABLE.splitlines()[2 if "Pro" in claim else 3]
+    _, alone = judged(claim, _one(PLAN_TABLE), supported(("p1", row)))
+    assert alone.label == "supported", alone.note
+
+
+@pytest.mark.parametrize("claim", [
+    "The Basic plan includes SSO.",
+    "The Pro plan does not include SSO.",
+    "The Pro plan costs $5 a month.",
+    "The Basic plan costs $20 per month.",
+])
+def test_a_claim_stitched_from_two_table_rows_is_refused(claim):
+    result, refused = judged(claim, _one(PLAN_TABLE), supported(("p1", PLAN_TABLE)))
+    assert refused.label == "unsupported", "a value of one row accepted for another row's name"
+    assert result.score == 0.0
+    rows = "\n".join(PLAN_TABLE.splitlines()[2:])  # the two body rows, no header
+    _, two_rows = judged(claim, _one(PLAN_TABLE), supported(("p1", rows)))
+    assert two_rows.label == "unsupported"
