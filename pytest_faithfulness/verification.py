@@ -318,8 +318,8 @@ _SENTENCE_BREAK = re.compile(r"[.!?\u3002\n](?!\d)")
 
 #: A bare yes/no cell of a table answers its column: "SSO: Yes" reads "SSO.", "SSO: No"
 #: reads "not SSO." (the "No" negates its column only, not the row or the table).
-_CELL_ANSWERS = {"yes": "", "y": "", "true": "", "\u2713": "", "\u2714": "", "\u2705": "",
-                 "no": "not ", "n": "not ", "false": "not ", "\u2717": "not ",
+_CELL_ANSWERS = {"yes": "", "true": "", "\u2713": "", "\u2714": "", "\u2705": "",
+                 "no": "not ", "false": "not ", "\u2717": "not ",
                  "\u2718": "not ", "\u274c": "not "}
 
 
