@@ -89,8 +89,11 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        number or name).
 
     A ``supported`` verdict must also, reading the quotes, the sentence(s) around each quote in
-    its passage (a table row with its header row, a bare "Yes."/"No." with its question, a
-    question with the bare answer after it) and the cited passages' titles:
+    its passage (a table row with its header row, a yes/no cell answering its column only:
+    "SSO: No" reads "not SSO"; a quote over several rows read row by row, keeping the rows
+    that name the claim's names, else those stating most of its words; a bare "Yes."/"No."
+    with its question, a question with the bare answer after it) and the cited passages'
+    titles:
 
     4. state every name of the claim (capitalised words, acronyms, letter-led tokens with digits
        such as S3, A320, USB-C; the word opening the claim when it is no common word,
@@ -128,10 +131,16 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        nor said through its opposite with the same polarity (non-/un-/in-/im-/ir-/il-/dis-,
        de- before a verb, -less, ``_ANTONYM_PAIRS``, ``_OPPOSITE_WORDS``: enabled/disabled,
        accepted/rejected, issued/denied, incur/avoid, buyer/seller, a verb with up/down or
-       on/off); "excluded" reads "not included", "lacks" "does not have", "no fee" "free";
+       on/off; ``_OPPOSITE_FAMILIES``, every word of one side against every word of the
+       other: rose/climbed/grew/jumped/soared against dropped/fell/declined/shrank/plunged,
+       wide/narrow, thriving/struggling; a word of the claim's side of its family states
+       it: "rose" for "increased"); "excluded" reads "not included", "lacks" "does not
+       have", "no fee" "free";
     8. state the claim's quantifiers (all/every/each, most, only, exactly, always, never...) in
        the evidence, and not another one where the quotes give one (all vs some, always vs
-       rarely);
+       rarely); and its frequency and degree words (usually, often, sometimes, rarely,
+       partly; slightly, significantly...: ``_hedges``) by a word of the same class
+       ("seldom" for "rarely"; "skyrocket" states "sharply");
     9. not swap a number or a name of the evidence into another role: a number stated only
        apart from its claim part's words while the evidence states those words with another
        number (``_unattached``; a parenthesis is a part of its own), a name of the claim
@@ -139,7 +148,9 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        stating the rest of the claim gives to another name (``_slot_rival``), a name right
        after a content word that the evidence writes only with another name ("coach Leo
        Park" against "coach Ana Ruiz": ``_slot_problem``), a day or month word and a name
-       trading places (``_date_word_problem``).
+       trading places (``_date_word_problem``); a quote of several sentences is read sentence
+       by sentence here ("Ana Ruiz coaches the Tigers. Leo Park coaches the Lions." quoted
+       whole does not state "Leo Park coaches the Tigers").
 
     ``unsupported`` verdicts are accepted as they are. How much of the claim the quotes state is
     reported separately (``evidence_coverage``), and decides nothing.
@@ -227,11 +238,17 @@ class _Evidence:
     titles: str
     whole: bool       # some quote is the whole text or title of its passage
     count: int        # distinct quotes
+    #: ``context`` sentence by sentence (a quote of two sentences gives two; a table row read
+    #: with its header is one), for the rules that read what one sentence says together.
+    units: tuple[str, ...] = ()
 
 
-def _read_evidence(items: list[Evidence], by_id: dict[str, Passage]) -> _Evidence:
-    """The quotes of ``items``, the sentences around them and their passages' titles."""
-    quotes, context, whole = [], [], False
+def _read_evidence(items: list[Evidence], by_id: dict[str, Passage],
+                   claim: str | None = None) -> _Evidence:
+    """The quotes of ``items``, the sentences around them and their passages' titles. A quote
+    over several rows of a Markdown table is read row by row, each with its header, and only
+    the rows that speak of ``claim`` are kept (``_claim_rows``)."""
+    quotes, context, units, whole = [], [], [], False
     for quote in dict.fromkeys(item.quote for item in items):
         pids = [item.passage_id for item in items if item.quote == quote]
         said = quote
@@ -242,15 +259,44 @@ def _read_evidence(items: list[Evidence], by_id: dict[str, Passage]) -> _Evidenc
                 if not source or not quote_in_passage(quote, source):
                     continue
                 whole = whole or _bare(fold_typography(source)) == _bare(fold_typography(quote))
+                if rows := _table_rows(source, fold_typography(quote)):
+                    rows = _claim_rows(rows, claim)
+                    around.append(" ".join(rows))
+                    units += rows
+                    break
                 sentence, before = _sentence_around(quote, source)
                 if before:
                     said = f"{before} {quote}"
+                    units.append(_answered(f"{before} {sentence}"))
+                else:
+                    units += [_answered(sentence[a:b])
+                              for a, b in passage_sentence_spans(sentence)]
                 around.append(f"{before} {sentence}" if before else sentence)
                 break
         quotes.append(_answered(said))
         context.append(_answered(" ".join(dict.fromkeys(around)) or said))
     titles = " ".join(dict.fromkeys(by_id[i.passage_id].title or "" for i in items)).strip()
-    return _Evidence(" . ".join(quotes), " . ".join(context), titles, whole, len(quotes))
+    return _Evidence(" . ".join(quotes), " . ".join(context), titles, whole, len(quotes),
+                     tuple(dict.fromkeys(units)) or tuple(context))
+
+
+def _claim_rows(rows: list[tuple[str, str]], claim: str | None) -> list[str]:
+    """The readings of the table rows (``_table_rows``) that speak of ``claim``: those whose own
+    cells state a name of the claim ("Basic" for "The Basic plan costs $5"), else those whose
+    cells state the most of its content words; all of them when none states any (or without
+    a claim). A quote of the whole table is no evidence that one row's value belongs to
+    another row's name."""
+    readings = [reading for reading, _ in rows]
+    if claim is None or len(rows) < 2:
+        return readings
+    cf = _features(claim)
+    own = [_features(cells, sentence_start_exempt=False).content for _, cells in rows]
+    names = cf.mandatory - cf.numbers
+    if named := [r for r, words in zip(readings, own) if names & words]:
+        return named
+    best = max(len(cf.content & words) for words in own)
+    return [r for r, words in zip(readings, own) if len(cf.content & words) == best] \
+        if best else readings
 
 
 #: A bare answer of a question-and-answer passage: "Yes.", "No", "A: No.".
@@ -273,22 +319,84 @@ def _answered(text: str) -> str:
 _SENTENCE_BREAK = re.compile(r"[.!?\u3002\n](?!\d)")
 
 
+#: A bare yes/no cell of a table answers its column: "SSO: Yes" reads "SSO.", "SSO: No"
+#: reads "not SSO." (the "No" negates its column only, not the row or the table).
+_CELL_ANSWERS = {"yes": "", "true": "", "\u2713": "", "\u2714": "", "\u2705": "",
+                 "no": "not ", "false": "not ", "\u2717": "not ",
+                 "\u2718": "not ", "\u274c": "not "}
+
+
+def _table_cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def row_reading(header_line: str, row_line: str) -> str | None:
+    """A Markdown table row read with its header row, cell by cell ("| Team | 25 |" under
+    "| Plan | Users |" reads "Plan: Team. Users: 25."; a yes/no cell answers its column:
+    "SSO: No" reads "not SSO.", "SSO: Yes" reads "SSO."); ``None`` when the two rows do not
+    have as many cells."""
+    header, cells = _table_cells(header_line), _table_cells(row_line)
+    if len(header) != len(cells):
+        return None
+    return " ".join(
+        f"{answer}{h}." if h and (answer := _CELL_ANSWERS.get(c.lower())) is not None
+        else f"{h}: {c}." for h, c in zip(header, cells) if c)
+
+
+def table_readings(text: str, spans) -> dict[int, str]:
+    """For each sentence (index into ``spans``, ``text.passage_sentence_spans``) that is a
+    body row of a Markdown table of ``text``, the row read with its header (``row_reading``),
+    for the offline judges: each row is read on its own, its "No" cells negating their
+    column only."""
+    out = {}
+    for k, h in _table_headers(text, spans).items():
+        reading = row_reading(text[slice(*spans[h])], text[slice(*spans[k])])
+        if reading is not None:
+            out[k] = reading
+    return out
+
+
 def _table_row(source: str, quote: str) -> str | None:
-    """When ``quote`` lies in a row of a Markdown table of ``source``, that row read with its
-    header, cell by cell ("| Team | 25 |" under "| Plan | Users |" reads "Plan: Team. Users:
-    25."); otherwise ``None``."""
+    """When ``quote`` lies in one or more body rows of a Markdown table of ``source``, those
+    rows read with their header, cell by cell, row by row ("| Team | 25 |" under "| Plan |
+    Users |" reads "Plan: Team. Users: 25."; a yes/no cell answers its column: "SSO: No"
+    reads "not SSO."); otherwise ``None``."""
+    rows = _table_rows(source, quote)
+    return " ".join(reading for reading, _ in rows) if rows else None
+
+
+def _table_rows(source: str, quote: str) -> list[tuple[str, str]] | None:
+    """``(reading, own cells)`` of each body row of a Markdown table of ``source`` that the
+    (typography-folded) ``quote`` touches (the reading as ``_table_row`` gives it; the cells
+    as written, without the header); ``None`` when the quote lies outside a table (in part,
+    too) or only in its header."""
     lines = [fold_typography(line) for line in source.splitlines()]
-    for i, line in enumerate(lines):
-        if not line.startswith("|") or quote not in line:
-            continue
-        start = i
-        while start > 0 and lines[start - 1].startswith("|"):
-            start -= 1
-        header = [c.strip() for c in lines[start].strip("|").split("|")]
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if start == i or len(header) != len(cells):
-            return None
-        return " ".join(f"{h}: {c}." for h, c in zip(header, cells) if c)
+    joined = " ".join(lines)
+    starts, pos = [], 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line) + 1
+    at = joined.find(quote) if quote else -1
+    while at >= 0:
+        end = at + len(quote)
+        touched = [i for i, s0 in enumerate(starts) if s0 < end and s0 + len(lines[i]) > at]
+        rows: list[tuple[str, str]] | None = []
+        for i in touched:
+            if not lines[i].startswith("|"):
+                rows = None
+                break
+            top = i
+            while top > 0 and lines[top - 1].startswith("|"):
+                top -= 1
+            if top == i or _TABLE_DELIMITER.fullmatch(lines[i]):
+                continue  # the header or delimiter row
+            if (reading := row_reading(lines[top], lines[i])) is None:
+                rows = None
+                break
+            rows.append((reading, " ".join(c for c in _table_cells(lines[i]) if c)))
+        if rows:
+            return rows
+        at = joined.find(quote, at + 1)
     return None
 
 
@@ -312,8 +420,8 @@ def _sentence_around(quote: str, source: str) -> tuple[str, str]:
             answer := _ANSWER_AFTER.match(text, right)):  # "Does it include SSO? No."
         right = answer.end()
     sentence = text[left:right].strip()
-    if row := _table_row(source, q):
-        sentence = row
+    if rows := _table_rows(source, q):
+        sentence = " ".join(reading for reading, _ in rows)
     before = ""
     if _BARE_ANSWER.fullmatch(_bare(q)):
         prev = text[:left].rstrip()
@@ -326,7 +434,7 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                    claim: str | None) -> str | None:
     """Why the evidence ``items`` cannot carry the verdict, or ``None`` when they can: the
     rules 3-8 of ``check_verdict``, in its order."""
-    ev = _read_evidence(items, by_id)
+    ev = _read_evidence(items, by_id, claim)
     shown = _clip(" | ".join(dict.fromkeys(i.quote for i in items)))
     qf = _features(ev.quotes, sentence_start_exempt=False)
     groups = [t for t in _WORD_GROUP.findall(ev.quotes) if t.lower() not in _STOP]
@@ -366,7 +474,7 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
     if loose := _unattached(cf, xf, tf, opening):
         return (f"supported verdict's quote {shown!r} states the claim's {loose} only apart "
                 "from what the claim says with it, and states that with another number")
-    if problem := _slot_rival(claim, ev.context.split(" . "), opening):
+    if problem := _slot_rival(claim, list(ev.units), opening):
         return f"supported verdict's quote {shown!r} {problem}"
     if problem := _date_word_problem(claim, f"{ev.context} {ev.titles}"):
         return f"supported verdict's quote {shown!r} {problem}"
@@ -393,7 +501,8 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                 f"{rider!r} (a phrase the claim adds that no evidence states)")
     if unsaid := sorted(w for w in cf.words - _DISCOURSE - _FILLERS
                         if (_negated_inside(w) or w in _CURATED) and not _stated(w, stated)
-                        and not _said_through_opposite(w, cf, xf)):
+                        and not _said_through_opposite(w, cf, xf)
+                        and not _kin_in_part(w, cf, xf)):
         return (f"supported verdict's quote {shown!r} does not state the claim's "
                 f"{', '.join(unsaid)} (a word negated inside, or one with a listed opposite, "
                 "must be stated as it is)")
@@ -497,7 +606,7 @@ def _restates(claim: str, cf: _Features, xf: _Features, qf: _Features, ev: _Evid
     if xf.negated != cf.negated or negative and not cf.negated:
         return False
     if _number_problem(cf, xf, qf, claim) or _rival_in_quotes(cf, qf, cf.mandatory - cf.numbers) \
-            or _unattached(cf, xf, None) or _slot_rival(claim, ev.context.split(" . "), set()):
+            or _unattached(cf, xf, None) or _slot_rival(claim, list(ev.units), set()):
         return False
     return not _quantifier_problem(claim, ev) and _quantifiers(ev.quotes) <= _quantifiers(claim)
 
@@ -1153,6 +1262,26 @@ _OPPOSITE_WORDS = (
     "encrypt decrypt", "encrypted decrypted", "distant nearby", "ahead behind",
     "shut opened", "reveal hide", "revealed hidden", "visible hidden", "help hinder",
 )
+#: Families of opposites: every word of one side is the opposite of every word of the other
+#: (stemmed when the table is built), and the words of one side say the same thing, so that
+#: evidence stating one of them with the claim's polarity agrees with a claim saying another
+#: ("dropped" for "fell") even where it also states the other side ("rose, then fell").
+_OPPOSITE_FAMILIES = (
+    # the direction of a quantity
+    ("rise rises rose risen rising climb climbed grow grows grew grown growing increase "
+     "increased increases gain gained gains jump jumped jumps soar soared surge surged "
+     "rocket rocketed skyrocket skyrocketed",
+     "drop dropped drops fall falls fell fallen falling decline declined decrease decreased "
+     "decreases shrink shrank shrunk slump slumped plunge plunged dip dipped slide slid sink "
+     "sank sunk tumble tumbled plummet plummeted"),
+    ("accelerate accelerated spur spurred",
+     "decelerate decelerated hinder hindered hamper hampered impede impeded"),
+    ("wide wider broad broader", "narrow narrower"),
+    ("specific", "generic"),
+    ("thrive thrives thrived thriving", "struggle struggles struggled struggling"),
+    ("endorse endorsed endorsing", "ban banned banning"),
+    ("reveal revealed unveil unveiled disclose disclosed", "hide hid hidden conceal concealed"),
+)
 #: Stop words that are opposites after the same verb (the coverage rules skip stop words):
 #: "Sales went up" is not "Sales went down"; "turned on" is not "turned off".
 _STOP_OPPOSITES = {"up": "down", "down": "up", "on": "off", "off": "on"}
@@ -1167,13 +1296,48 @@ _CURATED = frozenset(w for pair in _ANTONYM_PAIRS for w in pair) - {
 
 @cache
 def _antonyms() -> dict[str, frozenset[str]]:
-    """Stem -> its opposite stems, both ways (``_ANTONYM_PAIRS`` and ``_OPPOSITE_WORDS``)."""
+    """Stem -> its opposite stems, both ways (``_ANTONYM_PAIRS``, ``_OPPOSITE_WORDS`` and
+    every cross pair of ``_OPPOSITE_FAMILIES``)."""
     table: dict[str, set[str]] = {}
+    families = tuple((_stem(a), _stem(b)) for up, down in _OPPOSITE_FAMILIES
+                     for a in up.split() for b in down.split())
     for a, b in _ANTONYM_PAIRS + tuple((_stem(a), _stem(b)) for a, b in
-                                       (pair.split() for pair in _OPPOSITE_WORDS)):
-        table.setdefault(a, set()).add(b)
-        table.setdefault(b, set()).add(a)
+                                       (pair.split() for pair in _OPPOSITE_WORDS)) + families:
+        if a != b:
+            table.setdefault(a, set()).add(b)
+            table.setdefault(b, set()).add(a)
     return {k: frozenset(v) for k, v in table.items()}
+
+
+@cache
+def _kin() -> dict[str, frozenset[str]]:
+    """Stem -> the stems on its side of its ``_OPPOSITE_FAMILIES`` family (itself included):
+    words that say the same direction ("drop", "fell", "declin")."""
+    table: dict[str, set[str]] = {}
+    for family in _OPPOSITE_FAMILIES:
+        for side in family:
+            stems = {_stem(w) for w in side.split()}
+            for w in stems:
+                table.setdefault(w, set()).update(stems)
+    return {k: frozenset(v) for k, v in table.items()}
+
+
+def _kin_in_part(word: str, cf: _Features, xf: _Features) -> bool:
+    """Whether the evidence ``xf`` states ``word`` of the claim by a word of its side of its
+    family (``_kin``: "rose" for "increased") in a part that also states another word of the
+    claim's part holding ``word`` (so that "costs fell" elsewhere in a long passage does not
+    state "decreased yields")."""
+    kin = _kin().get(word, frozenset()) - {word}
+    if not kin:
+        return False
+    others = {w for part in cf.parts if word in part for w in part} - {word} - _FILLERS
+    return any(part & kin and any(_stated(o, part) for o in others) for part in xf.parts)
+
+
+def _said_by_kin(word: str, negs: set[bool], scoped: dict[str, set[bool]]) -> bool:
+    """Whether a word of ``word``'s side of its family (``_kin``) is in ``scoped`` (stem ->
+    polarities) with one of the polarities ``negs``."""
+    return any(negs & scoped.get(k, set()) for k in _kin().get(word, ()))
 
 
 @lru_cache(maxsize=65536)
@@ -1222,7 +1386,7 @@ def _polarity_problem(cf: _Features, xf: _Features) -> list[str]:
             if neg not in ev_clause[w] and not scope & ev_scope.get(w, set()):
                 flipped.add(w)
             continue
-        if w in cf.numbers:
+        if w in cf.numbers or _said_by_kin(w, scope, ev_scope):
             continue
         opposed = [v for v in ev_scope if _opposite(w, v)]
         same = any(s in ev_scope[v] for v in opposed for s in scope)
@@ -1279,13 +1443,64 @@ def strength_words(text: str) -> frozenset[str]:
     return frozenset(_quantifiers(text) | {w for w in words if w in _MODALS})
 
 
+#: How often or how much: a claim's word of these must be stated by its evidence ("The seller
+#: rarely pays" is not "The seller pays"), by a word of the same class ("seldom" for
+#: "rarely", "sharply" for "significantly"). By class; ``_QUANTIFIERS`` gives the classes of
+#: the frequency words.
+_HEDGE_CLASSES = frozenset({"usually", "often", "sometimes", "rarely", "partial"})
+_DEGREES = {
+    "normally": "usually", "commonly": "often", "regularly": "often", "routinely": "usually",
+    "infrequently": "rarely", "hardly": "rarely", "barely": "rarely", "scarcely": "rarely",
+    "partially": "partial",
+    "slightly": "slightly", "somewhat": "slightly", "marginally": "slightly",
+    "modestly": "slightly", "significantly": "sharply", "substantially": "sharply",
+    "considerably": "sharply", "greatly": "sharply", "sharply": "sharply",
+    "dramatically": "sharply", "drastically": "sharply", "hugely": "sharply",
+    "vastly": "sharply", "massively": "sharply", "steeply": "sharply",
+}
+
+
+#: Verbs that say a change was sharp ("will see the value skyrocket" states "significantly
+#: elevate"), as stem prefixes: evidence stating one states "sharply".
+_SHARP_VERBS = ("skyrocket", "soar", "surg", "plung", "plummet", "tumbl", "rocket", "spik",
+                "slump", "balloon", "doubl", "tripl", "quadrupl", "halv")
+
+
+def _hedges(text: str, *, evidence: bool = False) -> set[str]:
+    """The frequency and degree classes of ``text`` (``_HEDGE_CLASSES``, ``_DEGREES``); of
+    ``evidence``, a verb of ``_SHARP_VERBS`` says "sharply" too."""
+    words = _LETTERS.findall(text.lower())
+    sharp = evidence and any(w.startswith(_SHARP_VERBS) for w in words)
+    return ({_QUANTIFIERS[w] for w in words if _QUANTIFIERS.get(w) in _HEDGE_CLASSES}
+            | {_DEGREES[w] for w in words if w in _DEGREES} | ({"sharply"} if sharp else set()))
+
+
+def _hedge_classes(f: _Features, *, evidence: bool = False) -> set[str]:
+    """``_hedges`` of a text read from its features (every word is in ``scoped``)."""
+    stems = _hedge_stems()
+    sharp = evidence and any(w.startswith(_SHARP_VERBS) for w, _ in f.scoped)
+    return {c for w, _ in f.scoped if (c := stems.get(w))} | ({"sharply"} if sharp else set())
+
+
+@cache
+def _hedge_stems() -> dict[str, str]:
+    """Stem -> class of the words ``_hedges`` reads."""
+    return {_stem(w): c for w, c in _QUANTIFIERS.items() if c in _HEDGE_CLASSES} | {
+        _stem(w): c for w, c in _DEGREES.items()}
+
+
 def _quantifier_problem(claim: str, ev: _Evidence) -> str | None:
-    """Why the claim's quantifiers are not the evidence's, or ``None``."""
-    said = _quantifiers(ev.context)
+    """Why the claim's quantifiers are not the evidence's, or ``None``: a strong one
+    (``_STRONG_QUANTIFIERS``) or a frequency or degree word (``_hedges``) the evidence does
+    not state, or another quantifier where the quotes state one."""
+    said = _quantifiers(ev.context) | _hedges(ev.context, evidence=True)
     claimed = _quantifiers(claim)
+    hedged = _hedges(claim)
     for q in sorted(claimed - said):
-        if q in _STRONG_QUANTIFIERS or _quantifiers(ev.quotes) - claimed:
+        if q in _STRONG_QUANTIFIERS or q in hedged or _quantifiers(ev.quotes) - claimed:
             return f"does not say {q!r} as the claim does"
+    for q in sorted(hedged - said):
+        return f"does not say {q!r} as the claim does (a frequency or degree word)"
     return None
 
 
@@ -2116,7 +2331,7 @@ def _opposites(cf: _Features, wf: _Features) -> list[tuple[str, str]]:
         window.setdefault(w, set()).add(neg)
     said = {(_FREQUENCY[w], neg) for w, neg in wf.scoped if w in _FREQUENCY}
     for a, neg in sorted(cf.scoped):
-        if a[0].isdigit() or neg in window.get(a, ()):
+        if a[0].isdigit() or neg in window.get(a, ()) or _said_by_kin(a, {neg}, window):
             continue
         if a in _FREQUENCY and (_FREQUENCY[a], neg) not in said:
             if clash := sorted(c for c, n in said if n == neg
@@ -2175,6 +2390,8 @@ def statement_problem(cf: _Features, wf: _Features) -> str | None:
         return f"negated on one side only: {', '.join(flipped)}"
     if opposed := _opposites(cf, wf):
         return "opposite words: " + ", ".join(f"{a} / {b}" for a, b in opposed)
+    if hedges := sorted(_hedge_classes(cf) - _hedge_classes(wf, evidence=True)):
+        return f"the passage does not say {', '.join(hedges)} (how often or how much)"
     if loose := _loose_bounds(cf, wf):
         return f"the passage says at least {', '.join(loose)} where the claim says exactly"
     if _unmatched_quantities(cf, wf):

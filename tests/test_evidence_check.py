@@ -744,7 +744,7 @@ def test_what_looks_like_a_range_or_a_spelled_quantity_is_kept(claim, stated):
     assert result.score == 1.0
 
 
-PICO = "The Pico 2 weighs 800 grams and costs $49."
+PICO_SPECS = "The Pico 2 weighs 800 grams and costs $49."
 
 
 @pytest.mark.parametrize("claim", [
@@ -753,9 +753,10 @@ PICO = "The Pico 2 weighs 800 grams and costs $49."
 ])
 def test_a_quote_that_only_names_the_subject_carries_nothing_said_of_it(claim):
     """Found by a new user: any everyday predicate passed with a quote naming the subject."""
-    _, refused = judged(claim, _one(PICO), supported(("p1", PICO)))
+    _, refused = judged(claim, _one(PICO_SPECS), supported(("p1", PICO_SPECS)))
     assert refused.label == "unsupported" and "none of what the claim says of it" in refused.note
-    _, kept = judged("The Pico 2 weighs 800 grams.", _one(PICO), supported(("p1", PICO)))
+    _, kept = judged("The Pico 2 weighs 800 grams.", _one(PICO_SPECS),
+                     supported(("p1", PICO_SPECS)))
     assert kept.label == "supported", kept.note
 
 
@@ -771,3 +772,161 @@ def test_a_joined_predicate_resting_only_on_a_name_is_refused():
     _, kept = judged("The Pro plan costs $20 per month and the warehouse is in Ohio.",
                      passages, verdict)
     assert kept.label == "supported", kept.note
+
+
+# --------------------------------------------------------------------------------------------
+# Found by a new user attacking main (issue 20, polarity round 2): opposite verbs off the
+# curated list, frequency and degree words, names swapped inside one two-sentence quote, and
+# a Markdown table's "No" cell read as negating the whole table. Each kind both ways.
+
+PICO = ("The Pico 2 weighs 800 grams and costs $49. The battery lasts up to 10 hours. Ana Ruiz "
+        "coaches the Tigers. Leo Park coaches the Lions. The Lions beat the Tigers 3-1 in the "
+        "final. Prices rose by 5% in 2023. Refunds are issued within 14 days of a return being "
+        "received. The seller pays return shipping.")
+
+DIRECTION_UP = ["rose", "climbed", "grew", "increased", "gained", "jumped", "soared", "surged"]
+DIRECTION_DOWN = ["dropped", "fell", "declined", "decreased", "shrank", "slumped", "plunged",
+                  "dipped", "slid", "sank", "tumbled", "plummeted"]
+
+
+@pytest.mark.parametrize("verb", DIRECTION_DOWN)
+def test_a_direction_verb_is_refused_against_its_opposite(verb):
+    claim = f"Prices {verb} by 5% in 2023."
+    result, refused = judged(claim, _one(PICO), supported(("p1", "Prices rose by 5% in 2023.")))
+    assert refused.label == "unsupported", f"'{verb}' accepted against 'rose'"
+    assert result.score == 0.0
+    # the other way round: a passage saying the verb refuses every rising verb
+    stated = f"Prices {verb} by 5% in 2023."
+    for up in DIRECTION_UP:
+        _, other = judged(f"Prices {up} by 5% in 2023.", _one(stated), supported(("p1", stated)))
+        assert other.label == "unsupported", f"'{up}' accepted against '{verb}'"
+
+
+@pytest.mark.parametrize(("stated", "claim"), [
+    ("Prices rose by 5% in 2023.", "Prices climbed by 5% in 2023."),
+    ("Prices rose by 5% in 2023.", "Prices increased by 5% in 2023."),
+    ("Prices fell by 5% in 2023.", "Prices dropped by 5% in 2023."),
+    ("Prices fell by 5% in 2023.", "Prices declined by 5% in 2023."),
+    ("Prices rose in spring and fell by 5% in the autumn.", "Prices dropped by 5% in the autumn."),
+], ids=["climbed<-rose", "increased<-rose", "dropped<-fell", "declined<-fell", "both-sides"])
+def test_a_direction_verb_of_the_same_side_is_kept(stated, claim):
+    result, kept = judged(claim, _one(stated), supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+    assert result.score == 1.0
+
+
+@pytest.mark.parametrize(("stated", "claim"), [
+    ("We offer a wide range of plans.", "We offer a narrow range of plans."),
+    ("The startup is struggling financially.", "The startup is thriving financially."),
+    ("The government is banning the app on work phones.",
+     "The government is endorsing the app on work phones."),
+    ("The recall addresses a specific electrical issue.",
+     "The recall addresses a generic electrical issue."),
+])
+def test_more_opposite_families_are_refused_both_ways(stated, claim):
+    _, refused = judged(claim, _one(stated), supported(("p1", stated)))
+    assert refused.label == "unsupported", "opposite claim accepted"
+    _, back = judged(stated, _one(claim), supported(("p1", claim)))
+    assert back.label == "unsupported", "opposite claim accepted (other way)"
+    _, kept = judged(stated, _one(stated), supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+
+
+HEDGES = ["rarely", "seldom", "sometimes", "occasionally", "often", "usually", "normally",
+          "hardly ever"]
+
+
+@pytest.mark.parametrize("hedge", HEDGES)
+def test_a_frequency_word_the_evidence_does_not_state_is_refused(hedge):
+    claim = f"The seller {hedge} pays return shipping."
+    result, refused = judged(claim, _one(PICO),
+                             supported(("p1", "The seller pays return shipping.")))
+    assert refused.label == "unsupported", f"'{hedge}' accepted"
+    assert result.score == 0.0
+    # stated with the same frequency (or a word of its class), it is kept
+    stated = f"The seller {hedge} pays return shipping."
+    _, kept = judged(claim, _one(stated), supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+
+
+@pytest.mark.parametrize(("claim", "stated", "kept_claim"), [
+    ("Prices rose sharply by 5% in 2023.", "Prices rose by 5% in 2023.",
+     "Prices rose by 5% in 2023."),
+    ("Prices rose slightly by 5% in 2023.", "Prices rose significantly by 5% in 2023.",
+     "Prices rose considerably by 5% in 2023."),
+    ("The seller seldom pays return shipping.", "The seller often pays return shipping.",
+     "The seller frequently pays return shipping."),
+    ("The value will rise significantly.", "The value will skyrocket.",
+     "The value will rise significantly."),
+], ids=["degree-unstated", "slightly-vs-significantly", "seldom-vs-often", "skyrocket"])
+def test_a_degree_word_must_be_the_evidence_degree(claim, stated, kept_claim):
+    if claim != kept_claim:
+        _, refused = judged(claim, _one(stated), supported(("p1", stated)))
+        assert refused.label == "unsupported", refused.note
+    _, kept = judged(kept_claim, _one(stated), supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+
+
+P2 = "The Pro plan costs $20 per month. The Basic plan includes SSO."
+TWO_SENTENCE_SWAPS = [
+    # (passage, one quote of two sentences, swapped claim, true claim)
+    (PICO, "Ana Ruiz coaches the Tigers. Leo Park coaches the Lions.",
+     "Leo Park coaches the Tigers.", "Ana Ruiz coaches the Tigers."),
+    (PICO, "Ana Ruiz coaches the Tigers. Leo Park coaches the Lions.",
+     "Ana Ruiz coaches the Lions.", "Leo Park coaches the Lions."),
+    (P2, P2, "The Pro plan includes SSO.", "The Basic plan includes SSO."),
+    (P2, P2, "The Basic plan costs $20 per month.", "The Pro plan costs $20 per month."),
+]
+
+
+@pytest.mark.parametrize(("text", "quote", "swapped", "true"), TWO_SENTENCE_SWAPS,
+                         ids=["leo-tigers", "ana-lions", "pro-sso", "basic-20"])
+def test_names_swapped_inside_one_two_sentence_quote_are_refused(text, quote, swapped, true):
+    result, refused = judged(swapped, _one(text), supported(("p1", quote)))
+    assert refused.label == "unsupported", "swapped claim accepted from one two-sentence quote"
+    assert "where the claim says" in refused.note, refused.note
+    assert result.score == 0.0
+    # the same two sentences as two evidence items: refused the same way
+    first, second = (s.strip() + "." for s in quote.rstrip(".").split(". "))
+    _, two_items = judged(swapped, _one(text), supported(("p1", first), ("p1", second)))
+    assert two_items.label == "unsupported"
+    # the claim each sentence states is kept from the same quote
+    _, kept = judged(true, _one(text), supported(("p1", quote)))
+    assert kept.label == "supported", kept.note
+
+
+PLAN_TABLE = ("| Plan | Price | SSO |\n|---|---|---|\n| Pro | $20/month | Yes |\n"
+              "| Basic | $5/month | No |")
+
+
+@pytest.mark.parametrize("claim", [
+    "The Pro plan costs $20 per month.",
+    "The Basic plan costs $5 a month.",
+    "The Basic plan does not include SSO.",
+    "The Pro plan includes SSO.",
+])
+def test_a_no_cell_answers_its_column_only(claim):
+    """A judge quoting the whole table: each row is read with its header on its own, "No"
+    under "SSO" reads "not SSO" (found by a new user: the "No" cell negated every claim)."""
+    result, kept = judged(claim, _one(PLAN_TABLE), supported(("p1", PLAN_TABLE)))
+    assert kept.label == "supported", kept.note
+    assert result.score == 1.0
+    # one row quoted alone reads the same
+    row = PLAN_TABLE.splitlines()[2 if "Pro" in claim else 3]
+    _, alone = judged(claim, _one(PLAN_TABLE), supported(("p1", row)))
+    assert alone.label == "supported", alone.note
+
+
+@pytest.mark.parametrize("claim", [
+    "The Basic plan includes SSO.",
+    "The Pro plan does not include SSO.",
+    "The Pro plan costs $5 a month.",
+    "The Basic plan costs $20 per month.",
+])
+def test_a_claim_stitched_from_two_table_rows_is_refused(claim):
+    result, refused = judged(claim, _one(PLAN_TABLE), supported(("p1", PLAN_TABLE)))
+    assert refused.label == "unsupported", "a value of one row accepted for another row's name"
+    assert result.score == 0.0
+    rows = "\n".join(PLAN_TABLE.splitlines()[2:])  # the two body rows, no header
+    _, two_rows = judged(claim, _one(PLAN_TABLE), supported(("p1", rows)))
+    assert two_rows.label == "unsupported"

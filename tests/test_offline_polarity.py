@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_faithfulness import evaluate, make_judge
+from pytest_faithfulness.records import Passage
 
 JUDGES = ("offline", "offline-heuristic")
 
@@ -259,3 +260,92 @@ def test_a_claim_of_numbers_alone_is_judged(judge, claim):
 def test_a_window_joins_only_sentences_that_go_on(judge, claim, text, label):
     (result,) = evaluate(claim, [{"id": "p1", "text": text}], judge).claims
     assert (result.label == "supported") == (label == "supported"), result.verdict.rationale
+
+
+# Found by a new user attacking main (issue 20, polarity round 2): opposite verbs off the
+# curated list, frequency words, names swapped across neighbouring sentences, and a table's
+# "No" cell. Both offline judges, through evaluate(); each kind both ways.
+
+PICO = [{"id": "p1", "text": (
+    "The Pico 2 weighs 800 grams and costs $49. The battery lasts up to 10 hours. Ana Ruiz "
+    "coaches the Tigers. Leo Park coaches the Lions. The Lions beat the Tigers 3-1 in the "
+    "final. Prices rose by 5% in 2023. Refunds are issued within 14 days of a return being "
+    "received. The seller pays return shipping.")}]
+PLANS = [{"id": "p2", "text": "The Pro plan costs $20 per month. The Basic plan includes SSO."}]
+PLAN_TABLE = [{"id": "t1", "text": "| Plan | Price | SSO |\n|---|---|---|\n"
+                                   "| Pro | $20/month | Yes |\n| Basic | $5/month | No |"}]
+
+
+def _label(judge, claim, passages):
+    (result,) = evaluate(claim, passages, judge).claims
+    return result.label, (result.judge_verdict or result.verdict)
+
+
+@pytest.mark.parametrize(("claim", "passages"), [
+    ("Prices dropped by 5% in 2023.", PICO),
+    ("Prices shrank by 5% in 2023.", PICO),
+    ("Prices plunged by 5% in 2023.", PICO),
+    ("Prices rose by 5% in 2023.", [{"id": "p1", "text": "Prices dropped by 5% in 2023."}]),
+    ("Prices grew by 5% in 2023.", [{"id": "p1", "text": "Prices slumped by 5% in 2023."}]),
+], ids=["dropped", "shrank", "plunged", "rose<-dropped", "grew<-slumped"])
+def test_a_direction_verb_against_its_opposite_is_not_supported(judge, claim, passages):
+    label, verdict = _label(judge, claim, passages)
+    assert label != "supported", verdict
+    # the passage's own sentence is supported
+    text = passages[0]["text"]
+    stated = "Prices rose by 5% in 2023." if "rose" in text else text
+    assert _label(judge, stated, passages)[0] == "supported"
+
+
+@pytest.mark.parametrize("hedge", ["rarely", "seldom", "sometimes", "occasionally", "often",
+                                   "usually"])
+def test_a_frequency_word_the_passage_does_not_state_is_not_supported(judge, hedge):
+    label, verdict = _label(judge, f"The seller {hedge} pays return shipping.", PICO)
+    assert label != "supported", verdict
+    assert _label(judge, "The seller pays return shipping.", PICO)[0] == "supported"
+
+
+@pytest.mark.parametrize(("swapped", "true", "passages"), [
+    ("Leo Park coaches the Tigers.", "Ana Ruiz coaches the Tigers.", PICO),
+    ("Ana Ruiz coaches the Lions.", "Leo Park coaches the Lions.", PICO),
+    ("The Pro plan includes SSO.", "The Basic plan includes SSO.", PLANS),
+    ("The Basic plan costs $20 per month.", "The Pro plan costs $20 per month.", PLANS),
+], ids=["leo-tigers", "ana-lions", "pro-sso", "basic-20"])
+def test_names_swapped_across_neighbouring_sentences_are_not_supported(judge, swapped, true,
+                                                                       passages):
+    label, verdict = _label(judge, swapped, passages)
+    assert label != "supported", verdict
+    assert _label(judge, true, passages)[0] == "supported"
+
+
+def test_the_heuristic_reads_no_window_stitched_across_neighbouring_sentences():
+    """The heuristic's own verdict (before the quote check): a window "Leo Park coaches the
+    Lions. The Lions beat the Tigers 3-1 in the final." does not carry "Tigers" to Leo Park
+    through its "The ..." sentence, nor two sentences each with its own name."""
+    judge = make_judge("offline-heuristic")
+    for claim, passages in (("Leo Park coaches the Tigers.", PICO),
+                            ("Ana Ruiz coaches the Lions.", PICO),
+                            ("The Pro plan includes SSO.", PLANS),
+                            ("The Basic plan costs $20 per month.", PLANS)):
+        verdict = judge.verify(claim, [Passage.model_validate(p) for p in passages])
+        assert verdict.label != "supported", (claim, verdict.quote)
+
+
+@pytest.mark.parametrize("claim", ["The Pro plan costs $20 per month.",
+                                   "The Basic plan costs $5 a month."])
+def test_a_table_row_with_a_no_cell_supports_its_own_claims(judge, claim):
+    label, verdict = _label(judge, claim, PLAN_TABLE)
+    assert label == "supported", verdict
+
+
+@pytest.mark.parametrize(("claim", "label"), [
+    ("The Basic plan does not include SSO.", "not contradicted"),
+    ("The Pro plan includes SSO.", "not contradicted"),
+    ("The Basic plan includes SSO.", "not supported"),
+    ("The Pro plan does not include SSO.", "not supported"),
+    ("The Pro plan costs $5 a month.", "not supported"),
+    ("The Basic plan costs $20 per month.", "not supported"),
+])
+def test_a_no_cell_negates_its_column_only(judge, claim, label):
+    got, verdict = _label(judge, claim, PLAN_TABLE)
+    assert got != label.split()[1], verdict

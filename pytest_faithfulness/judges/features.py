@@ -25,7 +25,9 @@ The best window is one whose words can pass the quote check for ``supported``
 coverage of the claim's content words (``verification`` tokenisation, so units, currencies
 and number words are read the same way everywhere), then the shortest. Windows are single
 sentences, titles, and runs of up to ``MAX_WINDOW_SENTENCES`` neighbouring sentences that
-start and end on a sentence holding a claim word, so the quote is always verbatim.
+start and end on a sentence holding a claim word, so the quote is always verbatim; a
+Markdown table's body row is read with its header row on its own (no run spans two rows; a
+yes/no cell answers its column: ``verification.table_readings``).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from ..verification import (
     _unmatched_quantities,
     _with_title,
     statement_problem,
+    table_readings,
 )
 from .heuristic import HeuristicVerifier, stitches
 
@@ -189,10 +192,13 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
 
     for passage in passages:
         windows, spans = _windows_of(passage)
+        # a Markdown table's body row is read with its header, on its own ("SSO: No" is "not
+        # SSO"; no run of rows stitches one row's name to another's value)
+        rows = table_readings(passage.text, spans) if "|" in passage.text else {}
         sent_feats = []
         title_f = None
         for text, _, k in windows:
-            wf = _features(text, sentence_start_exempt=False)
+            wf = _features(rows.get(k, text), sentence_start_exempt=False)
             if k is None:
                 title_f = wf
             else:
@@ -210,8 +216,8 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
             if not covered:
                 continue
             for j in range(k + 1, min(k + MAX_WINDOW_SENTENCES, len(sent_feats))):
-                if stitches(cf, passage.text[slice(*spans[j - 1])],
-                            passage.text[slice(*spans[j])]):
+                if j in rows or j - 1 in rows or stitches(
+                        cf, passage.text[slice(*spans[j - 1])], passage.text[slice(*spans[j])]):
                     break  # no run stitches the claim together from two things
                 more = content & sent_feats[j].content
                 if not more - covered:

@@ -44,12 +44,14 @@ from ..verification import (
     _Features,
     _features,
     _opposites,
+    _slot_rival,
     _stem,
     _support_problem,
     _surface,
     _title_speaks,
     _table_headers,
     _windows,
+    table_readings,
     _with_header,
     _with_title,
 )
@@ -128,22 +130,36 @@ def _candidate_windows(claim: _Features, text: str, title: str | None = None,
     for row, header in (headers or {}).items():  # a table row speaks with its header's words
         masks[row] |= masks[header]
     keep = [w for w, mask in zip(windows, masks) if may_matter(mask)]
+    rows = headers or {}
     keep += [w for i, (w, a, b) in enumerate(zip(windows[n_sentences:], masks, masks[1:]))
-             if may_matter(a | b) and not stitches(claim, text[slice(*windows[i])],
-                                                   text[slice(*windows[i + 1])])]
+             if may_matter(a | b) and i not in rows and i + 1 not in rows  # a row on its own
+             and not stitches(claim, text[slice(*windows[i])], text[slice(*windows[i + 1])])]
     return keep
 
 
 def stitches(claim: _Features, first: str, second: str) -> bool:
     """Whether reading the neighbouring sentences ``first`` and ``second`` as one window would
     stitch the claim together from two things: each writes a name of the claim (a capitalised
-    word that is no common word, ``text.is_common_word``) the other lacks and ``second`` does not go on from ``first`` (``continues``): "Acme was founded in
+    word that is no common word, ``text.is_common_word``, or any capitalised word after the
+    sentence's first: "the Tigers") the other lacks and ``second`` does not go on from
+    ``first`` (``continues``; a ``second`` opening with a determiner and a name that is no
+    word of the claim, "The Lions beat...", does not): "Acme was founded in
     2001." / "Globex was acquired by Initech in 2021." for "Acme acquired Globex in 2021."."""
     def names(sentence: str) -> set[str]:  # the claim's words it writes as names
+        opening = _FIRST_WORD.search(sentence)
         return {_stem(m.group(0).lower()) for m in _CAPITALISED.finditer(sentence)
-                if not is_common_word(m.group(0))} & claim.content
+                if not is_common_word(m.group(0))
+                or opening is not None and m.start() > opening.start()} & claim.content
     one, two = names(first), names(second)
-    return bool(one - two and two - one) and not continues(first, second)
+    if not (one - two and two - one):
+        return False
+    # "Leo Park coaches the Lions. The Lions beat the Tigers." for "Leo Park coaches the
+    # Tigers": a sentence about another named thing ("The Lions", "The Basic plan", none of
+    # the claim's words) does not go on from the one before for this claim
+    opening = _DETERMINER_NAME.match(second)
+    if opening and _stem(opening.group(1).lower()) not in claim.content:
+        return True
+    return not continues(first, second)
 
 
 #: Words that open a sentence which goes on from the one before ("It also has...").
@@ -156,6 +172,8 @@ _REFERRING = frozenset({
 _FIRST_WORD = re.compile(r"[^\W\d_][\w'-]*")
 _LABEL = re.compile(r"^\W*[A-Z][\w ]{0,30}:")
 _CAPITALISED = re.compile(r"\b[A-Z][\w-]+")
+#: A sentence opening with a determiner and a name: "The Lions beat...", "The Basic plan...".
+_DETERMINER_NAME = re.compile(r"\W*(?:The|A|An|This|That|These|Those)\s+([A-Z][\w-]*)")
 #: A sentence of at most this many words is a heading or a label ("Basic plan."): the
 #: sentence after it speaks of it.
 _HEADING_WORDS = 3
@@ -193,18 +211,33 @@ def _passage_windows(passage: Passage, claim: _Features):
         if not _title_speaks(claim, title_f):
             title = title_f = None
     text = passage.text
-    rows, headers = {}, None
+    rows, readings, headers = {}, {}, None
     if "|" in text and "---" in text:  # a Markdown table: each row read with its header
         spans = passage_sentence_spans(text)
         headers = _table_headers(text, spans)
         rows = {spans[k]: spans[h] for k, h in headers.items()}
+        readings = {spans[k]: r for k, r in table_readings(text, spans).items()}
     for start, end in _candidate_windows(claim, text, title, headers):
         window = text[start:end]
+        if (reading := readings.get((start, end))) is not None:  # "SSO: No" is "not SSO"
+            wf = _with_title(claim, _features(reading, sentence_start_exempt=False), title_f)
+            yield window, wf
+            continue
         wf = _with_title(claim, _features(window, sentence_start_exempt=False), title_f)
         if (header := rows.get((start, end))) is not None:
             wf = _with_header(wf, _features(text[header[0]:header[1]],
                                             sentence_start_exempt=False))
         yield window, wf
+
+
+def _named_apart(claim: str, window: str) -> bool:
+    """Whether a window of two sentences states the claim's name in one and the rest of the
+    claim beside another name in the other ("The Pro plan costs $20 per month. The Basic plan
+    includes SSO." for "The Basic plan costs $20 per month": ``verification._slot_rival``
+    read sentence by sentence, as the quote check reads the quote)."""
+    spans = passage_sentence_spans(window)
+    return len(spans) > 1 and _slot_rival(claim, [window[a:b] for a, b in spans],
+                                          set()) is not None
 
 
 class HeuristicVerifier:
@@ -237,7 +270,8 @@ class HeuristicVerifier:
                 covered = cf.content & wf.content
                 coverage = len(covered) / len(cf.content)
                 key = (coverage, -len(window))
-                if coverage >= CONTRADICTION_COVERAGE and _support_problem(cf, wf) is None:
+                if coverage >= CONTRADICTION_COVERAGE and _support_problem(cf, wf) is None \
+                        and not _named_apart(claim, window):
                     if best_support is None or key > best_support[0]:
                         best_support = (key, passage.id, window)
                     continue
