@@ -1830,8 +1830,8 @@ _TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ni
 _SPELLED = {w: i + 1 for i, w in enumerate(_ONES)} | {w: i + 10 for i, w in enumerate(_TEENS)} \
     | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
 #: A number word of tens and units ("forty-nine", "twenty one"): one number.
-_TENS_UNITS = re.compile(rf"\b({'|'.join(_TENS)})[-\u2010\u2011 ]({'|'.join(_ONES)})\b",
-                         re.IGNORECASE)
+_TENS_UNITS = re.compile(rf"\b({'|'.join(_TENS)})(?:[-\u2010\u2011]|\s(?=\w+\b(?!-)))"
+                         rf"({'|'.join(_ONES)})\b", re.IGNORECASE)
 #: "one hundred and twenty", "a hundred and 5" (after ``_TENS_UNITS``): one number.
 _HUNDREDS = re.compile(
     rf"\b({'|'.join(_ONES)}|a)\s+hundred(?:\s+(?:and\s+)?("

@@ -801,6 +801,9 @@ NUMBERS_2 = {
                              "The Pico 2 costs forty-nine dollars."),
     "hundred-and-words": ("The box holds 120 pens.", "The box holds one hundred and two pens.",
                           "The box holds one hundred and twenty pens."),
+    "tens-then-a-hyphenated-word": ("The class has 20 one-year-old children.",
+                                    "The class has 21 children.",
+                                    "The class has twenty one-year-old children."),
     # unit abbreviations right after a number
     "hours-h": ("The battery lasts 10 hours.", "The battery lasts 10 min.",
                 "The battery lasts 10 h."),
