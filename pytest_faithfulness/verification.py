@@ -102,14 +102,20 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
     5. state every number of the claim as a quantity with its unit, compared by value within a
        dimension (1500 ml = 1.5 l = 1,5 l; 680 g = 680 grams; 1,200 = 1200; two weeks = 14
        days; an hour = 60 minutes, half an hour = 30; 14 days != 14 weeks; kg != lb; $ != EUR;
-       per month != per year; 2x != 2%), with its sign (-20 and \u221220 != 20); a version,
+       per month != per year; 2x != 2%; $49 = USD 49 = forty-nine dollars; 10 h = 10 hours;
+       17:00 = 5 pm, 9:00 = 9 am or 9 pm, "9am-5pm" a range of times, no -5), with its sign
+       (-20 and \u221220 != 20); a pair joined by a hyphen in its order (a score: 3-1 != 1-3);
+       a word between a number and its unit that the claim adds stated with the number ("14
+       business days" against "14 days" is not; the claim may drop one); a version,
        dotted number, numeric date, ordinal or power as written (2.10 != 2.1, 03/04/2025 !=
        04/03/2025, 3rd != 3, 10\u00b2 != 102); or, where the claim says it computes ("in
        total", "together", "more than": ``_COMPUTATION``), as a sum or difference of two or
        three quoted numbers of that dimension (bare numbers: also a product or ratio of two);
        a count ("20 users") said with its noun; each bound (within, up to, maximum, at least,
-       "N+") as the claim states it, also in another unit, and no "at least N" / "N+" where
-       the claim says N; no number stated only as an end of a range ("3-5 days", "3 to 5",
+       "N+") as the claim states it, also in another unit, and no bound of the quotes that the
+       claim drops: no "at least N" / "N+" / "up to N" / "within N" where the claim says N
+       (unless the quotes also state N unbounded, or the claim names the bound apart: "the
+       maximum speed is N"); no number stated only as an end of a range ("3-5 days", "3 to 5",
        "between 3 and 5") where the claim says it without that end's bound ("up to 5 days"
        and "at least 3 days" are stated, "5 days" is not);
     6. speak to every part of the claim (its clauses and comma-separated parts, a part of fewer
@@ -1059,7 +1065,8 @@ def _number_problem(cf: _Features, xf: _Features, qf: _Features, claim: str) -> 
     for number, unit in sorted(claim_q):
         dim, value = _value(number, unit)
         if (number, unit) in xf.number_labels or _computed(value, dim, qf, computing) or any(
-                d == dim and _same(v, value) for d, v in ev_values):
+                d == dim and _same(v, value) for d, v in ev_values) \
+                or _clock_said(number, unit, xf.number_labels):
             ok.add(number)
             continue
         if not computing and _computed(value, dim, qf):
@@ -1087,6 +1094,8 @@ def _number_problem(cf: _Features, xf: _Features, qf: _Features, claim: str) -> 
         return "does not state " + ", ".join(f"{n} {w}" for n, w in unsaid) + " together"
     if problem := _range_problem(cf, xf):
         return problem
+    if problem := _pair_problem(cf, xf) or _qualifier_problem(cf, xf):
+        return problem
     for number, bound in sorted(cf.bounds):
         if (number, bound) not in xf.bounds and not _keyed_bound(number, bound, xf) \
                 and not _bound_by_value(number, bound, cf, xf):
@@ -1098,10 +1107,62 @@ def _number_problem(cf: _Features, xf: _Features, qf: _Features, claim: str) -> 
         if claimed and said and said <= _DIMENSIONS.keys() and not claimed & {
                 _DIMENSIONS[u][0] for u in said}:
             continue  # "over a one-year span" bounds no "hour"
-        if any(lo == number and hi in cf.numbers for lo, hi in qf.ranges):
+        if any(number in (lo, hi) and {lo, hi} <= cf.numbers for lo, hi in qf.ranges):
             continue  # the claim states both ends of the range ("from 10 to 12 March")
-        if bound == ">=" and number in cf.numbers:
-            return f"bounds {number} from below (at least) where the claim states it exactly"
+        if any(hi == number for _, hi in qf.ranges):
+            continue  # the high end of a range the claim drops: ``_range_problem``
+        if number in qf.unbounded and number in qf.loose:
+            continue  # stated without the bound too ("five members ... children under five")
+        if _BOUND_NOUNS[bound] & {w for w, _ in cf.scoped}:
+            continue  # "the maximum speed is 3,200 rpm" states the bound of "max_rpm=3200"
+        if (number in cf.numbers or _said_by_value(number, cf, qf)) \
+                and not _bound_by_value(number, bound, qf, cf):
+            side = "below (at least)" if bound == ">=" else "above (up to)"
+            return f"bounds {number} from {side} where the claim states it without that bound"
+    return None
+
+
+#: Words by which a claim bounds a number it states apart from them ("the maximum speed is
+#: 3,200 rpm", "limited to ... 25 users").
+_BOUND_NOUNS = {"<=": frozenset({"maximum", "limit", "cap", "peak"}),
+                ">=": frozenset({"minimum"})}
+
+
+def _said_by_value(number: str, cf: _Features, xf: _Features) -> bool:
+    """Whether the claim states the quantity ``number`` (a number of ``xf``) in another unit
+    ("two weeks" for the "14" of "14 days")."""
+    values = {_value(number, u) for n, u in xf.number_units if n == number and u in _DIMENSIONS}
+    return any(d == dim and _same(v, value) for d, v in values for dim, value in (
+        _value(n, u) for n, u in cf.number_units if u in _DIMENSIONS))
+
+
+def _clock_said(number: str, unit: str, labels: frozenset[tuple[str, str]]) -> bool:
+    """Whether ``labels`` state the clock time ``number unit``: "9 oclock" (a "9:00" without
+    am/pm) is "9 am" or "9 pm", and either states it."""
+    if unit == "oclock":
+        return bool({(number, "am"), (number, "pm")} & labels)
+    return unit in ("am", "pm") and (number, "oclock") in labels
+
+
+def _pair_problem(cf: _Features, xf: _Features) -> str | None:
+    """A pair of numbers joined by a hyphen or dash that the evidence states the other way
+    round: "1-3" against "beat the Tigers 3-1" (a score or result is ordered)."""
+    for a, b in sorted(cf.pairs):
+        if a != b and (b, a) in xf.pairs and (a, b) not in xf.pairs:
+            return f"states {b}-{a} where the claim says {a}-{b} (the order of a pair is stated)"
+    return None
+
+
+def _qualifier_problem(cf: _Features, xf: _Features) -> str | None:
+    """A word between a number and its unit ("14 business days") that the claim adds and the
+    evidence does not state with that number (or the same quantity in another unit). A claim
+    may drop the evidence's qualifier ("3 days" against "3 business days" is kept)."""
+    def same(n: str, u: str, m: str, w: str) -> bool:
+        return n == m and u == w or u in _DIMENSIONS and w in _DIMENSIONS and (
+            (a := _value(n, u))[0] == (b := _value(m, w))[0] and _same(a[1], b[1]))
+    for n, q, u in sorted(cf.qualified):
+        if not any(same(n, u, m, w) and _stated(q, {p}) for m, p, w in xf.qualified):
+            return f"does not state {n} {q} {u} (the word between a number and its unit)"
     return None
 
 
@@ -1590,6 +1651,10 @@ _PHRASES = (
     (re.compile(r"\bdecibels?\b"), " db "),
     (re.compile(r"\bwatts?\b"), " w "),
     (re.compile(r"(?<=\d)\s*([ap])\.?\s?m\b\.?"), r" \1m "),  # "9 a.m." -> "9 am"
+    # "10 h", "24h", "14 d", "30 s": a unit only right after a number ("3D", "the 1990s" not)
+    (re.compile(r"(?<=\d) ?h\b"), " hour "),
+    (re.compile(r"(?<=\d) d\b"), " day "),
+    (re.compile(r"(?<=\d) s\b"), " second "),
     (re.compile(r"\bhrs?\b"), " hour "),
     (re.compile(r"\bmins?\b(?!imum)"), " minute "),
     (re.compile(r"\bsecs?\b"), " second "),
@@ -1662,7 +1727,8 @@ _UNITS = frozenset({"percent", "rpm", "kmh", "mph", "kg", "g", "mm", "cm", "km",
                     "month", "year", "gb", "mb", "tb", "ghz", "mhz", "hz", "lumen", "inch",
                     "foot", "feet", "lb", "pound", "mg", "oz", "dollar", "euro", "usd", "eur", "point", "fortnight",
                     "time", "people", "person", "page", "mile", "seat", "port", "level", "gbp", "jpy", "am", "pm", "january", "february", "march", "april", "may",
-                    "june", "july", "august", "september", "october", "november", "december"})
+                    "june", "july", "august", "september", "october", "november", "december",
+                    "oclock"})
 
 #: Words between a number and the unit of a rate: "$20 per month", "3 days a week".
 _RATE = frozenset({"per", "a", "an", "each", "every"})
@@ -1739,6 +1805,17 @@ class _Features:
     #: (number, bound, the word after the number) of each bound of ``bounds`` a bound word
     #: states ("over a one-year span": ("1", ">=", "year")).
     bound_units: frozenset[tuple[str, str, str]] = frozenset()
+    #: The numbers the text states at least once without a bound word before them.
+    unbounded: frozenset[str] = frozenset()
+    #: (first, second) of each pair of numbers joined by a hyphen or dash ("3-1", "3\u20135"):
+    #: a score or result is ordered, "3-1" is not "1-3" (``_pair_problem``).
+    pairs: frozenset[tuple[str, str]] = frozenset()
+    #: (number, word, unit) where a word between a number and its unit qualifies the unit
+    #: ("14 business days": ("14", "business", "day")).
+    qualified: frozenset[tuple[str, str, str]] = frozenset()
+    #: (first, second, joined) stems of each hyphenated pair of words ("water-proof":
+    #: ("water", "proof", "waterproof")), read as the one word they join to.
+    joined: frozenset[tuple[str, str, str]] = frozenset()
 
 
 #: A negation scopes this many content words after it in its clause part ("may never walk
@@ -1753,10 +1830,12 @@ _CLAUSE_BREAK = re.compile(r"[;:!?\u3002\uff1b]|[.](?!\d)|\b(?:but|whereas|while
                            r"|\n(?=[ \t]*\|)")  # each row of a Markdown table
 _UPPER_BOUND = frozenset({"within", "under", "below", "maximum", "less than", "fewer than",
                           "up to", "at most", "no more than", "not more than", "before",
-                          "maximum of", "a maximum of", "limit of", "a limit of", "limited to"})
+                          "maximum of", "a maximum of", "limit of", "a limit of", "limited to",
+                          "as much as", "as many as", "as high as"})
 _LOWER_BOUND = frozenset({"over", "above", "minimum", "more than", "greater than", "at least",
                           "exceeding", "exceeds", "beyond", "after", "no less than",
-                          "minimum of", "a minimum of"})
+                          "minimum of", "a minimum of", "as little as", "as few as",
+                          "as low as"})
 
 
 
@@ -1992,6 +2071,60 @@ _DATE_NUMBERS = re.compile(r"(?<![\w.\u2024/-])(?:\d{1,2}([/.-])\d{1,2}\1(?:\d{4
 
 _JOINERS = re.compile(r"[./-]")
 
+#: A currency code before its number ("USD 49", "EUR 1,200") is that number's unit, as a
+#: sign is ("$49" -> "49 usd").
+_CODE_BEFORE = re.compile(r"\b(USD|EUR|GBP|JPY)\s?(\d+(?:\.\d+)?)(?!\d|\.\d)", re.IGNORECASE)
+_ONES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+          "eighteen", "nineteen")
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_SPELLED = {w: i + 1 for i, w in enumerate(_ONES)} | {w: i + 10 for i, w in enumerate(_TEENS)} \
+    | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+#: A number word of tens and units ("forty-nine", "twenty one"): one number.
+_TENS_UNITS = re.compile(rf"\b({'|'.join(_TENS)})(?:[-\u2010\u2011]|\s(?=\w+\b(?!-)))"
+                         rf"({'|'.join(_ONES)})\b", re.IGNORECASE)
+#: "one hundred and twenty", "a hundred and 5" (after ``_TENS_UNITS``): one number.
+_HUNDREDS = re.compile(
+    rf"\b({'|'.join(_ONES)}|a)\s+hundred(?:\s+(?:and\s+)?("
+    rf"{'|'.join(_TENS + _TEENS + _ONES)}|\d{{1,2}}))?\b(?!\s+(?:hundred|thousand))",
+    re.IGNORECASE)
+#: A clock time ("9:00", "17:30", "9:30 a.m."): read as hours and a unit, "9 am", "5.5 pm";
+#: an hour of 1 to 11 written without a leading zero and without am/pm is either
+#: ("9:00": "9 oclock", stated by "9 am" or "9 pm": ``_clock_said``).
+_CLOCK = re.compile(r"(?<![\w.:\u2024])(\d{1,2}):([0-5]\d)(?::[0-5]\d)?"
+                    r"(?:\s*([AaPp])\.?\s?[Mm]\b\.?)?(?![\d:])")
+#: A dash between two clock times ("9 am-5 pm", "9am\u20135pm"): "to", no minus sign.
+_CLOCK_DASH = re.compile(r"(\d\s*[ap]\.?m\.?)\s*[-\u2010\u2011\u2013\u2014]\s*(?=\d)",
+                         re.IGNORECASE)
+
+
+def _spelled_number(match: re.Match[str]) -> str:
+    """"forty-nine" -> "49"; "one hundred and twenty" -> "120" (``_TENS_UNITS``,
+    ``_HUNDREDS``)."""
+    if match.re is _TENS_UNITS:
+        return str(_SPELLED[match.group(1).lower()] + _SPELLED[match.group(2).lower()])
+    hundreds = 1 if match.group(1).lower() == "a" else _SPELLED[match.group(1).lower()]
+    rest = match.group(2)
+    rest = 0 if rest is None else int(rest) if rest.isdigit() else _SPELLED[rest.lower()]
+    return str(100 * hundreds + rest)
+
+
+def _clock(match: re.Match[str]) -> str:
+    """A clock time as hours and a unit (``_CLOCK``): "17:00" -> "5 pm", "9:30" -> "9.5
+    oclock"; an hour over 23 is left as written."""
+    hour, minute, marker = int(match.group(1)), int(match.group(2)), match.group(3)
+    if hour > 23 or marker and not 1 <= hour <= 12:
+        return match.group(0)
+    if marker:
+        unit = marker.lower() + "m"
+    elif hour == 0 or hour == 12 or hour > 12 or match.group(1).startswith("0"):
+        unit = "am" if hour < 12 else "pm"
+        hour = hour % 12 or 12
+    else:
+        unit = "oclock"
+    value = hour + minute / 60
+    return f"{value:.6g} {unit}"
+
 
 def _marked(match: re.Match[str]) -> str:
     """Digits joined by dots, slashes or hyphens, joined by U+2024 (one token, ``_number``)."""
@@ -2016,6 +2149,10 @@ def _surface(text: str) -> str:
     if "^" in norm:
         norm = _UNIT_POWER.sub(r"\1", norm)  # "m^2" reads "m2", as before
     norm = _SIGNED.sub("-", _DATE_NUMBERS.sub(_marked, _VERSION.sub(_version, norm)))
+    if ":" in norm:
+        norm = _CLOCK.sub(_clock, norm)
+    norm = _CLOCK_DASH.sub(r"\1 to ", norm)
+    norm = _HUNDREDS.sub(_spelled_number, _TENS_UNITS.sub(_spelled_number, norm))
     if "-" in norm:  # "Boeing 737-800" is a model, not a range: a non-breaking hyphen
         norm = _MODEL_NUMBER.sub("\\1\u2011", norm)
     norm = _MONTH_AFTER.sub(lambda m: f"{m.group(1)} {_month(m.group(2))}", norm)
@@ -2024,6 +2161,7 @@ def _surface(text: str) -> str:
     norm = _NON.sub(r"\1", _AT_LEAST.sub(r"at least \1", _DECIMAL_COMMA.sub(r"\1.\2", norm)))
     norm = _MAGNITUDE.sub(_scaled, _THOUSANDS_COMMA.sub("", norm))
     norm = _CURRENCY.sub(lambda m: f"{m.group(2)} {_CURRENCY_UNIT[m.group(1)]}", norm)
+    norm = _CODE_BEFORE.sub(lambda m: f"{m.group(2)} {m.group(1).lower()}", norm)
     return _TOKEN_BREAKERS.sub(" ", norm)
 
 
@@ -2091,6 +2229,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     negated_parts: list[tuple[frozenset[str], frozenset[str]]] = []
     bounds: set[tuple[str, str]] = set()
     bound_units: set[tuple[str, str, str]] = set()
+    unbounded: set[str] = set()
     for part in _CLAUSE_BREAK.split(lower):
         ctoks = [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(part)]
         if not ctoks:
@@ -2113,6 +2252,8 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
                 bounds.add((_number(tok), b))
                 bound_units.add((_number(tok), b, _stem(ctoks[i + 1]) if i + 1 < len(ctoks)
                                  else ""))
+            elif _is_number(tok):
+                unbounded.add(_number(tok))
     number_nouns = set()
     measured = {n for n, u in number_units if u in _UNITS}
     for m in _NUMBER_NOUN.finditer(norm):
@@ -2125,6 +2266,16 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
             number_nouns.add((num, word))
     ranges, loose = _ranges(lower)
     bounds |= {(lo, ">=") for lo, _ in ranges} | {(hi, "<=") for _, hi in ranges}
+    pairs = frozenset((_number(a), _number(b)) for a, b in _PAIR.findall(lower)) \
+        if "-" in lower or "\u2011" in lower or "\u2013" in lower or "\u2014" in lower \
+        else frozenset()
+    qualified = frozenset(
+        (_number(tok), _stem(tokens[i + 1]), _stem(tokens[i + 2]))
+        for i, tok in enumerate(tokens[:-2]) if _is_number(tok)
+        and _stem(tokens[i + 2]) in _QUALIFIED_UNITS and _is_content(tokens[i + 1])
+        and not _is_number(tokens[i + 1]) and tokens[i + 1] not in _UNITS
+        and tokens[i + 1] not in _RATE and _stem(tokens[i + 1]) not in _UNITS)
+    joined = frozenset((_stem(a), _stem(b), _stem(a + b)) for a, b in _HYPHENATED.findall(lower))
     # the low end of "3 to 5 days" counts days too
     number_units |= {(lo, u) for lo, hi in ranges for n, u in number_units
                      if n == hi and u in _UNITS}
@@ -2134,7 +2285,19 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
                      frozenset(polar), tuple(clauses), frozenset(bounds),
                      tuple(parts), frozenset(number_nouns), frozenset(scoped),
                      tuple(negated_parts), ranges,
-                     frozenset(numbers) if loose is None else loose, frozenset(bound_units))
+                     frozenset(numbers) if loose is None else loose, frozenset(bound_units),
+                     frozenset(unbounded), pairs, qualified, joined)
+
+
+#: Two numbers joined by a hyphen or dash, not inside a date, version or longer chain:
+#: ``_Features.pairs``.
+_PAIR = re.compile(r"(?<![\w.\u2024\u2011-])(\d+(?:\.\d+)?)\s?[-\u2011\u2013\u2014]\s?"
+                   r"(\d+(?:\.\d+)?)(?![\w\u2024\u2011]|[.-]\d)")
+#: Two words joined by a hyphen ("water-proof"): ``_Features.joined``.
+_HYPHENATED = re.compile(r"\b([a-z]{2,})-([a-z]{2,})\b")
+#: Units a word between them and their number qualifies ("14 business days", "2 full hours").
+_QUALIFIED_UNITS = frozenset(_DIMENSIONS) - {"usd", "eur"} | {"people", "person", "page",
+                                                               "seat", "mile"}
 
 
 _CARDINALS = [w for w, d in _NUMBER_WORDS.items() if d.isdigit()
@@ -2292,9 +2455,32 @@ def _quantities(f: _Features) -> set[tuple[str, str]]:
 
 def _unmatched_quantities(cf: _Features, wf: _Features) -> set[tuple[str, str]]:
     """The claim's quantities that the window does not state with the same unit (after the
-    number, or as its label just before it: "max_rpm=3200"): "holds 2 litres" is not
-    supported by "1.7 litres ... a 2-year warranty", whose 2 counts years."""
-    return _quantities(cf) - wf.number_labels
+    number, or as its label just before it: "max_rpm=3200") nor as the same quantity in
+    another unit ("0.8 kg" / "800 grams", ``_value``; "9:00" / "9 am", ``_clock_said``):
+    "holds 2 litres" is not supported by "1.7 litres ... a 2-year warranty", whose 2 counts
+    years."""
+    values = {_value(n, u) for n, u in wf.number_labels if u in _DIMENSIONS}
+    return {(n, u) for n, u in _quantities(cf) - wf.number_labels
+            if not _clock_said(n, u, wf.number_labels) and not (u in _DIMENSIONS and any(
+                d == dim and _same(v, value) for d, v in values
+                for dim, value in [_value(n, u)]))}
+
+
+def said_otherwise(cf: _Features, wf: _Features) -> frozenset[str]:
+    """The claim's content words the window states in another form: the number and unit of a
+    quantity it states in another unit or spelling ("0.8 kg" / "800 grams", "two weeks" /
+    "14 days", "9:00" / "9 am"), and the parts of a hyphenated word it writes as one
+    ("water-proof" / "waterproof"), or a word it hyphenates. Counted as covered by the
+    offline judges' coverage, as the evidence check compares them."""
+    out: set[str] = set()
+    for n, u in _quantities(cf) - _unmatched_quantities(cf, wf):
+        if (n, u) not in wf.number_labels:
+            out |= {n, u} - wf.content
+    for a, b, ab in cf.joined:
+        if ab in wf.content:
+            out |= {a, b} - wf.content
+    out |= {ab for _, _, ab in wf.joined} & cf.content
+    return frozenset(out & cf.content)
 
 
 def _support_problem(cf: _Features, wf: _Features) -> str | None:
@@ -2302,7 +2488,7 @@ def _support_problem(cf: _Features, wf: _Features) -> str | None:
 
     The rules of the module docstring, in order: coverage of the claim's content words,
     names and numbers, negation per word, quantities and bounds, what is said together."""
-    missing = cf.content - wf.content
+    missing = cf.content - wf.content - said_otherwise(cf, wf)
     if cf.mandatory & missing:
         return f"the passage does not state {', '.join(sorted(cf.mandatory & missing))}"
     if len(missing) > max(MAX_MISSING_FILLERS if not missing - _FILLERS else 0,
@@ -2396,7 +2582,7 @@ def statement_problem(cf: _Features, wf: _Features) -> str | None:
         return f"the passage says at least {', '.join(loose)} where the claim says exactly"
     if _unmatched_quantities(cf, wf):
         return "a quantity is not stated with its unit"
-    if cf.bounds - wf.bounds:
+    if any(not _bound_by_value(n, b, cf, wf) for n, b in cf.bounds - wf.bounds):
         return "a bound (within, more than) is not stated"
     if unsaid := sorted(cf.number_nouns - wf.number_labels):
         return "not stated with its number: " + ", ".join(f"{n} {w}" for n, w in unsaid)
@@ -2423,7 +2609,7 @@ def _contradiction(cf: _Features, wf: _Features, coverage: float) -> str | None:
         if other:
             return (f"number mismatch: the claim says {number} {unit}, the passage says "
                     f"{', '.join(other)} {unit}")
-    missing_numbers = cf.numbers - wf.numbers
+    missing_numbers = cf.numbers - wf.numbers - said_otherwise(cf, wf)
     if missing_numbers and wf.numbers:
         claim_units = {u for n, u in cf.number_units if n in missing_numbers}
         window_units = {u for n, u in wf.number_units if n not in cf.numbers}

@@ -815,6 +815,106 @@ def test_a_direction_verb_of_the_same_side_is_kept(stated, claim):
     assert result.score == 1.0
 
 
+# --------------------------------------------------------------------------------------------
+# Found by a new user attacking main (numbers, second round): each family both ways, with the
+# sloppy judge's quote of the passage sentence.
+
+NUMBERS_2 = {
+    # a score or result joined by a hyphen is ordered
+    "score-reversed": ("The Lions beat the Tigers 3-1 in the final.",
+                       "The Lions beat the Tigers 1-3 in the final.",
+                       "The Lions beat the Tigers 3-1 in the final."),
+    "result-reversed-no-name": ("The home side won 2\u20130 on Sunday.",
+                                "The home side won 0-2 on Sunday.",
+                                "The home side won 2-0 on Sunday."),
+    # a word between a number and its unit qualifies the unit: the claim's must be stated
+    "business-days-added": ("Refunds are issued within 14 days.",
+                            "Refunds are issued within 14 business days.",
+                            "Refunds are issued within two weeks."),
+    "calendar-days-added": ("Refunds are issued within 14 days.",
+                            "Refunds are issued within 14 calendar days.",
+                            "Refunds are issued within 14 days."),
+    "working-days-added": ("Refunds are issued within 14 days.",
+                           "Refunds are issued within 14 working days.",
+                           "Refunds are issued in under 14 days."),
+    "school-days-added": ("The course runs for 20 days.", "The course runs for 20 school days.",
+                          "The course runs for 20 days."),
+    "qualifier-stated": ("Refunds are issued within 14 business days.",
+                         "Refunds are issued within 14 working days.",
+                         "Refunds are issued within 14 business days."),
+    # an upper bound of the evidence that the claim drops
+    "up-to-dropped": ("The battery lasts up to 10 hours.", "The battery lasts 10 hours.",
+                      "The battery lasts as much as 10 hours."),
+    "within-read-as-after": ("Refunds are issued within 14 days.",
+                             "Refunds are issued 14 days after a return is received.",
+                             "Refunds are issued within two weeks."),
+    "at-most-dropped-in-other-units": ("The call lasts at most 60 minutes.",
+                                       "The call lasts an hour.",
+                                       "The call lasts at most an hour."),
+    # clock times and their ranges are quantities, a dash between them no minus sign
+    "clock-range-dash": ("Support is open 9 am\u20135 pm, Monday to Friday.",
+                         "Support is open 9am-6pm on weekdays.",
+                         "Support is open 9am-5pm on weekdays."),
+    "clock-range-to": ("Support is open 9 am\u20135 pm, Monday to Friday.",
+                       "Support is open 9 am to 6 pm.", "Support is open 9 am to 5 pm."),
+    "clock-24-hour": ("Support is open 9 am-5 pm, Monday to Friday.",
+                      "Support is open from 9:00 to 18:00.",
+                      "Support is open from 9:00 to 17:00."),
+    "clock-half-hour": ("The store opens at 9:30 a.m.", "The store opens at 9 am.",
+                        "The store opens at 09:30."),
+    # a currency code before its number is its unit
+    "currency-code-before": ("The Pico 2 costs $49.", "The Pico 2 costs USD 59.",
+                             "The Pico 2 costs USD 49."),
+    "currency-code-other": ("The Pico 2 costs $49.", "The Pico 2 costs EUR 49.",
+                            "The Pico 2 costs usd 49."),
+    # hyphenated and compound number words
+    "tens-and-units-words": ("The Pico 2 costs $49.", "The Pico 2 costs fifty-nine dollars.",
+                             "The Pico 2 costs forty-nine dollars."),
+    "hundred-and-words": ("The box holds 120 pens.", "The box holds one hundred and two pens.",
+                          "The box holds one hundred and twenty pens."),
+    "tens-then-a-hyphenated-word": ("The class has 20 one-year-old children.",
+                                    "The class has 21 children.",
+                                    "The class has twenty one-year-old children."),
+    # unit abbreviations right after a number
+    "hours-h": ("The battery lasts 10 hours.", "The battery lasts 10 min.",
+                "The battery lasts 10 h."),
+    "hours-hr": ("The battery lasts 10 hours.", "The battery lasts 10 s.",
+                 "The battery lasts 10 hr."),
+    "days-d": ("The trial lasts 14 days.", "The trial lasts 14 h.", "The trial lasts 14 d."),
+    "seconds-sec": ("The timer runs 30 seconds.", "The timer runs 30 min.",
+                    "The timer runs 30 sec."),
+}
+
+
+@pytest.mark.parametrize(("stated", "wrong", "right"), list(NUMBERS_2.values()),
+                         ids=list(NUMBERS_2))
+def test_a_number_is_stated_as_the_quantity_it_is(stated, wrong, right):
+    passages = _one(stated)
+    result, refused = judged(wrong, passages, supported(("p1", stated)))
+    assert refused.label == "unsupported", "wrong number accepted"
+    assert refused.judge_verdict.label == "supported" and "quote" in refused.note
+    assert result.score == 0.0
+    result, kept = judged(right, passages, supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+    assert kept.note is None and result.score == 1.0
+
+
+@pytest.mark.parametrize(("claim", "stated"), [
+    ("Five members of the same family died in the flat.",
+     "Five members of the same family, including three children under five, died in the "
+     "flat."),
+    ("The pump's maximum speed is 3,200 revolutions per minute.",
+     "Pump profile B: max_rpm=3200, duty=40%."),
+    ("Refunds take 3 days.", "Refunds take 3 business days."),
+    ("The festival ran from 10 to 12 March.", "The festival ran 10-12 March."),
+], ids=["the-number-stated-unbounded-too", "a-bound-the-claim-names", "a-qualifier-dropped",
+        "a-range-both-ends"])
+def test_a_bound_or_qualifier_the_claim_states_otherwise_is_kept(claim, stated):
+    result, kept = judged(claim, _one(stated), supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+    assert result.score == 1.0
+
+
 @pytest.mark.parametrize(("stated", "claim"), [
     ("We offer a wide range of plans.", "We offer a narrow range of plans."),
     ("The startup is struggling financially.", "The startup is thriving financially."),

@@ -349,3 +349,53 @@ def test_a_table_row_with_a_no_cell_supports_its_own_claims(judge, claim):
 def test_a_no_cell_negates_its_column_only(judge, claim, label):
     got, verdict = _label(judge, claim, PLAN_TABLE)
     assert got != label.split()[1], verdict
+
+
+#: The same quantity in another unit, spelling or writing (found by a new user attacking
+#: main): the offline judges compare quantities as the evidence check does. Each with a
+#: wrong claim of the same passage that must not be supported.
+SAME_QUANTITY = {
+    "grams-as-kg": ("The kit weighs 800 grams.", "The kit weighs 0.8 kg.",
+                    "The kit weighs 0.9 kg."),
+    "litres-as-ml": ("The bottle holds 1.5 litres.", "The bottle holds 1500 ml.",
+                     "The bottle holds 1200 ml."),
+    "days-as-weeks": ("Returns are accepted within 14 days.",
+                      "Returns are accepted within two weeks.",
+                      "Returns are accepted within three weeks."),
+    "hours-as-minutes": ("The battery lasts 10 hours.", "The battery lasts 600 minutes.",
+                         "The battery lasts 500 minutes."),
+    "hyphenated-word": ("The watch is waterproof to 50 metres.",
+                        "The watch is water-proof to 50 metres.",
+                        "The watch is water-proof to 100 metres."),
+    "clock-times": ("Support is open 9 am\u20135 pm, Monday to Friday.",
+                    "Support is open from 9:00 to 17:00, Monday to Friday.",
+                    "Support is open from 9:00 to 18:00, Monday to Friday."),
+    "clock-range-dash": ("Support is open 9 am\u20135 pm, Monday to Friday.",
+                         "Support is open 9am-5pm, Monday to Friday.",
+                         "Support is open 9am-6pm, Monday to Friday."),
+    "currency-code": ("The Pico 2 costs $49.", "The Pico 2 costs USD 49.",
+                      "The Pico 2 costs USD 59."),
+    "number-words": ("The Pico 2 costs $49.", "The Pico 2 costs forty-nine dollars.",
+                     "The Pico 2 costs fifty-nine dollars."),
+    "hour-abbreviation": ("The battery lasts 10 hours.", "The battery lasts 10 h.",
+                          "The battery lasts 10 min."),
+}
+
+
+@pytest.mark.parametrize("case", list(SAME_QUANTITY))
+def test_the_same_quantity_written_otherwise_is_supported(judge, case):
+    text, right, wrong = SAME_QUANTITY[case]
+    (kept,) = evaluate(right, [{"id": "p1", "text": text}], judge).claims
+    assert kept.label == "supported", (kept.note, kept.verdict.rationale)
+    (refused,) = evaluate(wrong, [{"id": "p1", "text": text}], judge).claims
+    assert refused.label != "supported", refused.verdict
+
+
+@pytest.mark.parametrize(("claim", "text"), [
+    ("The Lions beat the Tigers 1-3 in the final.", "The Lions beat the Tigers 3-1 in the final."),
+    ("Refunds are issued within 14 business days.", "Refunds are issued within 14 days."),
+    ("The battery lasts 10 hours.", "The battery lasts up to 10 hours."),
+], ids=["score-reversed", "qualifier-added", "bound-dropped"])
+def test_a_number_stated_otherwise_is_not_supported(judge, claim, text):
+    (result,) = evaluate(claim, [{"id": "p1", "text": text}], judge).claims
+    assert result.label != "supported", result.verdict

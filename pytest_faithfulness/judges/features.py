@@ -55,6 +55,7 @@ from ..verification import (
     _surface,
     _unmatched_quantities,
     _with_title,
+    said_otherwise,
     statement_problem,
     table_readings,
 )
@@ -253,7 +254,7 @@ SHORT_CLAIM_WORDS = 4
 def _short_claim_gap(cf: _Features, wf: _Features) -> str | None:
     if len(cf.content) > SHORT_CLAIM_WORDS:
         return None
-    if missing := sorted(cf.content - wf.content - _FILLERS):
+    if missing := sorted(cf.content - wf.content - said_otherwise(cf, wf) - _FILLERS):
         return f"the passage does not say {', '.join(missing)}"
     return None
 
@@ -293,7 +294,7 @@ def _coverage_gap(cf: _Features, wf: _Features) -> str | None:
     (``_quotable``: a name or number missing, or under ``QUOTE_CLAIM_COVERAGE`` of the content
     words), or ``None``. The judge's own floor: it reads word overlap, not meaning, so a claim
     with a part no window word speaks to ("ships with a descaling kit") is not supported."""
-    covered = cf.content & wf.content
+    covered = cf.content & wf.content | said_otherwise(cf, wf)
     if _quotable(cf, covered):
         return None
     if missing := sorted(cf.mandatory - covered):
@@ -328,7 +329,8 @@ def _mismatch(cf: _Features, wf: _Features) -> str | None:
 
 
 def _coverage(cf: _Features, wf: _Features) -> float:
-    return len(cf.content & wf.content) / len(cf.content) if cf.content else 0.0
+    return (len(cf.content & wf.content | said_otherwise(cf, wf)) / len(cf.content)
+            if cf.content else 0.0)
 
 
 def _vector(claim: str, cf: _Features, quote: str, wf: _Features, is_pair: bool,

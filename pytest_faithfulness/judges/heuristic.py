@@ -5,7 +5,10 @@ filter, not natural language inference. A one- or two-sentence window of a passa
 title) supports a claim when it holds all of the claim's content words (a claim of ``n``
 content words may miss ``(n - 2) // MISSING_WORD_PER`` that are neither names nor numbers, or
 one filler word), every name and number, each word with the claim's negation (per clause part),
-each quantity with its unit ("50 million", "$5" and "50k" are numbers with units: magnitudes
+each quantity with its unit, or as the same quantity in another unit or writing, as the
+evidence check compares them ("0.8 kg" / "800 grams", "two weeks" / "14 days", "9:00" / "9 am";
+a hyphenated word written as one, "water-proof" / "waterproof": ``said_otherwise``)
+("50 million", "$5" and "50k" are numbers with units: magnitudes
 fold into the number, currency signs are units, "am"/"pm" and a month name before or after a
 day number are units too, and "per" binds a rate's unit: "$20 per month"), each count with the
 word right after it ("20 users": the window says 20 just before or after "users"; a number
@@ -32,6 +35,7 @@ import re
 from ..records import Passage, Verdict
 from ..text import is_common_word
 from ..verification import (
+    _DIMENSIONS,
     _NUMBER_WORDS,
     _PHRASES,
     _TOKEN,
@@ -54,6 +58,7 @@ from ..verification import (
     table_readings,
     _with_header,
     _with_title,
+    said_otherwise,
 )
 from ..text import passage_sentence_spans
 
@@ -102,8 +107,12 @@ def _candidate_windows(claim: _Features, text: str, title: str | None = None,
     word_bits = sum(bits[w] for w in claim.words)
     always = 0
     probes = []
+    # a quantity a window may state in another unit, a word it may write with or without a
+    # hyphen (``said_otherwise``): no substring test
+    otherwise = {w for n, u in claim.number_units if u in _DIMENSIONS or u == "oclock"
+                 for w in (n, u)} | {w for parts in claim.joined for w in parts}
     for word, bit in bits.items():
-        spellings = _spellings(word)
+        spellings = None if word in otherwise else _spellings(word)
         if spellings is None:
             always |= bit
         else:
@@ -267,7 +276,7 @@ class HeuristicVerifier:
         best_contra = None
         for passage in passages:
             for window, wf in _passage_windows(passage, cf):
-                covered = cf.content & wf.content
+                covered = cf.content & wf.content | said_otherwise(cf, wf)
                 coverage = len(covered) / len(cf.content)
                 key = (coverage, -len(window))
                 if coverage >= CONTRADICTION_COVERAGE and _support_problem(cf, wf) is None \
