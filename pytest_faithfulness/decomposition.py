@@ -179,8 +179,13 @@ _LEAD_ADVERBIAL = re.compile(
     r"^((?:in|on|for|at|during|with|under|after|before|since|from|by|within)\s[^,]{1,60},\s+)",
     re.IGNORECASE,
 )
-_CLAUSE_SPLIT = re.compile(r"(\s*(?:;\s*|,\s*(?:and|but|while|whereas)\s+|\s+(?:and|but)\s+))",
+_CLAUSE_SPLIT = re.compile(r"(\s*(?:;\s*|:\s+|\u2014\s*|(?<=\s)[\u2013-]{1,2}\s+|"
+                           r",\s*(?:and|but|while|whereas)\s+|\s+(?:and|but)\s+))",
                            re.IGNORECASE)
+#: The glue of ``_CLAUSE_SPLIT`` that sets one statement beside another (a semicolon, a colon,
+#: a spaced dash) rather than joining two: the side after it may have a subject of its own
+#: that is no pronoun or determiner ("Refunds take 14 days; returns are free.").
+_BESIDE = re.compile(r"\s*(?:;|:|\u2014|[\u2013-]{1,2})\s*")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1789,6 +1794,12 @@ def _split_main(text: str) -> list[tuple[str, int, int]]:
             is_clause = True
         elif first in _DETERMINERS and any(w.lower() in _AUX for w in words[1:7]):
             is_clause = True
+        elif _BESIDE.fullmatch(glue) and any(w.lower() in _AUX for w in words[1:4]) and (
+                glue.strip() == ";" or len(prev.split()) >= 3 or any(
+                w.lower() in _AUX or _is_verb(w.lower()) for w in prev.split()[1:])):
+            is_clause = True  # "...; returns are free": a statement with its own subject
+        elif _BESIDE.fullmatch(glue) and glue.strip() != ";":
+            is_clause = False  # "Includes: SSO and audit logs": no statement after a colon
         elif first in _AUX or (_is_verb(first) and first not in {"use", "work", "show", "sell",
                                                                  "stay", "star"}):
             is_clause = True

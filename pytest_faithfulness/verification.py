@@ -128,7 +128,9 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        paraphrase is not refused for its wording; a rider without a comma ("in cash", "with
        free return shipping": ``_unsaid_phrase``) is refused when the rest of the claim is all
        stated; a word negated inside ("unidentified", "dislike") is stated as it is, or as the
-       negated plain word ("not refundable" for "non-refundable");
+       negated plain word ("not refundable" for "non-refundable"); a statement set beside
+       another after a semicolon, a colon or a spaced dash ("Refunds take 14 days; exchanges
+       are instant") is a joined item of its own, spoken to like one after ", and";
     7. agree on polarity: a negated claim has a negation in its evidence; no claim word is
        negated on one side only, both in its clause part and in the negation's scope
        (``NEGATION_SCOPE`` words; a "not" in another clause negates nothing there; "it is not
@@ -151,7 +153,11 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        apart from its claim part's words while the evidence states those words with another
        number (``_unattached``; a parenthesis is a part of its own), a name of the claim
        whose place (the word after it: "Pro plan", "Alice Grant wrote") the evidence sentence
-       stating the rest of the claim gives to another name (``_slot_rival``), a name right
+       stating the rest of the claim gives to another name (``_slot_rival``), a claim's
+       subject name taken from one clause while every evidence clause part stating the rest
+       of the claim opens with another name ("The Pico 2 is waterproof." from "The Pico 2
+       weighs 800 g. The Vela lamp is waterproof." or "Unlike the Pico 2, the Vela lamp is
+       waterproof.": ``_subject_rival``), a name right
        after a content word that the evidence writes only with another name ("coach Leo
        Park" against "coach Ana Ruiz": ``_slot_problem``), a day or month word and a name
        trading places (``_date_word_problem``); a quote of several sentences is read sentence
@@ -220,8 +226,10 @@ def _holds(passage: Passage, quote: str) -> bool:
 
 #: A word with its hyphenated parts ("USB-C" is one word for the quote-length rule).
 _WORD_GROUP = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
-#: Where a claim joins two things: "SSO and audit logs", "A, B or C".
-_CONJUNCT = re.compile(r"\band\b|\bor\b|,(?!\d)")
+#: Where a claim joins two things: "SSO and audit logs", "A, B or C"; also where it sets one
+#: statement beside another ("Refunds take 14 days; exchanges are instant", after a colon or
+#: a spaced dash): each side is spoken to on its own.
+_CONJUNCT = re.compile(r"\band\b|\bor\b|,(?!\d)|;|:(?=[ \t])|\s[\u2014\u2013-]+\s")
 
 
 def _evidence_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
@@ -482,6 +490,8 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                 "from what the claim says with it, and states that with another number")
     if problem := _slot_rival(claim, list(ev.units), opening):
         return f"supported verdict's quote {shown!r} {problem}"
+    if problem := _subject_rival(claim, list(ev.units), opening):
+        return f"supported verdict's quote {shown!r} {problem}"
     if problem := _date_word_problem(claim, f"{ev.context} {ev.titles}"):
         return f"supported verdict's quote {shown!r} {problem}"
     if problem := _slot_problem(claim, ev.context):
@@ -739,6 +749,73 @@ def _slot_rival(claim: str, units: list[str], opening: set[str]) -> str | None:
         if rivals and not holders:
             return (f"states {rivals[0]} where the claim says {' '.join(words)} (the sentence "
                     "that states the rest of the claim names another in its place)")
+    return None
+
+
+def _subject_run(tokens: list[str], names: frozenset[str]) -> tuple[frozenset[str], int] | None:
+    """The name opening ``tokens`` (``_SLOT_TOKEN`` tokens of a clause), after determiners:
+    its stemmed words with the numbers and codes after it ("Pico 2") and the index of the
+    token after it; ``None`` when the clause opens with no name. A capitalised common word
+    opening the clause with no determiner before it ("Refunds are ...") is a name only when
+    ``names`` holds it."""
+    i = 0
+    while i < len(tokens) and tokens[i].lower() in _DETERMINERS:
+        i += 1
+    runs = [r for r in _capitalised_runs(tokens, True) if r[0] == i]
+    if not runs:
+        return None
+    start, end = runs[0]
+    while end < len(tokens) and any(c.isdigit() for c in tokens[end]):
+        end += 1
+    words = frozenset(_stem(t.lower()) if not t[0].isdigit() else t.lower()
+                      for t in tokens[start:end])
+    if not i and end - start == 1 and tokens[start].lower() in _OPENERS:
+        return None
+    if not i and end - start == 1 and is_common_word(tokens[start]) and not words <= names:
+        return None
+    return words, end
+
+
+def _subject_rival(claim: str, units: list[str], opening: set[str]) -> str | None:
+    """The claim's subject name taken from one clause while the clause that states what the
+    claim says of it is about another named thing: "The Pico 2 is waterproof." from "The Pico
+    2 weighs 800 g. The Vela lamp is waterproof.", or from "Unlike the Pico 2, the Vela lamp
+    is waterproof."; "The Basic plan includes SSO." from "The Pro plan includes SSO, whereas
+    the Basic plan has only password login." Unlike ``_slot_rival`` the rival need not share
+    the word after it ("Pico 2" / "Vela lamp"). The claim's predicate is its content words
+    but the subject name and the word right after it (a head noun: "plan", "lamp"); every
+    evidence clause part (``units`` split at clause and part breaks) that states all of it
+    opens with another name, and none states it with the claim's name. ``None`` otherwise."""
+    tokens = _SLOT_TOKEN.findall(_surface(claim))
+    cf = _features(claim)
+    subject = _subject_run(tokens, cf.mandatory | frozenset(opening))
+    if subject is None:
+        return None
+    words, end = subject
+    if not all(w[:1].isdigit() or w in cf.mandatory or w in opening for w in words):
+        return None
+    head = {_stem(tokens[end].lower())} if end < len(tokens) and tokens[end][:1].islower() \
+        else set()
+    predicate = cf.content - words - head - _FILLERS - _DISCOURSE
+    if not predicate:
+        return None
+    holders, rivals = False, []
+    for unit in units:
+        for clause in _CLAUSE_BREAK.split(_surface(unit)):
+            for part in _PART_BREAK.split(clause or ""):
+                pc = _features(part, sentence_start_exempt=False).content
+                if not all(_stated(w, pc) for w in predicate):
+                    continue
+                if all(w in pc or _stated(w, pc) for w in words):
+                    holders = True
+                    continue
+                ptoks = _SLOT_TOKEN.findall(part)
+                other = _subject_run(ptoks, frozenset())
+                if other and not other[0] & (words | cf.content):
+                    rivals.append(" ".join(ptoks[:other[1]]).strip())
+    if rivals and not holders:
+        return (f"states what the claim says of {' '.join(tokens[end - len(words):end])} "
+                f"of {rivals[0]!r} (the clause that says it is about another name)")
     return None
 
 

@@ -240,3 +240,26 @@ def test_code_in_a_fence_the_llm_did_not_list_is_set_aside_by_the_pipeline(chat_
     result = evaluate(answer, PLANS, make_judge(chat_server))
     assert [c.text for c in result.claims] == [LIMIT] and result.score == 1.0
     assert [d.reason for d in result.dropped] == ["code block (set aside by the pipeline)"]
+
+
+# --------------------------------------------------------------------------------------------
+# 5. A statement set beside another after a semicolon, a colon or a spaced dash is a claim of
+# its own, with its own subject; a colon before a list or a bare phrase splits nothing.
+
+@pytest.mark.parametrize("glue", ["; ", ": ", " \u2014 ", " - "])
+def test_a_statement_after_a_semicolon_colon_or_dash_is_a_claim_of_its_own(glue):
+    result = evaluate(f"Subscriptions renew monthly{glue}sale items are not refundable.",
+                      PLANS, OfflineJudge())
+    assert [c.text for c in result.claims] == [FACT, "Sale items are not refundable."]
+    assert result.score == 1.0
+    wrong = evaluate(f"Subscriptions renew monthly{glue}returns are free.", PLANS,
+                     OfflineJudge())
+    assert [c.text for c in wrong.claims] == [FACT, "Returns are free."]
+    assert [c.supported for c in wrong.claims] == [True, False]
+
+
+@pytest.mark.parametrize("text", ["The Pro plan includes: SSO.",
+                                  "The Pro plan includes SSO \u2014 and more."])
+def test_a_colon_or_dash_before_no_statement_splits_nothing(text):
+    result = evaluate(text, PLANS, OfflineJudge())
+    assert len(result.claims) == 1

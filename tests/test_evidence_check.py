@@ -1030,3 +1030,62 @@ def test_a_claim_stitched_from_two_table_rows_is_refused(claim):
     rows = "\n".join(PLAN_TABLE.splitlines()[2:])  # the two body rows, no header
     _, two_rows = judged(claim, _one(PLAN_TABLE), supported(("p1", rows)))
     assert two_rows.label == "unsupported"
+
+
+# --------------------------------------------------------------------------------------------
+# Found by a new user (issue 20, parts round): a statement set beside the stated one after a
+# semicolon, a colon or a dash; a claim's name taken from one clause while the clause stating
+# what is said of it is about another name. Both ways, through a judge quoting the passage.
+
+BESIDE = [
+    ("Refunds are issued within 14 days of a return being received; exchanges are instant.",
+     "Refunds are issued within 14 days of a return being received."),
+    ("Refunds take 14 days; returns are free.", "Refunds take 14 days."),
+    ("Refunds take 14 days: shipping is free.", "Refunds take 14 days."),
+    ("Refunds take 14 days \u2014 exchanges are instant.", "Refunds take 14 days."),
+    ("Refunds take 14 days - exchanges are instant.", "Refunds take 14 days."),
+]
+
+
+@pytest.mark.parametrize("claim, text", BESIDE)
+def test_a_statement_after_a_semicolon_colon_or_dash_must_be_spoken_to(claim, text):
+    result, refused = judged(claim, _one(text), supported(("p1", text)))
+    assert refused.label == "unsupported", "a second statement rode along unsaid"
+    assert result.score == 0.0
+    both = f"{text} Exchanges are instant. Returns are free. Shipping is free."
+    _, kept = judged(claim, _one(both), supported(("p1", both)))
+    assert kept.label == "supported", kept.note
+
+
+STITCHED_SUBJECT = [
+    ("The Pico 2 is waterproof.", "The Vela lamp is waterproof.",
+     [{"id": "p1", "text": "The Pico 2 weighs 800 g. The Vela lamp is waterproof."}]),
+    ("The Pico 2 is waterproof.", "The Vela lamp is waterproof.",
+     [{"id": "p1", "text": "The Pico 2 weighs 800 g."},
+      {"id": "p2", "text": "The Vela lamp is waterproof."}]),
+    ("The Pico 2 is waterproof.", "The Vela lamp is waterproof.",
+     [{"id": "p1", "text": "Unlike the Pico 2, the Vela lamp is waterproof."}]),
+    ("The Basic plan includes SSO.", "The Pro plan includes SSO.",
+     [{"id": "p1", "text": "The Pro plan includes SSO, whereas the Basic plan has only "
+                           "password login."}]),
+]
+
+
+@pytest.mark.parametrize("claim, true_claim, passages", STITCHED_SUBJECT)
+def test_a_predicate_said_of_another_name_is_refused(claim, true_claim, passages):
+    quotes = supported(*((p["id"], p["text"]) for p in passages))
+    result, refused = judged(claim, passages, quotes)
+    assert refused.label == "unsupported", "a name stitched to another name's predicate"
+    assert result.score == 0.0
+    _, kept = judged(true_claim, passages, quotes)
+    assert kept.label == "supported", kept.note
+
+
+@pytest.mark.parametrize("text", [
+    "The Pico 2 weighs 800 g. It is waterproof.",
+    "The Pico 2 weighs 800 g. Made in Ohio, the lamp is waterproof.",
+    "The Pico 2 is sold by Acme. The Pico 2 is waterproof.",
+])
+def test_a_predicate_said_of_the_same_thing_in_another_sentence_is_kept(text):
+    _, kept = judged("The Pico 2 is waterproof.", _one(text), supported(("p1", text)))
+    assert kept.label == "supported", kept.note

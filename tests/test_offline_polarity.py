@@ -399,3 +399,32 @@ def test_the_same_quantity_written_otherwise_is_supported(judge, case):
 def test_a_number_stated_otherwise_is_not_supported(judge, claim, text):
     (result,) = evaluate(claim, [{"id": "p1", "text": text}], judge).claims
     assert result.label != "supported", result.verdict
+
+
+@pytest.mark.parametrize("claim, text", [
+    ("Refunds are issued within 14 days of a return being received; exchanges are instant.",
+     "Refunds are issued within 14 days of a return being received."),
+    ("Refunds take 14 days; returns are free.", "Refunds take 14 days."),
+    ("Refunds take 14 days: shipping is free.", "Refunds take 14 days."),
+    ("Refunds take 14 days \u2014 exchanges are instant.", "Refunds take 14 days."),
+])
+def test_a_statement_after_a_semicolon_colon_or_dash_is_judged_on_its_own(judge, claim, text):
+    result = evaluate(claim, [{"id": "p1", "text": text}], judge)
+    assert [c.supported for c in result.claims] == [True, False], result.claims
+    both = evaluate(claim, [{"id": "p1", "text": f"{text} Exchanges are instant. Returns are "
+                                                 "free. Shipping is free."}], judge)
+    assert [c.supported for c in both.claims] == [True, True], both.claims
+
+
+@pytest.mark.parametrize("claim, passages", [
+    ("The Pico 2 is waterproof.",
+     [{"id": "p1", "text": "The Pico 2 weighs 800 g. The Vela lamp is waterproof."}]),
+    ("The Pico 2 is waterproof.",
+     [{"id": "p1", "text": "Unlike the Pico 2, the Vela lamp is waterproof."}]),
+    ("The Basic plan includes SSO.",
+     [{"id": "p1", "text": "The Pro plan includes SSO, whereas the Basic plan has only "
+                           "password login."}]),
+])
+def test_a_predicate_said_of_another_name_is_not_supported(judge, claim, passages):
+    result = evaluate(claim, passages, judge)
+    assert not any(c.supported for c in result.claims), result.claims
