@@ -121,7 +121,7 @@ from .text import (
     sentence_spans,
 )
 
-RULES_VERSION = "rules-2026.12-3"  # prose in fences; "Waterproof? Yes."; elliptical replies
+RULES_VERSION = "rules-2026.12-4"  # prose in fences; "Waterproof? Yes."; elliptical replies; splits at ";", ": ", " — "
 
 _AUX = {
     "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "can",
