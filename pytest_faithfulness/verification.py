@@ -536,7 +536,7 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
             return (f"supported verdict's quote {shown!r} does not speak to "
                     f"{', '.join(sorted(unnamed if said else words))} (one of the things the "
                     "claim joins with 'and'/'or' or a comma)")
-    if flipped := _polarity_problem(cf, xf):
+    if flipped := [w for w in _polarity_problem(cf, xf) if not _said_by_clock_range(w, cf, xf)]:
         return (f"supported verdict's quote {shown!r}: its sentence negates "
                 f"{', '.join(flipped)} where the claim does not (or the reverse)")
     if problem := _particle_problem(claim, ev.context):
@@ -2168,6 +2168,9 @@ def _fraction(match: re.Match[str]) -> str:
     return f"{100 / int(_PARTS.get(whole, whole)):.3g} percent"
 
 
+#: A slash after a number (or a number and a short unit) before a word is "per": "$10/user",
+#: "20 GB/month" read "10 usd per user", "20 GB per month" ("km/h" is left to ``_PHRASES``).
+_SLASH_RATE = re.compile(r"(?<=\d)((?:\s?[A-Za-z]{1,4})?)\s?/\s?(?=[A-Za-z]{3,})")
 #: "24/7" is "24 hours a day, 7 days a week".
 _ALL_HOURS = re.compile(r"(?<![\w./])24\s?/\s?7(?:\s?/\s?365)?(?![\w/]|\.\d)")
 #: "1st" and "2nd" standing alone are the words "first" and "second" (not "21st", "May 1st").
@@ -2384,6 +2387,8 @@ def _surface(text: str) -> str:
     norm = _MAGNITUDE_LETTER.sub(_scaled, norm)
     norm = _CURRENCY.sub(lambda m: f"{m.group(2)} {_CURRENCY_UNIT[m.group(1)]}", norm)
     norm = _CODE_BEFORE.sub(lambda m: f"{m.group(2)} {m.group(1).lower()}", norm)
+    if "/" in norm:
+        norm = _SLASH_RATE.sub(r"\1 per ", norm)
     return _TOKEN_BREAKERS.sub(" ", norm)
 
 
@@ -2750,6 +2755,9 @@ def said_otherwise(cf: _Features, wf: _Features) -> frozenset[str]:
             out |= {a, b} - wf.content
     out |= {ab for _, _, ab in wf.joined} & cf.content
     out |= {w for w in ("minimum", "maximum") if _said_by_bound(w, cf, wf)}
+    if wf.clock_ranges:  # "closes at 5 pm" / "open 9 am to 5 pm"
+        out |= {w for w in cf.words & (_OPENING_WORDS | _CLOSING_WORDS)
+                if _said_by_clock_range(w, cf, wf)}
     return frozenset(out & cf.content)
 
 
@@ -2787,7 +2795,8 @@ def _opposites(cf: _Features, wf: _Features) -> list[tuple[str, str]]:
         window.setdefault(w, set()).add(neg)
     said = {(_FREQUENCY[w], neg) for w, neg in wf.scoped if w in _FREQUENCY}
     for a, neg in sorted(cf.scoped):
-        if a[0].isdigit() or neg in window.get(a, ()) or _said_by_kin(a, {neg}, window):
+        if a[0].isdigit() or neg in window.get(a, ()) or _said_by_kin(a, {neg}, window) \
+                or _said_by_clock_range(a, cf, wf):
             continue
         if a in _FREQUENCY and (_FREQUENCY[a], neg) not in said:
             if clash := sorted(c for c, n in said if n == neg
@@ -2833,8 +2842,11 @@ def _asserts(f: _Features, word: str) -> bool:
 
 def _loose_bounds(cf: _Features, wf: _Features) -> list[str]:
     """Numbers of the claim the window bounds from below ("10+ users", "at least 10") while
-    the claim states them without a bound ("10 users")."""
+    the claim states them without a bound ("10 users"), unless the claim names the bound
+    apart ("the minimum order is $10": ``_BOUND_NOUNS``)."""
     bounded = {n for n, _ in cf.bounds}
+    if _BOUND_NOUNS[">="] & {w for w, _ in cf.scoped}:
+        return []
     return sorted(n for n, b in wf.bounds if b == ">=" and n in cf.numbers and n not in bounded)
 
 

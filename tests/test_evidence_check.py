@@ -1088,6 +1088,10 @@ NUMBERS_3 = {
     # a rate's denominator
     "per-user-per-team": ("The plan costs $10 per team.", "The plan costs $10 per user.",
                           "The plan costs $10 per team."),
+    "per-slash": ("The plan costs $10/user.", "The plan costs $10 per team.",
+                  "The plan costs $10 per user."),
+    "clock-range-closing": ("The office is open from 9 am to 5 pm.", "The office closes at 9 am.",
+                            "The office closes at 5 pm."),
     "per-seat-each-user": ("The add-on costs $4 per seat per month.",
                            "The add-on costs $4 per user per month.",
                            "The add-on costs $4 per seat per month."),
