@@ -1066,7 +1066,8 @@ _COMPUTATION = re.compile(
     r"\b(?:totals?|totall?(?:ed|ing)|in all|together|combined|altogether|overall|sum|"
     r"adds? up|added up|plus|minus|difference|more|less|fewer|longer|shorter|older|younger|"
     r"higher|lower|bigger|smaller|larger|greater|cheaper|dearer|heavier|lighter|faster|"
-    r"slower|earlier|later|times|twice|thrice|(?<!and a )half(?! of\b| the\b)|ratio|remain(?:s|ed|ing)?|left|net|extra|"
+    r"slower|earlier|later|times|twice|thrice|(?<!and a )half(?! of\b| the\b)|ratio|"
+    r"remain(?:s|ed|ing)?|left|net|extra|"
     r"additional|increas\w*|decreas\w*|ris(?:e|es|en|ing)|rose|drop(?:s|ped)?|f[ae]ll|"
     r"falls|gain(?:s|ed)?|los(?:s|t|es)|sav(?:e|es|ed|ing)|apart|gap|cumulative\w*|"
     r"collectively|jointly|aggregate|average|up from|down from|ago)\b", re.IGNORECASE)
@@ -2126,7 +2127,8 @@ _MAGNITUDE_LETTER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)([MB])\b"
 #: Thousands grouped with a space (a narrow or no-break space reads as one after NFKC) or an
 #: apostrophe ("10 000", "1'000'000"), or in the Indian way ("1,00,000"): one number. Only
 #: groups of exactly three digits (two in the Indian pattern), the first of one to three.
-_GROUPED = re.compile(r"(?<![\w.,'\u2024/:-])\d{1,3}(?:([ '])\d{3})(?:\1\d{3})*(?![\w\u2024/]|[.,:']\d)"
+_GROUPED = re.compile(r"(?<![\w.,'\u2024/:-])\d{1,3}(?:([ '])\d{3})(?:\1\d{3})*"
+                      r"(?![\w\u2024/]|[.,:']\d)"
                       r"|(?<![\w.,'\u2024/:-])\d{1,2}(?:,\d{2})+,\d{3}(?![\w\u2024/]|[.,]\d)")
 #: A sign said in words: "minus 20", "negative 4.5" (not "50 minus 20", a difference: no
 #: number just before), and "20 degrees below zero": part of the number.
