@@ -103,8 +103,13 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        dimension (1500 ml = 1.5 l = 1,5 l; 680 g = 680 grams; 1,200 = 1200; two weeks = 14
        days; an hour = 60 minutes, half an hour = 30; 14 days != 14 weeks; kg != lb; $ != EUR;
        per month != per year; 2x != 2%; $49 = USD 49 = forty-nine dollars; 10 h = 10 hours;
-       17:00 = 5 pm, 9:00 = 9 am or 9 pm, "9am-5pm" a range of times, no -5), with its sign
-       (-20 and \u221220 != 20); a pair joined by a hyphen in its order (a score: 3-1 != 1-3);
+       17:00 = 5 pm, 9:00 = 9 am or 9 pm, "9am-5pm" a range of times, no -5; 10 000 =
+       10\u202f000 = 10'000 = 10,000, 1,00,000 = 100000; 1M = 1 million, $1.2m = $1.2
+       million; 2 and a half = 2.5, an hour and a half = 90 minutes; 24/7 = 24 hours a day;
+       2024-03-04 = 4 March 2024; 1st = first; half of = 50%, a quarter of = 25%, a third of
+       = 33%; -20 \u00b0C = minus 20 degrees Celsius != -20 \u00b0F), with its sign (-20,
+       \u221220, minus 20 and 20 degrees below zero != 20); a rate's denominator ($10 per
+       user != $10 per team); a pair joined by a hyphen in its order (a score: 3-1 != 1-3);
        a word between a number and its unit that the claim adds stated with the number ("14
        business days" against "14 days" is not; the claim may drop one); a version,
        dotted number, numeric date, ordinal or power as written (2.10 != 2.1, 03/04/2025 !=
@@ -112,12 +117,16 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        total", "together", "more than": ``_COMPUTATION``), as a sum or difference of two or
        three quoted numbers of that dimension (bare numbers: also a product or ratio of two);
        a count ("20 users") said with its noun; each bound (within, up to, maximum, at least,
-       "N+") as the claim states it, also in another unit, and no bound of the quotes that the
-       claim drops: no "at least N" / "N+" / "up to N" / "within N" where the claim says N
+       "N+"; at most, a maximum of, no more than read "up to") as the claim states it, also in
+       another unit, and no bound of the quotes that the claim drops: no "at least N" / "N+" /
+       "up to N" / "within N" / "nearly N" / "almost N" / "close to N" where the claim says N
        (unless the quotes also state N unbounded, or the claim names the bound apart: "the
-       maximum speed is N"); no number stated only as an end of a range ("3-5 days", "3 to 5",
+       maximum speed is N", "the minimum order is N"); a claim's own "nearly N" needs only no
+       lower bound on N; no number stated only as an end of a range ("3-5 days", "3 to 5",
        "between 3 and 5") where the claim says it without that end's bound ("up to 5 days"
-       and "at least 3 days" are stated, "5 days" is not);
+       and "at least 3 days" are stated, "5 days" is not), nor a clock time stated only as
+       the opening or closing end of a range of times ("9am-5pm") where the claim says it
+       with no word of that end ("opens at 5 pm" is not stated; "open until 5 pm" is);
     6. speak to every part of the claim (its clauses and comma-separated parts, a part of fewer
        than ``MIN_PART_WORDS`` content words joined to its neighbour), and to more of it than
        the one name it is about ("The Pico 2 causes cancer." is not carried by a quote that
@@ -517,7 +526,8 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                 f"{rider!r} (a phrase the claim adds that no evidence states)")
     if unsaid := sorted(w for w in cf.words - _DISCOURSE - _FILLERS
                         if (_negated_inside(w) or w in _CURATED) and not _stated(w, stated)
-                        and not _said_through_opposite(w, cf, xf)
+                        and not _said_through_opposite(w, cf, xf) and not _said_by_bound(w, cf, xf)
+                        and not _said_by_clock_range(w, cf, xf)
                         and not _kin_in_part(w, cf, xf)):
         return (f"supported verdict's quote {shown!r} does not state the claim's "
                 f"{', '.join(unsaid)} (a word negated inside, or one with a listed opposite, "
@@ -536,7 +546,7 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
             return (f"supported verdict's quote {shown!r} does not speak to "
                     f"{', '.join(sorted(unnamed if said else words))} (one of the things the "
                     "claim joins with 'and'/'or' or a comma)")
-    if flipped := _polarity_problem(cf, xf):
+    if flipped := [w for w in _polarity_problem(cf, xf) if not _said_by_clock_range(w, cf, xf)]:
         return (f"supported verdict's quote {shown!r}: its sentence negates "
                 f"{', '.join(flipped)} where the claim does not (or the reverse)")
     if problem := _particle_problem(claim, ev.context):
@@ -1093,6 +1103,13 @@ def _same(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
 
 
+def _thirds(a: float, b: float, dim: str) -> bool:
+    """Whether two percentages are a third (two thirds) and its rounding: "a third" (33.3)
+    is "33%" and "33.33%"."""
+    return dim == "percent" and any(abs(a - t) < 0.05 or abs(b - t) < 0.05 for t in _THIRDS) \
+        and abs(a - b) < 0.5
+
+
 _DIGIT_ONE = re.compile(r"(?<![\d.])1(?![\d])")
 
 
@@ -1111,7 +1128,7 @@ def _rival_in_quotes(cf: _Features, qf: _Features, names: frozenset[str]) -> str
     for number, unit in sorted(_quantities(cf)):
         dim, value = _value(number, unit)
         if (number, unit) in qf.number_labels or _computed(value, dim, qf) or any(
-                d == dim and _same(v, value) for d, v in quoted):
+                d == dim and (_same(v, value) or _thirds(v, value, dim)) for d, v in quoted):
             continue
         if others := sorted({f"{v:g}" for d, v in quoted if d == dim}):
             return (f"states {', '.join(others)} where the claim says {number} {unit} "
@@ -1126,7 +1143,8 @@ _COMPUTATION = re.compile(
     r"\b(?:totals?|totall?(?:ed|ing)|in all|together|combined|altogether|overall|sum|"
     r"adds? up|added up|plus|minus|difference|more|less|fewer|longer|shorter|older|younger|"
     r"higher|lower|bigger|smaller|larger|greater|cheaper|dearer|heavier|lighter|faster|"
-    r"slower|earlier|later|times|twice|thrice|half|ratio|remain(?:s|ed|ing)?|left|net|extra|"
+    r"slower|earlier|later|times|twice|thrice|(?<!and a )half(?! of\b| the\b)|ratio|"
+    r"remain(?:s|ed|ing)?|left|net|extra|"
     r"additional|increas\w*|decreas\w*|ris(?:e|es|en|ing)|rose|drop(?:s|ped)?|f[ae]ll|"
     r"falls|gain(?:s|ed)?|los(?:s|t|es)|sav(?:e|es|ed|ing)|apart|gap|cumulative\w*|"
     r"collectively|jointly|aggregate|average|up from|down from|ago)\b", re.IGNORECASE)
@@ -1142,7 +1160,7 @@ def _number_problem(cf: _Features, xf: _Features, qf: _Features, claim: str) -> 
     for number, unit in sorted(claim_q):
         dim, value = _value(number, unit)
         if (number, unit) in xf.number_labels or _computed(value, dim, qf, computing) or any(
-                d == dim and _same(v, value) for d, v in ev_values) \
+                d == dim and (_same(v, value) or _thirds(v, value, dim)) for d, v in ev_values) \
                 or _clock_said(number, unit, xf.number_labels):
             ok.add(number)
             continue
@@ -1169,11 +1187,15 @@ def _number_problem(cf: _Features, xf: _Features, qf: _Features, claim: str) -> 
     if unsaid := sorted((n, w) for n, w in cf.number_nouns - xf.number_labels
                         if n in xf.numbers):
         return "does not state " + ", ".join(f"{n} {w}" for n, w in unsaid) + " together"
-    if problem := _range_problem(cf, xf):
+    if problem := _range_problem(cf, xf) or _clock_range_problem(cf, xf):
+        return problem
+    if problem := _rate_problem(cf, xf):
         return problem
     if problem := _pair_problem(cf, xf) or _qualifier_problem(cf, xf):
         return problem
     for number, bound in sorted(cf.bounds):
+        if number in cf.approximate and (number, ">=") not in xf.bounds:
+            continue  # "close to 100" of an evidence's 100 bounded no other way
         if (number, bound) not in xf.bounds and not _keyed_bound(number, bound, xf) \
                 and not _bound_by_value(number, bound, cf, xf):
             return f"does not state the bound on {number} ({bound})"
@@ -1203,6 +1225,14 @@ def _number_problem(cf: _Features, xf: _Features, qf: _Features, claim: str) -> 
 #: 3,200 rpm", "limited to ... 25 users").
 _BOUND_NOUNS = {"<=": frozenset({"maximum", "limit", "cap", "peak"}),
                 ">=": frozenset({"minimum"})}
+
+
+def _said_by_bound(word: str, cf: _Features, xf: _Features) -> bool:
+    """Whether the evidence states the claim's "minimum" or "maximum" as a bound on a number
+    of the claim ("The minimum order is $10" / "Orders must be at least $10")."""
+    bound = next((b for b, nouns in _BOUND_NOUNS.items() if word in nouns), None)
+    return bound is not None and word in ("minimum", "maximum") and any(
+        (n, bound) in xf.bounds for n in cf.numbers)
 
 
 def _said_by_value(number: str, cf: _Features, xf: _Features) -> bool:
@@ -1288,6 +1318,68 @@ def _range_problem(cf: _Features, xf: _Features) -> str | None:
                 side = "lower" if bound == ">=" else "upper"
                 return (f"states {m} only as the {side} end of a range ({lo} to {hi}) where "
                         f"the claim says {number} without that bound")
+    return None
+
+
+#: Words by which a claim says a clock time opens (starts) or closes (ends) a span.
+_OPENING_WORDS = frozenset({"open", "start", "begin", "from", "since", "commenc"})  # stems
+_CLOSING_WORDS = frozenset({"clos", "end", "finish", "until", "till", "to", "by", "shut",
+                            "stop"})
+
+
+def _clock_side(number: str, unit: str, xf: _Features) -> str | None:
+    """"opening" / "closing" when the evidence states the clock time only as the start / end
+    of a range of clock times ("9 am to 5 pm"), else ``None``."""
+    labels = frozenset({(number, unit)})
+    if (number, unit) in xf.loose_clocks or any(_clock_said(n, u, labels)
+                                                 for n, u in xf.loose_clocks):
+        return None
+    for lo, hi in xf.clock_ranges:
+        for end, side in ((lo, "opening"), (hi, "closing")):
+            if end == (number, unit) or _clock_said(*end, labels) \
+                    or _clock_said(number, unit, frozenset({end})):
+                return side
+    return None
+
+
+def _clock_range_problem(cf: _Features, xf: _Features) -> str | None:
+    """A clock time of the claim that the evidence states only as one end of a range of
+    clock times, said by the claim with a word of the other end or with none: "The office
+    opens at 5 pm" is not stated by "open 9am-5pm" (5 pm closes it); "opens at 9 am" and
+    "open until 5 pm" are."""
+    if not xf.clock_ranges:
+        return None
+    words = {w for w, _ in cf.scoped}
+    stated_ends = {t for r in cf.clock_ranges for t in r}
+    for number, unit in sorted(_quantities(cf)):
+        if unit not in ("am", "pm", "oclock") or (number, unit) in stated_ends:
+            continue
+        side = _clock_side(number, unit, xf)
+        if side is None:
+            continue
+        if not words & (_OPENING_WORDS if side == "opening" else _CLOSING_WORDS):
+            return (f"states {number} {unit} only as the {side} time of a range where the "
+                    "claim says it otherwise")
+    return None
+
+
+def _said_by_clock_range(word: str, cf: _Features, xf: _Features) -> bool:
+    """Whether the claim's "closes" ("opens") is stated by a range of clock times whose end
+    (start) is the claim's time ("closes at 5 pm" / "open 9 am to 5 pm")."""
+    side = "closing" if word in _CLOSING_WORDS else "opening" if word in _OPENING_WORDS else None
+    return side is not None and any(
+        u in ("am", "pm", "oclock") and _clock_side(n, u, xf) == side for n, u in
+        _quantities(cf))
+
+
+def _rate_problem(cf: _Features, xf: _Features) -> str | None:
+    """A rate of the claim whose denominator the evidence states otherwise for that number:
+    "$10 per user" is not stated by "$10 per team"."""
+    for number, per in sorted(cf.rates):
+        said = {d for n, d in xf.rates if n == number}
+        if said and per not in said:
+            return (f"states {number} per {', '.join(sorted(said))} where the claim says "
+                    f"{number} per {per}")
     return None
 
 
@@ -1564,8 +1656,13 @@ _STRONG_QUANTIFIERS = frozenset({"all", "always", "only", "never", "none", "most
 _LETTERS = re.compile(r"[a-z]+")
 
 
+_AT_MOST = re.compile(r"\bat most\b")
+
+
 def _quantifiers(text: str) -> set[str]:
-    return {_QUANTIFIERS[w] for w in _LETTERS.findall(text.lower()) if w in _QUANTIFIERS}
+    """The quantifiers of ``text`` ("at most 5" is a bound, no "most")."""
+    return {_QUANTIFIERS[w] for w in _LETTERS.findall(_AT_MOST.sub(" ", text.lower()))
+            if w in _QUANTIFIERS}
 
 
 #: Modal verbs: how strongly a sentence asserts ("may" is not "must"); stop words elsewhere.
@@ -1726,6 +1823,18 @@ _PHRASES = (
     (re.compile(r"\bmet(?:re|er)s?\b"), " m "),
     (re.compile(r"\blit(?:re|er)s?\b"), " l "),
     (re.compile(r"\bdecibels?\b"), " db "),
+    # a temperature scale is a unit: "-20 \u00b0C", "-20 degrees Celsius", "-20 C"
+    (re.compile(r"\u00b0\s?c\b|\bdegrees? (?:celsius|centigrade|c)\b|\b(?:celsius|centigrade)\b"
+                r"|(?<=\d) c\b"), " degree celsius "),
+    (re.compile(r"\u00b0\s?f\b|\bdegrees? (?:fahrenheit|f)\b|\bfahrenheit\b|(?<=\d) f\b"),
+     " degree fahrenheit "),
+    (re.compile(r"\u00b0"), " degree "),
+    # one bound said several ways: "at most 5", "a maximum of 5", "no more than 5" are "up to
+    # 5"; "a minimum of 5", "no less than 5" are "at least 5"
+    (re.compile(r"\b(?:at most|(?:a )?maximum of|(?:no|not) more than)\s+(?=[\d-]|(?:one|two|three|"
+                r"four|five|six|seven|eight|nine|ten|a|an)\b)"), " up to "),
+    (re.compile(r"\b(?:(?:a )?minimum of|(?:no|not) (?:less|fewer) than)\s+(?=[\d-]|(?:one|two|"
+                r"three|four|five|six|seven|eight|nine|ten|a|an)\b)"), " at least "),
     (re.compile(r"\bwatts?\b"), " w "),
     (re.compile(r"(?<=\d)\s*([ap])\.?\s?m\b\.?"), r" \1m "),  # "9 a.m." -> "9 am"
     # "10 h", "24h", "14 d", "30 s": a unit only right after a number ("3D", "the 1990s" not)
@@ -1805,7 +1914,7 @@ _UNITS = frozenset({"percent", "rpm", "kmh", "mph", "kg", "g", "mm", "cm", "km",
                     "foot", "feet", "lb", "pound", "mg", "oz", "dollar", "euro", "usd", "eur", "point", "fortnight",
                     "time", "people", "person", "page", "mile", "seat", "port", "level", "gbp", "jpy", "am", "pm", "january", "february", "march", "april", "may",
                     "june", "july", "august", "september", "october", "november", "december",
-                    "oclock"})
+                    "oclock", "celsius", "fahrenheit"})
 
 #: Words between a number and the unit of a rate: "$20 per month", "3 days a week".
 _RATE = frozenset({"per", "a", "an", "each", "every"})
@@ -1893,6 +2002,16 @@ class _Features:
     #: (first, second, joined) stems of each hyphenated pair of words ("water-proof":
     #: ("water", "proof", "waterproof")), read as the one word they join to.
     joined: frozenset[tuple[str, str, str]] = frozenset()
+    #: ((number, unit), (number, unit)) of each range of clock times ("9 am to 5 pm",
+    #: "9am-5pm", "from 9:00 to 17:00"): its ends are the opening and the closing time.
+    clock_ranges: frozenset[tuple[tuple[str, str], tuple[str, str]]] = frozenset()
+    #: The clock times (number, unit) the text states outside any range of clock times.
+    loose_clocks: frozenset[tuple[str, str]] = frozenset()
+    #: (number, stem of the word after per/a/each/every) of each rate ("$10 per user":
+    #: ("10", "user"); "$10 per user per month": ("10", "user"), ("10", "month")).
+    rates: frozenset[tuple[str, str]] = frozenset()
+    #: The numbers an approximation from below bounds ("nearly 100": "100"; ``_APPROXIMATE``).
+    approximate: frozenset[str] = frozenset()
 
 
 #: A negation scopes this many content words after it in its clause part ("may never walk
@@ -1908,7 +2027,13 @@ _CLAUSE_BREAK = re.compile(r"[;:!?\u3002\uff1b]|[.](?!\d)|\b(?:but|whereas|while
 _UPPER_BOUND = frozenset({"within", "under", "below", "maximum", "less than", "fewer than",
                           "up to", "at most", "no more than", "not more than", "before",
                           "maximum of", "a maximum of", "limit of", "a limit of", "limited to",
-                          "as much as", "as many as", "as high as"})
+                          "as much as", "as many as", "as high as",
+                          # an approximation from below: "nearly 100", "almost 100", "close
+                          # to 100" is not 100 ("just under" is "under")
+                          "nearly", "almost", "close to"})
+#: Bound words that approximate: an evidence's bound the claim must state, while a claim's
+#: needs only no other bound in its evidence ("close to \u00a362m" / "(\u00a362m)").
+_APPROXIMATE = frozenset({"nearly", "almost", "close to"})
 _LOWER_BOUND = frozenset({"over", "above", "minimum", "more than", "greater than", "at least",
                           "exceeding", "exceeds", "beyond", "after", "no less than",
                           "minimum of", "a minimum of", "as little as", "as few as",
@@ -2070,15 +2195,81 @@ _TOKEN_BREAKERS = re.compile(r"[_=]")
 
 _MAGNITUDE = re.compile(r"(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion|k|mn|bn)\b",
                         re.IGNORECASE)
-_SCALE = {"thousand": 3, "k": 3, "million": 6, "mn": 6, "billion": 9, "bn": 9, "trillion": 12}
+_SCALE = {"thousand": 3, "k": 3, "million": 6, "mn": 6, "billion": 9, "bn": 9, "trillion": 12,
+          "m": 6, "b": 9}
+#: "1M", "2.5B" (a capital letter right after the digits), "$1.2m", "$3 bn": a magnitude too
+#: ("10 m" is ten metres; "Section 4B", after a capitalised word, is left alone).
+_MAGNITUDE_LETTER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)([MB])\b"
+                               r"|(?<=[$\u20ac\u00a3\u00a5])(\d+(?:\.\d+)?)\s?([mbMB])\b")
+#: Thousands grouped with a space (a narrow or no-break space reads as one after NFKC) or an
+#: apostrophe ("10 000", "1'000'000"), or in the Indian way ("1,00,000"): one number. Only
+#: groups of exactly three digits (two in the Indian pattern), the first of one to three.
+_GROUPED = re.compile(r"(?<![\w.,'\u2024/:-])\d{1,3}(?:([ '])\d{3})(?:\1\d{3})*"
+                      r"(?![\w\u2024/]|[.,:']\d)"
+                      r"|(?<![\w.,'\u2024/:-])\d{1,2}(?:,\d{2})+,\d{3}(?![\w\u2024/]|[.,]\d)")
+#: A sign said in words: "minus 20", "negative 4.5" (not "50 minus 20", a difference: no
+#: number just before), and "20 degrees below zero": part of the number.
+_SIGN_WORD = re.compile(r"\b(?:minus|negative)\s+(?=\d)", re.IGNORECASE)
+_BELOW_ZERO = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)(\s*(?:\u00b0\s?[CcFf]\b|degrees?(?:\s+(?:"
+                         r"celsius|centigrade|fahrenheit|[CcFf])\b)?)?)\s+below\s+(?:zero|0)\b",
+                         re.IGNORECASE)
+#: "2 and a half", "two and a half": the number and .5; "an hour and a half": 1.5 hours.
+_AND_A_HALF = re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                         r"twelve)\s+and\s+a\s+half\b", re.IGNORECASE)
+_UNIT_AND_A_HALF = re.compile(r"\b(?:an?|one)\s+(minute|hour|day|week|month|year)\s+and\s+a\s+"
+                              r"half\b", re.IGNORECASE)
+#: An ISO date ("2024-03-04": year, month, day, never read otherwise) as the day, the month
+#: name and the year a sentence writes ("4 march 2024").
+_ISO_DATE = re.compile(r"(?<![\w.\u2024/-])(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
+                       r"(?![\w\u2024/]|[.-]\d)")
+#: A fraction of a whole ("half of the users", "half the users", "a quarter of", "two thirds
+#: of", "one in five users"): a percentage ("50 percent of"), compared with the evidence's.
+_FRACTION = re.compile(
+    r"\b(?:(?:a|one)[- ])?(half)(?: of\b|(?= (?:the|all|our|their|its|his|her|your|these|those)\b))"
+    r"|\b(a|one|two|three|four)[- ](third|quarter|fifth|tenth)s? of\b"
+    r"|\bone (?:in|out of) (two|three|four|five|ten|2|3|4|5|10|20|100)\b(?! (?:and|or|to|-)\b)",
+    re.IGNORECASE)
+_PARTS = {"half": 2, "third": 3, "quarter": 4, "fifth": 5, "tenth": 10, "two": 2, "three": 3,
+          "four": 4, "five": 5, "ten": 10}
+#: Percentages a fraction of thirds is written as ("a third": 33.3), and "33%" rounds to.
+_THIRDS = (100 / 3, 200 / 3)
+
+
+def _fraction(match: re.Match[str]) -> str:
+    """"half of" -> "50 percent of", "two thirds of" -> "66.7 percent of", "one in five" ->
+    "20 percent" (``_FRACTION``)."""
+    if match.group(1):
+        return "50 percent of"
+    if match.group(2):
+        count = 1 if match.group(2).lower() in ("a", "one") else _PARTS[match.group(2).lower()]
+        return f"{100 * count / _PARTS[match.group(3).lower()]:.3g} percent of"
+    whole = match.group(4).lower()
+    return f"{100 / int(_PARTS.get(whole, whole)):.3g} percent"
+
+
+#: A slash after a number (or a number and a short unit) before a word is "per": "$10/user",
+#: "20 GB/month" read "10 usd per user", "20 GB per month" ("km/h" is left to ``_PHRASES``).
+_SLASH_RATE = re.compile(r"(?<=\d)((?:\s?[A-Za-z]{1,4})?)\s?/\s?(?=[A-Za-z]{3,})")
+#: "24/7" is "24 hours a day, 7 days a week".
+_ALL_HOURS = re.compile(r"(?<![\w./])24\s?/\s?7(?:\s?/\s?365)?(?![\w/]|\.\d)")
+#: "1st" and "2nd" standing alone are the words "first" and "second" (not "21st", "May 1st").
+_FIRST_SECOND = re.compile(r"(?<![\w.\u2024-])(1st|2nd)\b", re.IGNORECASE)
 _CURRENCY = re.compile(r"([$\u20ac\u00a3\u00a5])\s*(\d+(?:\.\d+)?)")
 _CURRENCY_UNIT = {"$": "usd", "\u20ac": "eur", "\u00a3": "gbp", "\u00a5": "jpy"}
 
 
 def _scaled(match: re.Match[str]) -> str:
     """``50 million`` -> ``50000000``: a magnitude word is part of the number it follows."""
-    whole, _, frac = match.group(1).partition(".")
-    digits = _SCALE[match.group(2).lower()]
+    if match.re is _MAGNITUDE_LETTER:
+        if match.group(1) and _NAME_BEFORE.search(match.string, max(0, match.start() - 40),
+                                                  match.start()):
+            return match.group(0)  # "Section 4B", "Model 3M": a name
+        number, scale = (match.group(1), match.group(2)) if match.group(1) else \
+            (match.group(3), match.group(4))
+    else:
+        number, scale = match.group(1), match.group(2)
+    whole, _, frac = number.partition(".")
+    digits = _SCALE[scale.lower()]
     frac = frac.ljust(digits, "0")
     value = (whole + frac[:digits]).lstrip("0") or "0"
     rest = frac[digits:].rstrip("0")
@@ -2203,6 +2394,28 @@ def _clock(match: re.Match[str]) -> str:
     return f"{value:.6g} {unit}"
 
 
+def _half(match: re.Match[str]) -> str:
+    """"2 and a half" -> "2.5", "an hour and a half" -> "1.5 hours" (``_AND_A_HALF``)."""
+    if match.re is _UNIT_AND_A_HALF:
+        return f"1.5 {match.group(1)}s"
+    whole = match.group(1)
+    return f"{whole if whole.isdigit() else _SPELLED[whole.lower()]}.5"
+
+
+def _signed_word(match: re.Match[str]) -> str:
+    """"minus 20" -> "-20" unless a number comes just before ("50 minus 20": a difference)."""
+    before = match.string[max(0, match.start() - 24):match.start()].split()[-2:]
+    if any(any(c.isdigit() for c in t) for t in before):
+        return match.group(0)
+    return "-"
+
+
+def _iso_date(match: re.Match[str]) -> str:
+    """"2024-03-04" -> "4 march 2024" (``_ISO_DATE``)."""
+    month = list(_MONTHS.values())[int(match.group(2)) - 1]
+    return f"{int(match.group(3))} {month} {match.group(1)}"
+
+
 def _marked(match: re.Match[str]) -> str:
     """Digits joined by dots, slashes or hyphens, joined by U+2024 (one token, ``_number``)."""
     return _JOINERS.sub("\u2024", match.group(0))
@@ -2225,6 +2438,18 @@ def _surface(text: str) -> str:
     norm = unicodedata.normalize("NFKC", fold_superscripts(text.translate(_APOSTROPHES)))
     if "^" in norm:
         norm = _UNIT_POWER.sub(r"\1", norm)  # "m^2" reads "m2", as before
+    if any(c in norm for c in " '"):
+        norm = _GROUPED.sub(lambda m: re.sub(r"[ ',]", "", m.group(0)), norm)
+    elif "," in norm:
+        norm = _GROUPED.sub(lambda m: m.group(0).replace(",", ""), norm)
+    if "-" in norm:
+        norm = _ISO_DATE.sub(_iso_date, norm)
+    if "/" in norm:
+        norm = _ALL_HOURS.sub("24 hours a day, 7 days a week", norm)
+    norm = _BELOW_ZERO.sub(r"-\1\2", _SIGN_WORD.sub(_signed_word, norm))
+    norm = _UNIT_AND_A_HALF.sub(_half, _AND_A_HALF.sub(_half, norm))
+    if "alf" in norm or " of" in norm or "one " in norm.lower():
+        norm = _FRACTION.sub(_fraction, norm)
     norm = _SIGNED.sub("-", _DATE_NUMBERS.sub(_marked, _VERSION.sub(_version, norm)))
     if ":" in norm:
         norm = _CLOCK.sub(_clock, norm)
@@ -2234,11 +2459,15 @@ def _surface(text: str) -> str:
         norm = _MODEL_NUMBER.sub("\\1\u2011", norm)
     norm = _MONTH_AFTER.sub(lambda m: f"{m.group(1)} {_month(m.group(2))}", norm)
     norm = _MONTH_BEFORE.sub(lambda m: f"{m.group(2)} {_month(m.group(1))}", norm)
+    norm = _FIRST_SECOND.sub(lambda m: "first" if m.group(1)[0] == "1" else "second", norm)
     norm = _KEY_VALUE.sub(" ", norm)
     norm = _NON.sub(r"\1", _AT_LEAST.sub(r"at least \1", _DECIMAL_COMMA.sub(r"\1.\2", norm)))
     norm = _MAGNITUDE.sub(_scaled, _THOUSANDS_COMMA.sub("", norm))
+    norm = _MAGNITUDE_LETTER.sub(_scaled, norm)
     norm = _CURRENCY.sub(lambda m: f"{m.group(2)} {_CURRENCY_UNIT[m.group(1)]}", norm)
     norm = _CODE_BEFORE.sub(lambda m: f"{m.group(2)} {m.group(1).lower()}", norm)
+    if "/" in norm:
+        norm = _SLASH_RATE.sub(r"\1 per ", norm)
     return _TOKEN_BREAKERS.sub(" ", norm)
 
 
@@ -2307,6 +2536,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     bounds: set[tuple[str, str]] = set()
     bound_units: set[tuple[str, str, str]] = set()
     unbounded: set[str] = set()
+    approximate: set[str] = set()
     for part in _CLAUSE_BREAK.split(lower):
         ctoks = [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(part)]
         if not ctoks:
@@ -2329,6 +2559,8 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
                 bounds.add((_number(tok), b))
                 bound_units.add((_number(tok), b, _stem(ctoks[i + 1]) if i + 1 < len(ctoks)
                                  else ""))
+                if ctoks[i - 1] in _APPROXIMATE or " ".join(ctoks[i - 2:i]) in _APPROXIMATE:
+                    approximate.add(_number(tok))
             elif _is_number(tok):
                 unbounded.add(_number(tok))
     number_nouns = set()
@@ -2356,6 +2588,7 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
     # the low end of "3 to 5 days" counts days too
     number_units |= {(lo, u) for lo, hi in ranges for n, u in number_units
                      if n == hi and u in _UNITS}
+    clock_ranges, loose_clocks = _clock_ranges(lower)
     return _Features(frozenset(content), words, frozenset(numbers), frozenset(number_units),
                      frozenset(number_units | number_labels),
                      frozenset(mandatory & content | (mandatory & numbers)), negated,
@@ -2363,7 +2596,50 @@ def _features(text: str, *, sentence_start_exempt: bool = True) -> _Features:
                      tuple(parts), frozenset(number_nouns), frozenset(scoped),
                      tuple(negated_parts), ranges,
                      frozenset(numbers) if loose is None else loose, frozenset(bound_units),
-                     frozenset(unbounded), pairs, qualified, joined)
+                     frozenset(unbounded), pairs, qualified, joined, clock_ranges, loose_clocks,
+                     _rates(tokens), frozenset(approximate))
+
+
+_CLOCK_TIME = r"(\d+(?:\.\d+)?)\s*(am|pm|oclock)\b"
+#: Two clock times joined by "to", "until", "till" or a dash (``_CLOCK_DASH`` wrote "to").
+_CLOCK_RANGE = re.compile(rf"{_CLOCK_TIME}\s*(?:to|until|till|through|[-\u2013\u2014])\s*"
+                          rf"{_CLOCK_TIME}")
+_CLOCK_ANY = re.compile(_CLOCK_TIME)
+
+
+def _clock_ranges(lower: str) -> tuple[frozenset, frozenset]:
+    """``_Features.clock_ranges`` and ``loose_clocks`` of the folded text ``lower``."""
+    if "am" not in lower and "pm" not in lower and "oclock" not in lower:
+        return frozenset(), frozenset()
+    ranges = frozenset(((_number(m.group(1)), m.group(2)), (_number(m.group(3)), m.group(4)))
+                       for m in _CLOCK_RANGE.finditer(lower))
+    rest = _CLOCK_RANGE.sub(" ", lower) if ranges else lower
+    return ranges, frozenset((_number(m.group(1)), m.group(2))
+                             for m in _CLOCK_ANY.finditer(rest))
+
+
+#: Words after a number (and one word after it: "$10 per user", "5 seats per team") that
+#: open a rate's denominator.
+_RATE_OPENERS = frozenset({"per", "each", "every", "a", "an"})
+
+
+def _rates(tokens: list[str]) -> frozenset[tuple[str, str]]:
+    """``_Features.rates`` of the folded tokens."""
+    out = set()
+    for i, tok in enumerate(tokens):
+        if not _is_number(tok):
+            continue
+        j = i + 1
+        unit = j < len(tokens) and tokens[j] in _UNITS
+        if j < len(tokens) and _is_content(tokens[j]) and not _is_number(tokens[j]) \
+                and tokens[j] not in _RATE_OPENERS:
+            j += 1  # "$10 per user" reads "10 usd per user"; "5 seats per team"
+        while j + 1 < len(tokens) and tokens[j] in _RATE_OPENERS \
+                and (j == i + 1 or unit or tokens[j] not in ("a", "an")) \
+                and not _is_number(tokens[j + 1]) and _is_content(tokens[j + 1]):
+            out.add((_number(tok), _stem(tokens[j + 1])))
+            j += 2
+    return frozenset(out)
 
 
 #: Two numbers joined by a hyphen or dash, not inside a date, version or longer chain:
@@ -2557,6 +2833,10 @@ def said_otherwise(cf: _Features, wf: _Features) -> frozenset[str]:
         if ab in wf.content:
             out |= {a, b} - wf.content
     out |= {ab for _, _, ab in wf.joined} & cf.content
+    out |= {w for w in ("minimum", "maximum") if _said_by_bound(w, cf, wf)}
+    if wf.clock_ranges:  # "closes at 5 pm" / "open 9 am to 5 pm"
+        out |= {w for w in cf.words & (_OPENING_WORDS | _CLOSING_WORDS)
+                if _said_by_clock_range(w, cf, wf)}
     return frozenset(out & cf.content)
 
 
@@ -2594,7 +2874,8 @@ def _opposites(cf: _Features, wf: _Features) -> list[tuple[str, str]]:
         window.setdefault(w, set()).add(neg)
     said = {(_FREQUENCY[w], neg) for w, neg in wf.scoped if w in _FREQUENCY}
     for a, neg in sorted(cf.scoped):
-        if a[0].isdigit() or neg in window.get(a, ()) or _said_by_kin(a, {neg}, window):
+        if a[0].isdigit() or neg in window.get(a, ()) or _said_by_kin(a, {neg}, window) \
+                or _said_by_clock_range(a, cf, wf):
             continue
         if a in _FREQUENCY and (_FREQUENCY[a], neg) not in said:
             if clash := sorted(c for c, n in said if n == neg
@@ -2640,8 +2921,11 @@ def _asserts(f: _Features, word: str) -> bool:
 
 def _loose_bounds(cf: _Features, wf: _Features) -> list[str]:
     """Numbers of the claim the window bounds from below ("10+ users", "at least 10") while
-    the claim states them without a bound ("10 users")."""
+    the claim states them without a bound ("10 users"), unless the claim names the bound
+    apart ("the minimum order is $10": ``_BOUND_NOUNS``)."""
     bounded = {n for n, _ in cf.bounds}
+    if _BOUND_NOUNS[">="] & {w for w, _ in cf.scoped}:
+        return []
     return sorted(n for n, b in wf.bounds if b == ">=" and n in cf.numbers and n not in bounded)
 
 

@@ -1089,3 +1089,122 @@ def test_a_predicate_said_of_another_name_is_refused(claim, true_claim, passages
 def test_a_predicate_said_of_the_same_thing_in_another_sentence_is_kept(text):
     _, kept = judged("The Pico 2 is waterproof.", _one(text), supported(("p1", text)))
     assert kept.label == "supported", kept.note
+
+
+# Found by a new user (issue 20, numbers round 3): a sloppy judge saying supported with the
+# passage sentence as its quote. Each kind both ways: (stated, wrong claim, right claim).
+
+NUMBERS_3 = {
+    # a sign said in words is part of the number
+    "minus-word": ("The freezer reaches minus 20 \u00b0C.", "The freezer reaches 20 \u00b0C.",
+                   "The freezer reaches -20 degrees Celsius."),
+    "negative-word": ("The account balance is negative 40 dollars.",
+                      "The account balance is 40 dollars.", "The account balance is -$40."),
+    "below-zero": ("The freezer reaches 20 degrees below zero.",
+                   "The freezer reaches 20 degrees.", "The freezer reaches minus 20 degrees."),
+    "minus-sign-word-claim": ("The freezer reaches 20 \u00b0C.",
+                              "The freezer reaches minus 20 \u00b0C.",
+                              "The freezer reaches 20 degrees Celsius."),
+    "celsius-is-no-fahrenheit": ("The freezer reaches -20 \u00b0C.",
+                                 "The freezer reaches -20 \u00b0F.",
+                                 "The freezer reaches minus 20 degrees Celsius."),
+    # thousands grouped with a space, a narrow no-break space, an apostrophe, the Indian way
+    "space-grouped": ("The app has 10 000 users.", "The app has 10 users.",
+                      "The app has 10,000 users."),
+    "narrow-space-grouped": ("The app has 10\u202f000 users.", "The app has 10 users.",
+                             "The app has 10000 users."),
+    "apostrophe-grouped": ("The app has 1'000'000 users.", "The app has 1 user.",
+                           "The app has 1 million users."),
+    "indian-grouped": ("The app has 1,00,000 users.", "The app has 1 user.",
+                       "The app has 100,000 users."),
+    # a magnitude letter after the digits
+    "million-letter": ("The server handled 1M requests.", "The server handled 1 request.",
+                       "The server handled 1 million requests."),
+    "billion-letter": ("The company is valued at $2.5B.", "The company is valued at $2.5.",
+                       "The company is valued at $2.5 billion."),
+    # "and a half" adds .5
+    "and-a-half": ("The project took 2 and a half years.", "The project took 2 years.",
+                   "The project took 2.5 years."),
+    "words-and-a-half": ("The project took two and a half years.",
+                         "The project took two years.", "The project took 30 months."),
+    "unit-and-a-half": ("The call took an hour and a half.", "The call took an hour.",
+                        "The call took 90 minutes."),
+    # an approximation from below is a bound
+    "nearly": ("The event drew nearly 100 users.", "The event drew 100 users.",
+               "The event drew almost 100 users."),
+    "almost": ("The event drew almost 100 users.", "The event drew 100 users.",
+               "The event drew under 100 users."),
+    "close-to": ("The event drew close to 100 users.", "The event drew 100 users.",
+                 "The event drew nearly 100 users."),
+    # an end of a range of clock times is the opening or the closing time
+    "clock-range-end": ("The office is open 9am-5pm.", "The office opens at 5 pm.",
+                        "The office is open until 5 pm."),
+    "clock-range-from-to": ("The office is open from 9 am to 5 pm.",
+                            "The office opens at 5 pm.", "The office opens at 9:00."),
+    "clock-range-24-hour": ("The office is open from 09:00 to 17:00.",
+                            "The office opens at 5 pm.", "The office is open until 17:00."),
+    # a rate's denominator
+    "per-user-per-team": ("The plan costs $10 per team.", "The plan costs $10 per user.",
+                          "The plan costs $10 per team."),
+    "per-slash": ("The plan costs $10/user.", "The plan costs $10 per team.",
+                  "The plan costs $10 per user."),
+    "clock-range-closing": ("The office is open from 9 am to 5 pm.", "The office closes at 9 am.",
+                            "The office closes at 5 pm."),
+    "per-seat-each-user": ("The add-on costs $4 per seat per month.",
+                           "The add-on costs $4 per user per month.",
+                           "The add-on costs $4 per seat per month."),
+    # fractions are percentages
+    "half-is-50": ("20% of the users chose Pro.", "Half of the users chose Pro.",
+                   "One in five users chose Pro."),
+    "a-third": ("50% of the users chose Pro.", "A third of the users chose Pro.",
+                "Half the users chose Pro."),
+    "a-quarter": ("A quarter of the users chose Pro.", "10% of the users chose Pro.",
+                  "25% of the users chose Pro."),
+}
+
+
+@pytest.mark.parametrize(("stated", "wrong", "right"), list(NUMBERS_3.values()),
+                         ids=list(NUMBERS_3))
+def test_a_number_is_read_as_the_quantity_it_writes(stated, wrong, right):
+    passages = _one(stated)
+    result, refused = judged(wrong, passages, supported(("p1", stated)))
+    assert refused.label == "unsupported", "wrong number accepted"
+    assert refused.judge_verdict.label == "supported" and "quote" in refused.note
+    assert result.score == 0.0
+    result, kept = judged(right, passages, supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+    assert kept.note is None and result.score == 1.0
+
+
+@pytest.mark.parametrize(("claim", "stated"), [
+    ("The call took an hour and a half.", "The call took 90 minutes."),
+    ("The support line is staffed 24 hours a day.", "The support line is staffed 24/7."),
+    ("The company raised $1.2M.", "The company raised $1.2 million."),
+    ("The company raised $1.2 million.", "The company raised $1.2m."),
+    ("The freezer reaches minus 20 degrees Celsius.", "The freezer reaches -20 \u00b0C."),
+    ("The freezer reaches -20 degrees.", "The freezer reaches 20 degrees below zero."),
+    ("The team finished 1st.", "The team finished first."),
+    ("The team finished first.", "The team finished 1st."),
+    ("The contract starts on 4 March 2024.", "The contract starts on 2024-03-04."),
+    ("The contract starts on 2024-03-04.", "The contract starts on March 4, 2024."),
+    ("The plan allows at most 5 users.", "The plan allows up to 5 users."),
+    ("The plan allows a maximum of 5 users.", "The plan allows up to 5 users."),
+    ("The plan allows no more than 5 users.", "The plan allows up to 5 users."),
+    ("The plan allows up to 5 users.", "The plan allows no more than 5 users."),
+    ("Orders must be at least $10.", "Orders must be no less than $10."),
+    ("The minimum order is $10.", "Orders must be at least $10."),
+    ("The maximum upload is 5 GB.", "Uploads of up to 5 GB are accepted."),
+    ("A third of the users chose Pro.", "33% of the users chose Pro."),
+    ("The app has 10 000 users.", "The app has 10,000 users."),
+    ("Revenue fell 50 minus 20 percent.", "Revenue fell 50 minus 20 percent."),
+    ("The boxer could earn nearly \u00a362m.", "The boxer could bank almost $95m (\u00a362m)."),
+    ("The gunman shot seven in a bar.", "The gunman shot seven in a fit of rage in a bar."),
+], ids=["hour-and-a-half", "24-7", "1.2M", "1.2m", "celsius", "below-zero", "1st", "first",
+        "iso-date", "iso-date-claim", "at-most", "maximum-of", "no-more-than", "up-to",
+        "no-less-than", "minimum-noun", "maximum-noun", "third-rounded", "space-grouped",
+        "minus-between-numbers", "approximate-claim-of-an-exact-figure",
+        "in-a-is-no-rate"])
+def test_the_same_quantity_written_another_way_is_kept(claim, stated):
+    result, kept = judged(claim, _one(stated), supported(("p1", stated)))
+    assert kept.label == "supported", kept.note
+    assert result.score == 1.0

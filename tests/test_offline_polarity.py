@@ -428,3 +428,59 @@ def test_a_statement_after_a_semicolon_colon_or_dash_is_judged_on_its_own(judge,
 def test_a_predicate_said_of_another_name_is_not_supported(judge, claim, passages):
     result = evaluate(claim, passages, judge)
     assert not any(c.supported for c in result.claims), result.claims
+
+
+#: Numbers written in the forms a new user found read wrongly (issue 20, numbers round 3):
+#: (passage, a claim it states, a claim it does not state).
+NUMBERS_3 = {
+    "minus-word": ("The freezer reaches minus 20 \u00b0C.",
+                   "The freezer reaches -20 degrees Celsius.", "The freezer reaches 20 \u00b0C."),
+    "below-zero": ("The freezer reaches 20 degrees below zero.",
+                   "The freezer reaches minus 20 degrees.", "The freezer reaches 20 degrees."),
+    "space-grouped": ("The app has 10 000 users.", "The app has 10,000 users.",
+                      "The app has 10 users."),
+    "apostrophe-grouped": ("The app has 1'000 users.", "The app has 1000 users.",
+                           "The app has 1 user."),
+    "indian-grouped": ("The app has 1,00,000 users.", "The app has 100000 users.",
+                       "The app has 1 user."),
+    "million-letter": ("The server handled 1M requests.", "The server handled 1 million requests.",
+                       "The server handled 1 request."),
+    "and-a-half": ("The project took 2 and a half years.", "The project took 2.5 years.",
+                   "The project took 2 years."),
+    "hour-and-a-half": ("The call took an hour and a half.", "The call took 90 minutes.",
+                        "The call took an hour."),
+    "nearly": ("The event drew nearly 100 users.", "The event drew almost 100 users.",
+               "The event drew 100 users."),
+    "clock-range-end": ("The office is open from 9 am to 5 pm.", "The office is open until 5 pm.",
+                        "The office opens at 5 pm."),
+    "clock-range-closing": ("The office is open from 9 am to 5 pm.",
+                            "The office closes at 5 pm.", "The office closes at 9 am."),
+    "minimum-noun": ("Orders must be at least $10.", "The minimum order is $10.",
+                     "The minimum order is $20."),
+    "per-slash": ("The plan costs $10/team.", "The plan costs $10 per team.",
+                  "The plan costs $10 per user."),
+    "per-team": ("The plan costs $10 per team.", "The plan costs $10 per team.",
+                 "The plan costs $10 per user."),
+    "24-7": ("The support line is staffed 24/7.", "The support line is staffed 24 hours a day.",
+             "The support line is staffed 12 hours a day."),
+    "1.2-million": ("The company raised $1.2 million.", "The company raised $1.2M.",
+                    "The company raised $1.5M."),
+    "celsius": ("The freezer reaches -20 \u00b0C.", "The freezer reaches minus 20 degrees Celsius.",
+                "The freezer reaches minus 20 degrees Fahrenheit."),
+    "first": ("The team finished first.", "The team finished 1st.", "The team finished 3rd."),
+    "iso-date": ("The contract starts on 2024-03-04.", "The contract starts on 4 March 2024.",
+                 "The contract starts on 3 April 2024."),
+    "no-more-than": ("The plan allows up to 5 users.", "The plan allows no more than 5 users.",
+                     "The plan allows 5 users."),
+    "at-most": ("The plan allows up to 5 users.", "The plan allows at most 5 users.",
+                "The plan allows at least 5 users."),
+}
+
+
+@pytest.mark.parametrize("case", list(NUMBERS_3))
+def test_a_number_written_another_way_is_read_as_its_quantity(judge, case):
+    text, right, wrong = NUMBERS_3[case]
+    (kept,) = evaluate(right, [{"id": "p1", "text": text}], judge).claims
+    assert kept.label == "supported", (kept.note, kept.verdict.rationale)
+    (refused,) = evaluate(wrong, [{"id": "p1", "text": text}], judge).claims
+    assert refused.label != "supported", refused.verdict
