@@ -305,11 +305,15 @@ def _claim_rows(rows: list[tuple[str, str]], claim: str | None) -> list[str]:
         if best else readings
 
 
-#: A bare answer of a question-and-answer passage: "Yes.", "No", "A: No.".
-_BARE_ANSWER = re.compile(r"(?:(?:A|Answer)\s*:\s*)?(?:Yes|No)", re.IGNORECASE)
+#: A bare reply to a yes/no question: "Yes", "No", and the negative replies other than "No"
+#: ("Nope", "Unfortunately not", "Sadly, no", "Not really", "I'm afraid not").
+_REPLY = (r"(?:Yes|No(?:pe)?|Nah|Not really|Not at all|Not yet|(?:Unfortunately|Sadly|Regrettably"
+          r"|I'm afraid|I am afraid|Afraid|Certainly|Definitely|Absolutely|Of course),? (?:not|no))")
+#: A bare answer of a question-and-answer passage: "Yes.", "No", "A: No.", "Nope.".
+_BARE_ANSWER = re.compile(rf"(?:(?:A|Answer)\s*:\s*)?{_REPLY}", re.IGNORECASE)
 #: A question followed by its bare answer: "Can I pause? A: No." reads "not Can I pause." and
 #: "Can I pause? Yes." reads "Can I pause." for the polarity and coverage rules.
-_QA = re.compile(r"([^.?!\n]*)\?\s*(?:(?:A|Answer)\s*:\s*)?(Yes|No)\b[.!]?", re.IGNORECASE)
+_QA = re.compile(rf"([^.?!\n]*)\?\s*(?:(?:A|Answer)\s*:\s*)?({_REPLY})\b[.!]?", re.IGNORECASE)
 _QUESTION_MARK = re.compile(r"^\s*(?:Q|Question)\s*:\s*", re.IGNORECASE)
 
 
@@ -318,7 +322,7 @@ def _answered(text: str) -> str:
     answer makes."""
     def statement(m: re.Match[str]) -> str:
         question = _QUESTION_MARK.sub("", m.group(1)).strip()
-        return f"{'not ' if m.group(2).lower() == 'no' else ''}{question}."
+        return f"{'' if m.group(2).lower() == 'yes' else 'not '}{question}."
     return _QA.sub(statement, text)
 
 
@@ -329,7 +333,9 @@ _SENTENCE_BREAK = re.compile(r"[.!?\u3002\n](?!\d)")
 #: reads "not SSO." (the "No" negates its column only, not the row or the table).
 _CELL_ANSWERS = {"yes": "", "true": "", "\u2713": "", "\u2714": "", "\u2705": "",
                  "no": "not ", "false": "not ", "\u2717": "not ",
-                 "\u2718": "not ", "\u274c": "not "}
+                 "\u2718": "not ", "\u274c": "not ",
+                 # a dash in a feature column says "not included", as "No" does
+                 "-": "not ", "\u2014": "not ", "\u2013": "not ", "--": "not "}
 
 
 def _table_cells(line: str) -> list[str]:
@@ -407,7 +413,7 @@ def _table_rows(source: str, quote: str) -> list[tuple[str, str]] | None:
 
 
 #: A bare yes/no answer right after a question: the question's sentence is read with it.
-_ANSWER_AFTER = re.compile(r"\s*(?:(?:A|Answer)\s*:\s*)?(?:Yes|No)\b[.!]?", re.IGNORECASE)
+_ANSWER_AFTER = re.compile(rf"\s*(?:(?:A|Answer)\s*:\s*)?{_REPLY}\b[.!]?", re.IGNORECASE)
 
 
 def _sentence_around(quote: str, source: str) -> tuple[str, str]:
@@ -526,13 +532,92 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
             return (f"supported verdict's quote {shown!r} does not speak to "
                     f"{', '.join(sorted(unnamed if said else words))} (one of the things the "
                     "claim joins with 'and'/'or' or a comma)")
-    if flipped := _polarity_problem(cf, xf):
+    if flipped := _polarity_problem(cf, xf) or _clause_polarity_problem(cf, ev.context):
         return (f"supported verdict's quote {shown!r}: its sentence negates "
                 f"{', '.join(flipped)} where the claim does not (or the reverse)")
     if problem := _particle_problem(claim, ev.context):
         return f"supported verdict's quote {shown!r}: its sentence says {problem}"
     if problem := _quantifier_problem(claim, ev):
         return f"supported verdict's quote {shown!r} {problem}"
+    if problem := _hedged_problem(claim, cf, ev.context):
+        return f"supported verdict's quote {shown!r}: its sentence {problem}"
+    if excepted := _excepted_name(claim, names, ev.context):
+        return (f"supported verdict's quote {shown!r}: its sentence makes an exception of the "
+                f"claim's {excepted} (\"all ... except {excepted}\")")
+    return None
+
+
+#: Words that say a sentence is not asserted as a fact: a modal of possibility, a plan or a
+#: hope ("Refunds may be issued", "is planned to support", "We hope ... will support").
+_TENTATIVE = re.compile(r"\b(?:(?:is|are|was|were) (?:planned|expected|scheduled|slated|"
+                        r"rumou?red|tipped|hoped) to|plan(?:s|ned)? to|hopes?(?: that)?|hoped"
+                        r"|hopefully|intends? to|intended to|aims? to)\b")
+#: A modal of possibility and the word it governs ("may be issued", "would be waterproof").
+_MAY = re.compile(r"\b(?:may|might|could|would)\s+(?:(?:soon|also|still|eventually|then|even|"
+                  r"be|have|been)\s+){0,2}([^\W\d_][\w'-]*)")
+#: Words that put a condition on a sentence ("If you spend over $50, shipping is free",
+#: "free only for members"); the condition runs to the next part or clause break.
+_CONDITION = re.compile(r"\b(?:if|unless|only (?:for|if|when|after|with|on|to|in)|as long as|"
+                        r"provided(?: that)?|on condition that|so long as)\b")
+
+
+def _hedged_problem(claim: str, cf: _Features, evidence: str) -> str | None:
+    """Why the evidence sentences that state the claim (at least half its content words) do
+    not assert it as the claim does, or ``None``: a modal of possibility governing a word of
+    the claim (``_MAY``: "may be issued") or a plan or hope before most of the claim's words
+    (``_TENTATIVE``), where the claim has no modal, plan or hope; or a condition
+    (``_CONDITION``) the claim lacks, on a clause that states three quarters of the claim's
+    words besides it, of whose words the claim states none ("If you spend over $50, shipping
+    is free" does not state "Shipping is free"; it states "Shipping is free on orders over
+    $50")."""
+    lower_claim = claim.lower()
+    for sentence in _SENTENCE_BREAK.split(evidence):
+        lower = sentence.lower()
+        sf = _features(sentence, sentence_start_exempt=False)
+        if len(cf.content & sf.content) * 2 < len(cf.content) or not cf.content:
+            continue
+        if not _TENTATIVE.search(lower_claim) and not strength_words(claim) & _MODALS:
+            for m in _MAY.finditer(lower):
+                if _stem(m.group(1)) in cf.content:  # "Refunds may be issued ..."
+                    return f"says it may be so ({m.group(0)!r}) where the claim asserts it"
+            for m in _TENTATIVE.finditer(lower):
+                rest = _features(_CLAUSE_BREAK.split(lower[m.end():])[0],
+                                 sentence_start_exempt=False).content
+                if len(cf.content & rest) * 2 >= len(cf.content):
+                    return (f"says it is planned or hoped for ({m.group(0)!r}) where the "
+                            "claim asserts it")
+        if _CONDITION.search(lower_claim):
+            continue
+        for clause in _CLAUSE_BREAK.split(lower):
+            for m in _CONDITION.finditer(clause):
+                rest = _PART_BREAK.split(clause[m.end():])[0]
+                words = _features(rest, sentence_start_exempt=False).content
+                main = _features(clause[:m.start()] + clause[m.end() + len(rest):],
+                                 sentence_start_exempt=False).content
+                if len(cf.content & main) * 4 < len(cf.content) * 3 or not words or _covered(
+                        words, cf.content):
+                    continue  # the condition is on another clause, or the claim states it
+                return (f"puts a condition on it ({m.group(0) + rest!r}) that the claim "
+                        "drops")
+    return None
+
+
+#: How many words after an exception word ("except", "other than") name what is excepted.
+EXCEPTION_REACH = 4
+
+
+def _excepted_name(claim: str, names: frozenset[str], evidence: str) -> str | None:
+    """A name of the claim (``names``: stems) that the evidence names within
+    ``EXCEPTION_REACH`` words after an exception word (``_EXCEPTION``: "All plans include SSO
+    except the Basic plan", "Every plan other than Basic ..."), when the claim makes no
+    exception itself; else ``None``."""
+    if not names or _EXCEPTION.search(claim.lower()):
+        return None
+    lower = _surface(evidence).lower()
+    for m in _EXCEPTION.finditer(lower):
+        for tok in _TOKEN.findall(lower[m.end():])[:EXCEPTION_REACH]:
+            if _stem(tok) in names or tok in names:
+                return tok
     return None
 
 
@@ -606,7 +691,8 @@ def _restates(claim: str, cf: _Features, xf: _Features, qf: _Features, ev: _Evid
         return False
     if _EXCEPTION.search(ev.context.lower()) and not _EXCEPTION.search(claim.lower()):
         return False  # "included on all plans except Free" makes an exception to the claim
-    if _polarity_problem(cf, xf) or _particle_problem(claim, ev.context):
+    if _polarity_problem(cf, xf) or _particle_problem(claim, ev.context) \
+            or _clause_polarity_problem(cf, ev.context):
         return False
     negative = any(_negated_inside(w) or w in _NEGATIVE_WORDS for w in xf.words)
     if xf.negated != cf.negated or negative and not cf.negated:
@@ -1457,6 +1543,57 @@ def _polarity_problem(cf: _Features, xf: _Features) -> list[str]:
     return sorted(flipped)
 
 
+#: Words that open a clause with no subject of its own ("... but cannot delete them"): the
+#: clause speaks of the subject of the clause before it.
+_ELLIPTIC = frozenset({"can", "cannot", "can't", "not", "is", "isn't", "are", "aren't", "does",
+                       "doesn't", "do", "don't", "will", "won't", "may", "must", "has", "have",
+                       "hasn't", "haven't", "was", "wasn't", "were", "weren't", "did", "didn't",
+                       "should", "could", "would", "never", "also", "only", "still"})
+
+
+def _clause_polarity_problem(cf: _Features, evidence: str) -> list[str]:
+    """The claim's words that the evidence says with both polarities, and only with the other
+    one in the clauses that state the most of the claim's other words: the clause that says
+    the claim most fully decides ("Exports, which are not encrypted, are stored in S3;
+    backups are encrypted." negates "Exports are encrypted"; a clause with no subject of its
+    own, ``_ELLIPTIC``, speaks of the clause before it: "Admins can view exports but cannot
+    delete them; owners can delete exports." negates "Admins can delete exports")."""
+    lower = _spelled_units(_fold_phrases(_surface(evidence).lower()))
+    clauses: list[tuple[set[str], set[tuple[str, bool]]]] = []
+    before: set[str] = set()
+    for clause in _CLAUSE_BREAK.split(lower):
+        tokens = [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(clause)]
+        if not tokens:
+            continue
+        scoped: set[tuple[str, bool]] = set()
+        for sub in _PART_BREAK.split(clause):
+            if stoks := [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(sub)]:
+                scoped |= _scoped_polarity(stoks)
+        words = {w for w, _ in scoped}
+        if tokens[0] in _ELLIPTIC:
+            words |= before
+        clauses.append((words, scoped))
+        before = words
+    claimed: dict[str, set[bool]] = {}
+    for w, neg in cf.scoped:
+        if w in cf.content and w not in cf.numbers:
+            claimed.setdefault(w, set()).add(neg)
+    flipped = []
+    for w, negs in claimed.items():
+        if negs != {False}:
+            continue  # a word the claim asserts (a negated claim word: ``_polarity_problem``)
+        neg = False
+        others = cf.content - {w}
+        holding = [(len(others & words), {n for v, n in scoped if v == w})
+                   for words, scoped in clauses if any(v == w for v, _ in scoped)]
+        if not holding or not any(neg in pols for _, pols in holding):
+            continue
+        best = max(k for k, _ in holding)
+        if best and all(neg not in pols for k, pols in holding if k == best):
+            flipped.append(w)
+    return sorted(flipped)
+
+
 def _particle_problem(claim: str, evidence: str) -> str | None:
     """A verb with "up"/"down" or "on"/"off" in the claim that the evidence says with the
     opposite particle and never with the claim's ("went up" / "went down"), or ``None``."""
@@ -1674,18 +1811,46 @@ _PHRASES = (
     # "contrary to rumours that P", "there is no evidence that P", "reports that P are wrong"
     (re.compile(r"\bit(?: is|'s| was) (?:false|untrue|incorrect|wrong|not true|not the case"
                 r"|not correct|an? (?:common |popular )?(?:myth|misconception|fallacy)) that\b"
+                # "a common misconception is that P", "the myth that P persists"
+                r"|\b(?:an?|the) (?:(?:common|popular|widespread|persistent|old) )?(?:myth|"
+                r"misconception|fallacy|misunderstanding)(?: is)? that\b"
+                # "some users wrongly believe (that) P", "an older FAQ incorrectly states P"
+                r"|\b(?:wrongly|mistakenly|falsely|incorrectly|erroneously) (?:believ|think|"
+                r"thought|claim|stat|say|said|assum|report|suggest|assert|list|show|describ|"
+                r"impl)\w*(?: that)?\b"
+                # "it is unclear whether P": P is not stated
+                r"|\bit(?: is|'s| was| remains) (?:unclear|uncertain|not clear|not known|unknown"
+                r"|not yet known|unconfirmed|undecided) (?:whether|if)\b"
                 r"|\b(?:den(?:y|ies|ied|ying)|disput(?:e|es|ed|ing)|refut(?:e|es|ed|ing)|"
                 r"reject(?:s|ed|ing)?) (?:the (?:claims?|reports?|rumou?rs?|suggestions?|"
                 r"allegations?|idea|notion) )?that\b"
-                r"|\bcontrary to (?:\w+ ){0,2}?(?:rumou?rs?|reports?|claims?|beliefs?|"
-                r"suggestions?|speculation|allegations?) that\b"
+                r"|\bcontrary to (?:\w+ ){0,2}?(?:rumou?rs?|reports?|claims?|beliefs?|reviews?|"
+                r"posts?|articles?|suggestions?|speculation|allegations?)"
+                r" (?:that|claiming|saying|suggesting|stating)(?: that)?\b"
                 r"|\bthere (?:is|was|'s) no (?:evidence|proof|truth to the (?:claims?|reports?|"
                 r"rumou?rs?)) that\b"
                 r"|\b(?:the )?(?:reports?|claims?|rumou?rs?|suggestions?|allegations?|stor(?:y|ies)"
                 r"|idea|notion|belief|assertion)s? that(?=[^.;!?]+? (?:is|are|was|were|have been"
-                r"|has been|proved|proven) (?:\w+ )?(?:wrong|false|untrue|incorrect|unfounded|"
-                r"baseless|mistaken|inaccurate|a myth|myths|not true|debunked|groundless)\b)"),
+                r"|has been|proved|proven|remain|remains|remained) (?:\w+ )?(?:wrong|false|untrue|"
+                r"incorrect|unfounded|baseless|mistaken|inaccurate|a myth|myths|not true|"
+                r"debunked|groundless|unconfirmed|unverified|unsubstantiated|unproven)\b)"),
      " notthat "),
+    # "Many think P, but it is not." / "..., but that is false.": the closing clause denies
+    # the clause before it, as "it is not true that P" does
+    (re.compile(r"(?<![^.!?;\n])([^.!?;\n]+?),? but (?:it|that|this|they|he|she)"
+                r"(?:'s| is| are| was| were| does| do| did| has| have| can| will| would)?"
+                r"(?: not(?: true| the case| so| correct)?|n't(?: true| the case| so)?| false"
+                r"| untrue| wrong| incorrect| a myth|not| cannot| can't| won't)\s*(?=[.!?;]|$)"),
+     r" notthat \1 , but it is not"),
+    # degree negations: "hardly waterproof", "far from waterproof", "anything but
+    # waterproof" say "not waterproof"; "too fragile to be waterproof" negates what follows;
+    # "ceased to support" / "stopped supporting" / "used to be" (no longer) say "not"
+    (re.compile(r"\bhardly\b(?! ever\b| any)|\banything but\b|\bfar from\b(?! (?:the|a|an|"
+                r"our|your|my|his|her|its|their|this|that|these|those|here|there|home|"
+                r"town|\d)\b)|\bceas(?:e|es|ed|ing) to\b|\bstop(?:s|ped) (?=\w+ing\b)"
+                r"|(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )(?<!\balso )"
+                r"\bused to (?=be\b)"), " not "),
+    (re.compile(r"\btoo (\w+) to be\b"), r"too \1 , not be"),
     # "no fee for returns", "at no extra charge": free ("Returns are free")
     (re.compile(r"\b(?:at )?no (?:additional |extra )?(?:fees?|charges?)\b"), " free "),
     # "excluded" is "not included", "lacks" is "does not have" ("Accidental damage is
