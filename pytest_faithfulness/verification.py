@@ -710,8 +710,13 @@ def _said_through_opposite(word: str, cf: _Features, xf: _Features) -> bool:
     negation's scope may not reach it."""
     claimed = {neg for w, neg in cf.scoped if w == word}
     listed = _antonyms().get(word, frozenset())
-    return any(v not in listed and _opposite(word, v) and (not neg) in claimed
-               for v, neg in xf.scoped)
+    if any(_opposite(word, v) and (not neg) in claimed
+           and (v not in listed or claimed == {True} and not neg) for v, neg in xf.scoped):
+        return True  # a listed opposite too where the claim negates the word in its scope
+    # "not refunded" states "non-refundable": the negated verb of a prefixed "-able" word
+    base = next((word[len(p):] for p in _NEGATING_PREFIXES if word.startswith(p)), "")
+    return claimed == {False} and base.endswith(("abl", "ibl")) and len(base) >= 7 and any(
+        neg and v == base[:-3] for v, neg in xf.scoped)
 
 
 #: A part of a claim (clause or comma-separated part) with fewer content words than this is
@@ -1535,11 +1540,20 @@ def _polarity_problem(cf: _Features, xf: _Features) -> list[str]:
             continue
         if w in cf.numbers or _said_by_kin(w, scope, ev_scope):
             continue
+        if w.endswith(("abl", "ibl")) and len(w) >= 7 and ev_scope.get(w[:-3]) \
+                and not scope & ev_scope[w[:-3]]:
+            flipped.add(w)  # "refundable" against "not refunded" (only)
+            continue
         opposed = [v for v in ev_scope if _opposite(w, v)]
         same = any(s in ev_scope[v] for v in opposed for s in scope)
         reversed_ = any((not s) in ev_scope[v] for v in opposed for s in scope)
         if same and not reversed_:
             flipped.add(w)
+    if flipped and (through := {u for u, n in cf.scoped if n and any(
+            not nv and _opposite(u, v) for v, nv in xf.scoped)}):
+        # the claim's negation is said by an opposite word ("not enabled by default" by
+        # "disabled by default"): the words after it in its scope are not negated apart
+        flipped -= {w for w in flipped if w not in through and claim_scope.get(w) == {True}}
     return sorted(flipped)
 
 
@@ -1687,6 +1701,11 @@ def _hedge_stems() -> dict[str, str]:
         _stem(w): c for w, c in _DEGREES.items()}
 
 
+#: Words that say "only": "restricted to admins", "reserved for members".
+_RESTRICTED = re.compile(r"\b(?:restricted|limited|reserved|exclusive) (?:to|for) "
+                         r"(?:the |our |your )?([^\W\d_]+)")
+
+
 def _quantifier_problem(claim: str, ev: _Evidence) -> str | None:
     """Why the claim's quantifiers are not the evidence's, or ``None``: a strong one
     (``_STRONG_QUANTIFIERS``) or a frequency or degree word (``_hedges``) the evidence does
@@ -1694,6 +1713,12 @@ def _quantifier_problem(claim: str, ev: _Evidence) -> str | None:
     said = _quantifiers(ev.context) | _hedges(ev.context, evidence=True)
     claimed = _quantifiers(claim)
     hedged = _hedges(claim)
+    if any(_stem(m.group(1)) in _clause_content(_TOKEN.findall(claim.lower()))
+           for m in _RESTRICTED.finditer(ev.context.lower())):
+        said.add("only")  # "restricted to admins" says "only admins"
+    if "never" in claimed and not said and any(
+            _negates(t) for t in _TOKEN.findall(_fold_phrases(ev.context.lower()))):
+        said.add("never")  # "does not expire" says "never expires" where nothing hedges it
     for q in sorted(claimed - said):
         if q in _STRONG_QUANTIFIERS or q in hedged or _quantifiers(ev.quotes) - claimed:
             return f"does not say {q!r} as the claim does"
@@ -1853,6 +1878,12 @@ _PHRASES = (
     (re.compile(r"\btoo (\w+) to be\b"), r"too \1 , not be"),
     # "no fee for returns", "at no extra charge": free ("Returns are free")
     (re.compile(r"\b(?:at )?no (?:additional |extra )?(?:fees?|charges?)\b"), " free "),
+    # "at no extra cost", "costs nothing", "free of charge": free ("Shipping is free")
+    (re.compile(r"\b(?:at|for) no (?:additional |extra )?cost\b|\bcost(?:s|ing)? nothing\b"
+                r"|\bfree of charge\b"), " free "),
+    # "no limit on the number of users" is "unlimited users"
+    (re.compile(r"\b(?:there is |there's )?no (?:limit|cap|maximum)s? (?:on|to) (?:the (?:number|"
+                r"amount) of )?"), " unlimited "),
     # "excluded" is "not included", "lacks" is "does not have" ("Accidental damage is
     # excluded" states "The warranty does not cover accidental damage")
     (re.compile(r"\bexclud(?:e|es|ed|ing)\b"), " not include "),

@@ -1126,3 +1126,30 @@ def test_a_condition_or_modal_the_claim_drops_is_refused(claim, text, careful):
     kept_claim = keeps.get(text, careful)
     _, kept = judged(kept_claim, _one(text), supported(("p1", text)))
     assert kept.label == "supported", kept.note
+
+
+#: Correct verdicts the check refused (issue 20, polarity round 3): (claim, passage, a wrong
+#: claim the same quote must not carry).
+SAID_OTHERWISE = [
+    ("The feature is not enabled by default.", "The feature is disabled by default.",
+     "The feature is enabled by default."),
+    ("Sale items are non-refundable.", "Items bought on sale can be exchanged but not refunded.",
+     "Sale items are refundable."),
+    ("Shipping is available at no extra cost.", "Shipping is free.",
+     "Shipping is not available at no extra cost."),
+    ("Shipping costs nothing.", "Shipping is free.", "Shipping costs $5."),
+    ("There is no limit on the number of users.", "The plan includes unlimited users.",
+     "There is a limit on the number of users."),
+    ("Store credit never expires.", "Store credit does not expire.", "Store credit expires."),
+    ("Only admins can export logs.", "Log exports are restricted to admins.",
+     "Only owners can export logs."),
+]
+
+
+@pytest.mark.parametrize(("claim", "text", "wrong"), SAID_OTHERWISE,
+                         ids=[c[:40] for c, _, _ in SAID_OTHERWISE])
+def test_the_same_statement_said_otherwise_is_kept(claim, text, wrong):
+    _, kept = judged(claim, _one(text), supported(("p1", text)))
+    assert kept.label == "supported", kept.note
+    result, refused = judged(wrong, _one(text), supported(("p1", text)))
+    assert refused.label == "unsupported" and result.score == 0.0
