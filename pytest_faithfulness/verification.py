@@ -133,20 +133,37 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        negated on one side only, both in its clause part and in the negation's scope
        (``NEGATION_SCOPE`` words; a "not" in another clause negates nothing there; "it is not
        true that" turns the clause round, as do "it is a myth that", "we deny that",
-       "contrary to rumours that", "there is no evidence that", "reports that ... are wrong"),
+       "contrary to rumours that", "there is no evidence that", "reports that ... are wrong",
+       "a common misconception is that", "users wrongly believe", "it is unclear whether",
+       "reports that ... remain unconfirmed", "P, but it is not." / "but that is false"; a
+       question answered "No", "Nope", "Unfortunately not" reads "not ..."; "hardly", "far
+       from", "anything but", "ceased to", "used to be" and "too X to be" negate; a dash cell
+       of a table reads as "No"); a claim word said with both polarities is read in the
+       evidence clause stating most of the claim's other words (a clause with no subject,
+       "... but cannot delete them", speaks of the clause before it:
+       ``_clause_polarity_problem``),
        nor said through its opposite with the same polarity (non-/un-/in-/im-/ir-/il-/dis-,
        de- before a verb, -less, ``_ANTONYM_PAIRS``, ``_OPPOSITE_WORDS``: enabled/disabled,
        accepted/rejected, issued/denied, incur/avoid, buyer/seller, a verb with up/down or
        on/off; ``_OPPOSITE_FAMILIES``, every word of one side against every word of the
        other: rose/climbed/grew/jumped/soared against dropped/fell/declined/shrank/plunged,
        wide/narrow, thriving/struggling; a word of the claim's side of its family states
-       it: "rose" for "increased"); "excluded" reads "not included", "lacks" "does not
-       have", "no fee" "free";
+       it: "rose" for "increased"; a listed opposite states a word the claim negates in its
+       scope: "disabled by default" for "not enabled by default"; "not refunded" states
+       "non-refundable" and refuses "refundable"); "excluded" reads "not included", "lacks"
+       "does not have", "no fee", "at no extra cost", "costs nothing" "free", "no limit on"
+       "unlimited";
     8. state the claim's quantifiers (all/every/each, most, only, exactly, always, never...) in
        the evidence, and not another one where the quotes give one (all vs some, always vs
        rarely); and its frequency and degree words (usually, often, sometimes, rarely,
        partly; slightly, significantly...: ``_hedges``) by a word of the same class
-       ("seldom" for "rarely"; "skyrocket" states "sharply");
+       ("seldom" for "rarely"; "skyrocket" states "sharply"); "restricted to X" states "only
+       X", a bare negation "never" where nothing else hedges it; no condition on the clause
+       stating the claim that the claim drops (if/unless/only for/as long as, whose words the
+       claim states none of), no modal of possibility governing a claim word ("may be
+       issued"), no plan or hope before the claim ("is planned to", "we hope"), where the
+       claim has none (``_hedged_problem``); and no exception naming a name of the claim
+       ("all plans include SSO except the Basic plan": ``_excepted_name``);
     9. not swap a number or a name of the evidence into another role: a number stated only
        apart from its claim part's words while the evidence states those words with another
        number (``_unattached``; a parenthesis is a part of its own), a name of the claim
@@ -513,7 +530,7 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                 f"{rider!r} (a phrase the claim adds that no evidence states)")
     if unsaid := sorted(w for w in cf.words - _DISCOURSE - _FILLERS
                         if (_negated_inside(w) or w in _CURATED) and not _stated(w, stated)
-                        and not _said_through_opposite(w, cf, xf)
+                        and not _said_through_opposite(w, cf, xf, claim)
                         and not _kin_in_part(w, cf, xf)):
         return (f"supported verdict's quote {shown!r} does not state the claim's "
                 f"{', '.join(unsaid)} (a word negated inside, or one with a listed opposite, "
@@ -532,7 +549,7 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
             return (f"supported verdict's quote {shown!r} does not speak to "
                     f"{', '.join(sorted(unnamed if said else words))} (one of the things the "
                     "claim joins with 'and'/'or' or a comma)")
-    if flipped := _polarity_problem(cf, xf) or _clause_polarity_problem(cf, ev.context):
+    if flipped := _polarity_problem(cf, xf, claim) or _clause_polarity_problem(cf, ev.context):
         return (f"supported verdict's quote {shown!r}: its sentence negates "
                 f"{', '.join(flipped)} where the claim does not (or the reverse)")
     if problem := _particle_problem(claim, ev.context):
@@ -595,8 +612,10 @@ def _hedged_problem(claim: str, cf: _Features, evidence: str) -> str | None:
                 main = _features(clause[:m.start()] + clause[m.end() + len(rest):],
                                  sentence_start_exempt=False).content
                 if len(cf.content & main) * 4 < len(cf.content) * 3 or not words or _covered(
-                        words, cf.content):
-                    continue  # the condition is on another clause, or the claim states it
+                        words, cf.content) or any(_stem(g.group(1)) not in cf.content
+                                                  for g in _MAY.finditer(clause)):
+                    continue  # the condition is on another clause or on a modal's other
+                    # word ("if ..., the flat could be worth"), or the claim states it
                 return (f"puts a condition on it ({m.group(0) + rest!r}) that the claim "
                         "drops")
     return None
@@ -691,7 +710,7 @@ def _restates(claim: str, cf: _Features, xf: _Features, qf: _Features, ev: _Evid
         return False
     if _EXCEPTION.search(ev.context.lower()) and not _EXCEPTION.search(claim.lower()):
         return False  # "included on all plans except Free" makes an exception to the claim
-    if _polarity_problem(cf, xf) or _particle_problem(claim, ev.context) \
+    if _polarity_problem(cf, xf, claim) or _particle_problem(claim, ev.context) \
             or _clause_polarity_problem(cf, ev.context):
         return False
     negative = any(_negated_inside(w) or w in _NEGATIVE_WORDS for w in xf.words)
@@ -703,16 +722,18 @@ def _restates(claim: str, cf: _Features, xf: _Features, qf: _Features, ev: _Evid
     return not _quantifier_problem(claim, ev) and _quantifiers(ev.quotes) <= _quantifiers(claim)
 
 
-def _said_through_opposite(word: str, cf: _Features, xf: _Features) -> bool:
+def _said_through_opposite(word: str, cf: _Features, xf: _Features,
+                           claim: str | None = None) -> bool:
     """Whether the evidence ``xf`` states the claim's ``word`` as its opposite by a negating
     prefix with the other polarity ("not refundable" for "non-refundable", "non-refundable"
     for "not refundable"); a listed opposite ("earlier" / "later") does not count, as a
     negation's scope may not reach it."""
     claimed = {neg for w, neg in cf.scoped if w == word}
     listed = _antonyms().get(word, frozenset())
+    first = _negated_first(claim) if claim and any(v in listed for v, _ in xf.scoped) else set()
     if any(_opposite(word, v) and (not neg) in claimed
-           and (v not in listed or claimed == {True} and not neg) for v, neg in xf.scoped):
-        return True  # a listed opposite too where the claim negates the word in its scope
+           and (v not in listed or word in first and not neg) for v, neg in xf.scoped):
+        return True  # a listed opposite too where the claim's "not" negates the word itself
     # "not refunded" states "non-refundable": the negated verb of a prefixed "-able" word
     base = next((word[len(p):] for p in _NEGATING_PREFIXES if word.startswith(p)), "")
     return claimed == {False} and base.endswith(("abl", "ibl")) and len(base) >= 7 and any(
@@ -1413,6 +1434,8 @@ _OPPOSITE_WORDS = (
     "explicit implicit", "encoder decoder", "encoding decoding", "encode decode",
     "encrypt decrypt", "encrypted decrypted", "distant nearby", "ahead behind",
     "shut opened", "reveal hide", "revealed hidden", "visible hidden", "help hinder",
+    # "at no cost" reads "free" (``_PHRASES``): "at some cost" is its opposite
+    "free cost",
 )
 #: Families of opposites: every word of one side is the opposite of every word of the other
 #: (stemmed when the table is built), and the words of one side say the same thing, so that
@@ -1516,7 +1539,17 @@ def _opposite(a: str, b: str) -> bool:
     return False
 
 
-def _polarity_problem(cf: _Features, xf: _Features) -> list[str]:
+def _negated_first(claim: str) -> set[str]:
+    """The stems of the words right after a forward negation of ``claim`` ("not enabled by
+    default": "enabl"); none when the claim is framed as false whole ("it is not true that")."""
+    tokens = _TOKEN.findall(_fold_phrases(_surface(claim).lower()))
+    if "notthat" in tokens:
+        return set()
+    return {_stem(tokens[i + 1]) for i, t in enumerate(tokens[:-1])
+            if t in _FORWARD_NEGATIONS or t.endswith("n't")}
+
+
+def _polarity_problem(cf: _Features, xf: _Features, claim: str | None = None) -> list[str]:
     """The claim's words that the evidence ``xf`` says with the other polarity and nowhere
     with the claim's: a word negated on one side only, both in its clause part and in the
     negation's scope (the words after the negation: "Sale items can be exchanged but not
@@ -1549,10 +1582,11 @@ def _polarity_problem(cf: _Features, xf: _Features) -> list[str]:
         reversed_ = any((not s) in ev_scope[v] for v in opposed for s in scope)
         if same and not reversed_:
             flipped.add(w)
-    if flipped and (through := {u for u, n in cf.scoped if n and any(
+    if flipped and claim and (through := {u for u in _negated_first(claim) if any(
             not nv and _opposite(u, v) for v, nv in xf.scoped)}):
-        # the claim's negation is said by an opposite word ("not enabled by default" by
-        # "disabled by default"): the words after it in its scope are not negated apart
+        # the claim's negation is said by an opposite word of the word it negates ("not
+        # enabled by default" by "disabled by default"): the words after it in its scope are
+        # not negated apart
         flipped -= {w for w in flipped if w not in through and claim_scope.get(w) == {True}}
     return sorted(flipped)
 
