@@ -144,20 +144,37 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
        negated on one side only, both in its clause part and in the negation's scope
        (``NEGATION_SCOPE`` words; a "not" in another clause negates nothing there; "it is not
        true that" turns the clause round, as do "it is a myth that", "we deny that",
-       "contrary to rumours that", "there is no evidence that", "reports that ... are wrong"),
+       "contrary to rumours that", "there is no evidence that", "reports that ... are wrong",
+       "a common misconception is that", "users wrongly believe", "it is unclear whether",
+       "reports that ... remain unconfirmed", "P, but it is not." / "but that is false"; a
+       question answered "No", "Nope", "Unfortunately not" reads "not ..."; "hardly", "far
+       from", "anything but", "ceased to", "used to be" and "too X to be" negate; a dash cell
+       of a table reads as "No"); a claim word said with both polarities is read in the
+       evidence clause stating most of the claim's other words (a clause with no subject,
+       "... but cannot delete them", speaks of the clause before it:
+       ``_clause_polarity_problem``),
        nor said through its opposite with the same polarity (non-/un-/in-/im-/ir-/il-/dis-,
        de- before a verb, -less, ``_ANTONYM_PAIRS``, ``_OPPOSITE_WORDS``: enabled/disabled,
        accepted/rejected, issued/denied, incur/avoid, buyer/seller, a verb with up/down or
        on/off; ``_OPPOSITE_FAMILIES``, every word of one side against every word of the
        other: rose/climbed/grew/jumped/soared against dropped/fell/declined/shrank/plunged,
        wide/narrow, thriving/struggling; a word of the claim's side of its family states
-       it: "rose" for "increased"); "excluded" reads "not included", "lacks" "does not
-       have", "no fee" "free";
+       it: "rose" for "increased"; a listed opposite states a word the claim negates in its
+       scope: "disabled by default" for "not enabled by default"; "not refunded" states
+       "non-refundable" and refuses "refundable"); "excluded" reads "not included", "lacks"
+       "does not have", "no fee", "at no extra cost", "costs nothing" "free", "no limit on"
+       "unlimited";
     8. state the claim's quantifiers (all/every/each, most, only, exactly, always, never...) in
        the evidence, and not another one where the quotes give one (all vs some, always vs
        rarely); and its frequency and degree words (usually, often, sometimes, rarely,
        partly; slightly, significantly...: ``_hedges``) by a word of the same class
-       ("seldom" for "rarely"; "skyrocket" states "sharply");
+       ("seldom" for "rarely"; "skyrocket" states "sharply"); "restricted to X" states "only
+       X", a bare negation "never" where nothing else hedges it; no condition on the clause
+       stating the claim that the claim drops (if/unless/only for/as long as, whose words the
+       claim states none of), no modal of possibility governing a claim word ("may be
+       issued"), no plan or hope before the claim ("is planned to", "we hope"), where the
+       claim has none (``_hedged_problem``); and no exception naming a name of the claim
+       ("all plans include SSO except the Basic plan": ``_excepted_name``);
     9. not swap a number or a name of the evidence into another role: a number stated only
        apart from its claim part's words while the evidence states those words with another
        number (``_unattached``; a parenthesis is a part of its own), a name of the claim
@@ -322,11 +339,15 @@ def _claim_rows(rows: list[tuple[str, str]], claim: str | None) -> list[str]:
         if best else readings
 
 
-#: A bare answer of a question-and-answer passage: "Yes.", "No", "A: No.".
-_BARE_ANSWER = re.compile(r"(?:(?:A|Answer)\s*:\s*)?(?:Yes|No)", re.IGNORECASE)
+#: A bare reply to a yes/no question: "Yes", "No", and the negative replies other than "No"
+#: ("Nope", "Unfortunately not", "Sadly, no", "Not really", "I'm afraid not").
+_REPLY = (r"(?:Yes|No(?:pe)?|Nah|Not really|Not at all|Not yet|(?:Unfortunately|Sadly|Regrettably"
+          r"|I'm afraid|I am afraid|Afraid|Certainly|Definitely|Absolutely|Of course),? (?:not|no))")
+#: A bare answer of a question-and-answer passage: "Yes.", "No", "A: No.", "Nope.".
+_BARE_ANSWER = re.compile(rf"(?:(?:A|Answer)\s*:\s*)?{_REPLY}", re.IGNORECASE)
 #: A question followed by its bare answer: "Can I pause? A: No." reads "not Can I pause." and
 #: "Can I pause? Yes." reads "Can I pause." for the polarity and coverage rules.
-_QA = re.compile(r"([^.?!\n]*)\?\s*(?:(?:A|Answer)\s*:\s*)?(Yes|No)\b[.!]?", re.IGNORECASE)
+_QA = re.compile(rf"([^.?!\n]*)\?\s*(?:(?:A|Answer)\s*:\s*)?({_REPLY})\b[.!]?", re.IGNORECASE)
 _QUESTION_MARK = re.compile(r"^\s*(?:Q|Question)\s*:\s*", re.IGNORECASE)
 
 
@@ -335,7 +356,7 @@ def _answered(text: str) -> str:
     answer makes."""
     def statement(m: re.Match[str]) -> str:
         question = _QUESTION_MARK.sub("", m.group(1)).strip()
-        return f"{'not ' if m.group(2).lower() == 'no' else ''}{question}."
+        return f"{'' if m.group(2).lower() == 'yes' else 'not '}{question}."
     return _QA.sub(statement, text)
 
 
@@ -346,7 +367,9 @@ _SENTENCE_BREAK = re.compile(r"[.!?\u3002\n](?!\d)")
 #: reads "not SSO." (the "No" negates its column only, not the row or the table).
 _CELL_ANSWERS = {"yes": "", "true": "", "\u2713": "", "\u2714": "", "\u2705": "",
                  "no": "not ", "false": "not ", "\u2717": "not ",
-                 "\u2718": "not ", "\u274c": "not "}
+                 "\u2718": "not ", "\u274c": "not ",
+                 # a dash in a feature column says "not included", as "No" does
+                 "-": "not ", "\u2014": "not ", "\u2013": "not ", "--": "not "}
 
 
 def _table_cells(line: str) -> list[str]:
@@ -424,7 +447,7 @@ def _table_rows(source: str, quote: str) -> list[tuple[str, str]] | None:
 
 
 #: A bare yes/no answer right after a question: the question's sentence is read with it.
-_ANSWER_AFTER = re.compile(r"\s*(?:(?:A|Answer)\s*:\s*)?(?:Yes|No)\b[.!]?", re.IGNORECASE)
+_ANSWER_AFTER = re.compile(rf"\s*(?:(?:A|Answer)\s*:\s*)?{_REPLY}\b[.!]?", re.IGNORECASE)
 
 
 def _sentence_around(quote: str, source: str) -> tuple[str, str]:
@@ -526,8 +549,8 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                 f"{rider!r} (a phrase the claim adds that no evidence states)")
     if unsaid := sorted(w for w in cf.words - _DISCOURSE - _FILLERS
                         if (_negated_inside(w) or w in _CURATED) and not _stated(w, stated)
-                        and not _said_through_opposite(w, cf, xf) and not _said_by_bound(w, cf, xf)
-                        and not _said_by_clock_range(w, cf, xf)
+                        and not _said_through_opposite(w, cf, xf, claim)
+                        and not _said_by_bound(w, cf, xf) and not _said_by_clock_range(w, cf, xf)
                         and not _kin_in_part(w, cf, xf)):
         return (f"supported verdict's quote {shown!r} does not state the claim's "
                 f"{', '.join(unsaid)} (a word negated inside, or one with a listed opposite, "
@@ -546,13 +569,96 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
             return (f"supported verdict's quote {shown!r} does not speak to "
                     f"{', '.join(sorted(unnamed if said else words))} (one of the things the "
                     "claim joins with 'and'/'or' or a comma)")
-    if flipped := [w for w in _polarity_problem(cf, xf) if not _said_by_clock_range(w, cf, xf)]:
+    if flipped := [w for w in (_polarity_problem(cf, xf, claim)
+                               or _clause_polarity_problem(cf, ev.context))
+                   if not _said_by_clock_range(w, cf, xf)]:
         return (f"supported verdict's quote {shown!r}: its sentence negates "
                 f"{', '.join(flipped)} where the claim does not (or the reverse)")
     if problem := _particle_problem(claim, ev.context):
         return f"supported verdict's quote {shown!r}: its sentence says {problem}"
     if problem := _quantifier_problem(claim, ev):
         return f"supported verdict's quote {shown!r} {problem}"
+    if problem := _hedged_problem(claim, cf, ev.context):
+        return f"supported verdict's quote {shown!r}: its sentence {problem}"
+    if excepted := _excepted_name(claim, names, ev.context):
+        return (f"supported verdict's quote {shown!r}: its sentence makes an exception of the "
+                f"claim's {excepted} (\"all ... except {excepted}\")")
+    return None
+
+
+#: Words that say a sentence is not asserted as a fact: a modal of possibility, a plan or a
+#: hope ("Refunds may be issued", "is planned to support", "We hope ... will support").
+_TENTATIVE = re.compile(r"\b(?:(?:is|are|was|were) (?:planned|expected|scheduled|slated|"
+                        r"rumou?red|tipped|hoped) to|plan(?:s|ned)? to|hopes?(?: that)?|hoped"
+                        r"|hopefully|intends? to|intended to|aims? to)\b")
+#: A modal of possibility and the word it governs ("may be issued", "would be waterproof").
+_MAY = re.compile(r"\b(?:may|might|could|would)\s+(?:(?:soon|also|still|eventually|then|even|"
+                  r"be|have|been)\s+){0,2}([^\W\d_][\w'-]*)")
+#: Words that put a condition on a sentence ("If you spend over $50, shipping is free",
+#: "free only for members"); the condition runs to the next part or clause break.
+_CONDITION = re.compile(r"\b(?:if|unless|only (?:for|if|when|after|with|on|to|in)|as long as|"
+                        r"provided(?: that)?|on condition that|so long as)\b")
+
+
+def _hedged_problem(claim: str, cf: _Features, evidence: str) -> str | None:
+    """Why the evidence sentences that state the claim (at least half its content words) do
+    not assert it as the claim does, or ``None``: a modal of possibility governing a word of
+    the claim (``_MAY``: "may be issued") or a plan or hope before most of the claim's words
+    (``_TENTATIVE``), where the claim has no modal, plan or hope; or a condition
+    (``_CONDITION``) the claim lacks, on a clause that states three quarters of the claim's
+    words besides it, of whose words the claim states none ("If you spend over $50, shipping
+    is free" does not state "Shipping is free"; it states "Shipping is free on orders over
+    $50")."""
+    lower_claim = claim.lower()
+    for sentence in _SENTENCE_BREAK.split(evidence):
+        lower = sentence.lower()
+        sf = _features(sentence, sentence_start_exempt=False)
+        if len(cf.content & sf.content) * 2 < len(cf.content) or not cf.content:
+            continue
+        if not _TENTATIVE.search(lower_claim) and not strength_words(claim) & _MODALS:
+            for m in _MAY.finditer(lower):
+                if _stem(m.group(1)) in cf.content:  # "Refunds may be issued ..."
+                    return f"says it may be so ({m.group(0)!r}) where the claim asserts it"
+            for m in _TENTATIVE.finditer(lower):
+                rest = _features(_CLAUSE_BREAK.split(lower[m.end():])[0],
+                                 sentence_start_exempt=False).content
+                if len(cf.content & rest) * 2 >= len(cf.content):
+                    return (f"says it is planned or hoped for ({m.group(0)!r}) where the "
+                            "claim asserts it")
+        if _CONDITION.search(lower_claim):
+            continue
+        for clause in _CLAUSE_BREAK.split(lower):
+            for m in _CONDITION.finditer(clause):
+                rest = _PART_BREAK.split(clause[m.end():])[0]
+                words = _features(rest, sentence_start_exempt=False).content
+                main = _features(clause[:m.start()] + clause[m.end() + len(rest):],
+                                 sentence_start_exempt=False).content
+                if len(cf.content & main) * 4 < len(cf.content) * 3 or not words or _covered(
+                        words, cf.content) or any(_stem(g.group(1)) not in cf.content
+                                                  for g in _MAY.finditer(clause)):
+                    continue  # the condition is on another clause or on a modal's other
+                    # word ("if ..., the flat could be worth"), or the claim states it
+                return (f"puts a condition on it ({m.group(0) + rest!r}) that the claim "
+                        "drops")
+    return None
+
+
+#: How many words after an exception word ("except", "other than") name what is excepted.
+EXCEPTION_REACH = 4
+
+
+def _excepted_name(claim: str, names: frozenset[str], evidence: str) -> str | None:
+    """A name of the claim (``names``: stems) that the evidence names within
+    ``EXCEPTION_REACH`` words after an exception word (``_EXCEPTION``: "All plans include SSO
+    except the Basic plan", "Every plan other than Basic ..."), when the claim makes no
+    exception itself; else ``None``."""
+    if not names or _EXCEPTION.search(claim.lower()):
+        return None
+    lower = _surface(evidence).lower()
+    for m in _EXCEPTION.finditer(lower):
+        for tok in _TOKEN.findall(lower[m.end():])[:EXCEPTION_REACH]:
+            if _stem(tok) in names or tok in names:
+                return tok
     return None
 
 
@@ -626,7 +732,8 @@ def _restates(claim: str, cf: _Features, xf: _Features, qf: _Features, ev: _Evid
         return False
     if _EXCEPTION.search(ev.context.lower()) and not _EXCEPTION.search(claim.lower()):
         return False  # "included on all plans except Free" makes an exception to the claim
-    if _polarity_problem(cf, xf) or _particle_problem(claim, ev.context):
+    if _polarity_problem(cf, xf, claim) or _particle_problem(claim, ev.context) \
+            or _clause_polarity_problem(cf, ev.context):
         return False
     negative = any(_negated_inside(w) or w in _NEGATIVE_WORDS for w in xf.words)
     if xf.negated != cf.negated or negative and not cf.negated:
@@ -637,15 +744,22 @@ def _restates(claim: str, cf: _Features, xf: _Features, qf: _Features, ev: _Evid
     return not _quantifier_problem(claim, ev) and _quantifiers(ev.quotes) <= _quantifiers(claim)
 
 
-def _said_through_opposite(word: str, cf: _Features, xf: _Features) -> bool:
+def _said_through_opposite(word: str, cf: _Features, xf: _Features,
+                           claim: str | None = None) -> bool:
     """Whether the evidence ``xf`` states the claim's ``word`` as its opposite by a negating
     prefix with the other polarity ("not refundable" for "non-refundable", "non-refundable"
     for "not refundable"); a listed opposite ("earlier" / "later") does not count, as a
     negation's scope may not reach it."""
     claimed = {neg for w, neg in cf.scoped if w == word}
     listed = _antonyms().get(word, frozenset())
-    return any(v not in listed and _opposite(word, v) and (not neg) in claimed
-               for v, neg in xf.scoped)
+    first = _negated_first(claim) if claim and any(v in listed for v, _ in xf.scoped) else set()
+    if any(_opposite(word, v) and (not neg) in claimed
+           and (v not in listed or word in first and not neg) for v, neg in xf.scoped):
+        return True  # a listed opposite too where the claim's "not" negates the word itself
+    # "not refunded" states "non-refundable": the negated verb of a prefixed "-able" word
+    base = next((word[len(p):] for p in _NEGATING_PREFIXES if word.startswith(p)), "")
+    return claimed == {False} and base.endswith(("abl", "ibl")) and len(base) >= 7 and any(
+        neg and v == base[:-3] for v, neg in xf.scoped)
 
 
 #: A part of a claim (clause or comma-separated part) with fewer content words than this is
@@ -1491,6 +1605,8 @@ _OPPOSITE_WORDS = (
     "explicit implicit", "encoder decoder", "encoding decoding", "encode decode",
     "encrypt decrypt", "encrypted decrypted", "distant nearby", "ahead behind",
     "shut opened", "reveal hide", "revealed hidden", "visible hidden", "help hinder",
+    # "at no cost" reads "free" (``_PHRASES``): "at some cost" is its opposite
+    "free cost",
 )
 #: Families of opposites: every word of one side is the opposite of every word of the other
 #: (stemmed when the table is built), and the words of one side say the same thing, so that
@@ -1594,7 +1710,17 @@ def _opposite(a: str, b: str) -> bool:
     return False
 
 
-def _polarity_problem(cf: _Features, xf: _Features) -> list[str]:
+def _negated_first(claim: str) -> set[str]:
+    """The stems of the words right after a forward negation of ``claim`` ("not enabled by
+    default": "enabl"); none when the claim is framed as false whole ("it is not true that")."""
+    tokens = _TOKEN.findall(_fold_phrases(_surface(claim).lower()))
+    if "notthat" in tokens:
+        return set()
+    return {_stem(tokens[i + 1]) for i, t in enumerate(tokens[:-1])
+            if t in _FORWARD_NEGATIONS or t.endswith("n't")}
+
+
+def _polarity_problem(cf: _Features, xf: _Features, claim: str | None = None) -> list[str]:
     """The claim's words that the evidence ``xf`` says with the other polarity and nowhere
     with the claim's: a word negated on one side only, both in its clause part and in the
     negation's scope (the words after the negation: "Sale items can be exchanged but not
@@ -1618,11 +1744,72 @@ def _polarity_problem(cf: _Features, xf: _Features) -> list[str]:
             continue
         if w in cf.numbers or _said_by_kin(w, scope, ev_scope):
             continue
+        if w.endswith(("abl", "ibl")) and len(w) >= 7 and ev_scope.get(w[:-3]) \
+                and not scope & ev_scope[w[:-3]]:
+            flipped.add(w)  # "refundable" against "not refunded" (only)
+            continue
         opposed = [v for v in ev_scope if _opposite(w, v)]
         same = any(s in ev_scope[v] for v in opposed for s in scope)
         reversed_ = any((not s) in ev_scope[v] for v in opposed for s in scope)
         if same and not reversed_:
             flipped.add(w)
+    if flipped and claim and (through := {u for u in _negated_first(claim) if any(
+            not nv and _opposite(u, v) for v, nv in xf.scoped)}):
+        # the claim's negation is said by an opposite word of the word it negates ("not
+        # enabled by default" by "disabled by default"): the words after it in its scope are
+        # not negated apart
+        flipped -= {w for w in flipped if w not in through and claim_scope.get(w) == {True}}
+    return sorted(flipped)
+
+
+#: Words that open a clause with no subject of its own ("... but cannot delete them"): the
+#: clause speaks of the subject of the clause before it.
+_ELLIPTIC = frozenset({"can", "cannot", "can't", "not", "is", "isn't", "are", "aren't", "does",
+                       "doesn't", "do", "don't", "will", "won't", "may", "must", "has", "have",
+                       "hasn't", "haven't", "was", "wasn't", "were", "weren't", "did", "didn't",
+                       "should", "could", "would", "never", "also", "only", "still"})
+
+
+def _clause_polarity_problem(cf: _Features, evidence: str) -> list[str]:
+    """The claim's words that the evidence says with both polarities, and only with the other
+    one in the clauses that state the most of the claim's other words: the clause that says
+    the claim most fully decides ("Exports, which are not encrypted, are stored in S3;
+    backups are encrypted." negates "Exports are encrypted"; a clause with no subject of its
+    own, ``_ELLIPTIC``, speaks of the clause before it: "Admins can view exports but cannot
+    delete them; owners can delete exports." negates "Admins can delete exports")."""
+    lower = _spelled_units(_fold_phrases(_surface(evidence).lower()))
+    clauses: list[tuple[set[str], set[tuple[str, bool]]]] = []
+    before: set[str] = set()
+    for clause in _CLAUSE_BREAK.split(lower):
+        tokens = [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(clause)]
+        if not tokens:
+            continue
+        scoped: set[tuple[str, bool]] = set()
+        for sub in _PART_BREAK.split(clause):
+            if stoks := [_NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(sub)]:
+                scoped |= _scoped_polarity(stoks)
+        words = {w for w, _ in scoped}
+        if tokens[0] in _ELLIPTIC:
+            words |= before
+        clauses.append((words, scoped))
+        before = words
+    claimed: dict[str, set[bool]] = {}
+    for w, neg in cf.scoped:
+        if w in cf.content and w not in cf.numbers:
+            claimed.setdefault(w, set()).add(neg)
+    flipped = []
+    for w, negs in claimed.items():
+        if negs != {False}:
+            continue  # a word the claim asserts (a negated claim word: ``_polarity_problem``)
+        neg = False
+        others = cf.content - {w}
+        holding = [(len(others & words), {n for v, n in scoped if v == w})
+                   for words, scoped in clauses if any(v == w for v, _ in scoped)]
+        if not holding or not any(neg in pols for _, pols in holding):
+            continue
+        best = max(k for k, _ in holding)
+        if best and all(neg not in pols for k, pols in holding if k == best):
+            flipped.append(w)
     return sorted(flipped)
 
 
@@ -1724,6 +1911,11 @@ def _hedge_stems() -> dict[str, str]:
         _stem(w): c for w, c in _DEGREES.items()}
 
 
+#: Words that say "only": "restricted to admins", "reserved for members".
+_RESTRICTED = re.compile(r"\b(?:restricted|limited|reserved|exclusive) (?:to|for) "
+                         r"(?:the |our |your )?([^\W\d_]+)")
+
+
 def _quantifier_problem(claim: str, ev: _Evidence) -> str | None:
     """Why the claim's quantifiers are not the evidence's, or ``None``: a strong one
     (``_STRONG_QUANTIFIERS``) or a frequency or degree word (``_hedges``) the evidence does
@@ -1731,6 +1923,12 @@ def _quantifier_problem(claim: str, ev: _Evidence) -> str | None:
     said = _quantifiers(ev.context) | _hedges(ev.context, evidence=True)
     claimed = _quantifiers(claim)
     hedged = _hedges(claim)
+    if any(_stem(m.group(1)) in _clause_content(_TOKEN.findall(claim.lower()))
+           for m in _RESTRICTED.finditer(ev.context.lower())):
+        said.add("only")  # "restricted to admins" says "only admins"
+    if "never" in claimed and not said and any(
+            _negates(t) for t in _TOKEN.findall(_fold_phrases(ev.context.lower()))):
+        said.add("never")  # "does not expire" says "never expires" where nothing hedges it
     for q in sorted(claimed - said):
         if q in _STRONG_QUANTIFIERS or q in hedged or _quantifiers(ev.quotes) - claimed:
             return f"does not say {q!r} as the claim does"
@@ -1860,20 +2058,54 @@ _PHRASES = (
     # "contrary to rumours that P", "there is no evidence that P", "reports that P are wrong"
     (re.compile(r"\bit(?: is|'s| was) (?:false|untrue|incorrect|wrong|not true|not the case"
                 r"|not correct|an? (?:common |popular )?(?:myth|misconception|fallacy)) that\b"
+                # "a common misconception is that P", "the myth that P persists"
+                r"|\b(?:an?|the) (?:(?:common|popular|widespread|persistent|old) )?(?:myth|"
+                r"misconception|fallacy|misunderstanding)(?: is)? that\b"
+                # "some users wrongly believe (that) P", "an older FAQ incorrectly states P"
+                r"|\b(?:wrongly|mistakenly|falsely|incorrectly|erroneously) (?:believ|think|"
+                r"thought|claim|stat|say|said|assum|report|suggest|assert|list|show|describ|"
+                r"impl)\w*(?: that)?\b"
+                # "it is unclear whether P": P is not stated
+                r"|\bit(?: is|'s| was| remains) (?:unclear|uncertain|not clear|not known|unknown"
+                r"|not yet known|unconfirmed|undecided) (?:whether|if)\b"
                 r"|\b(?:den(?:y|ies|ied|ying)|disput(?:e|es|ed|ing)|refut(?:e|es|ed|ing)|"
                 r"reject(?:s|ed|ing)?) (?:the (?:claims?|reports?|rumou?rs?|suggestions?|"
                 r"allegations?|idea|notion) )?that\b"
-                r"|\bcontrary to (?:\w+ ){0,2}?(?:rumou?rs?|reports?|claims?|beliefs?|"
-                r"suggestions?|speculation|allegations?) that\b"
+                r"|\bcontrary to (?:\w+ ){0,2}?(?:rumou?rs?|reports?|claims?|beliefs?|reviews?|"
+                r"posts?|articles?|suggestions?|speculation|allegations?)"
+                r" (?:that|claiming|saying|suggesting|stating)(?: that)?\b"
                 r"|\bthere (?:is|was|'s) no (?:evidence|proof|truth to the (?:claims?|reports?|"
                 r"rumou?rs?)) that\b"
                 r"|\b(?:the )?(?:reports?|claims?|rumou?rs?|suggestions?|allegations?|stor(?:y|ies)"
                 r"|idea|notion|belief|assertion)s? that(?=[^.;!?]+? (?:is|are|was|were|have been"
-                r"|has been|proved|proven) (?:\w+ )?(?:wrong|false|untrue|incorrect|unfounded|"
-                r"baseless|mistaken|inaccurate|a myth|myths|not true|debunked|groundless)\b)"),
+                r"|has been|proved|proven|remain|remains|remained) (?:\w+ )?(?:wrong|false|untrue|"
+                r"incorrect|unfounded|baseless|mistaken|inaccurate|a myth|myths|not true|"
+                r"debunked|groundless|unconfirmed|unverified|unsubstantiated|unproven)\b)"),
      " notthat "),
+    # "Many think P, but it is not." / "..., but that is false.": the closing clause denies
+    # the clause before it, as "it is not true that P" does
+    (re.compile(r"(?<![^.!?;\n])([^.!?;\n]+?),? but (?:it|that|this|they|he|she)"
+                r"(?:'s| is| are| was| were| does| do| did| has| have| can| will| would)?"
+                r"(?: not(?: true| the case| so| correct)?|n't(?: true| the case| so)?| false"
+                r"| untrue| wrong| incorrect| a myth|not| cannot| can't| won't)\s*(?=[.!?;]|$)"),
+     r" notthat \1 , but it is not"),
+    # degree negations: "hardly waterproof", "far from waterproof", "anything but
+    # waterproof" say "not waterproof"; "too fragile to be waterproof" negates what follows;
+    # "ceased to support" / "stopped supporting" / "used to be" (no longer) say "not"
+    (re.compile(r"\bhardly\b(?! ever\b| any)|\banything but\b|\bfar from\b(?! (?:the|a|an|"
+                r"our|your|my|his|her|its|their|this|that|these|those|here|there|home|"
+                r"town|\d)\b)|\bceas(?:e|es|ed|ing) to\b|\bstop(?:s|ped) (?=\w+ing\b)"
+                r"|(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )(?<!\balso )"
+                r"\bused to (?=be\b)"), " not "),
+    (re.compile(r"\btoo (\w+) to be\b"), r"too \1 , not be"),
     # "no fee for returns", "at no extra charge": free ("Returns are free")
     (re.compile(r"\b(?:at )?no (?:additional |extra )?(?:fees?|charges?)\b"), " free "),
+    # "at no extra cost", "costs nothing", "free of charge": free ("Shipping is free")
+    (re.compile(r"\b(?:at|for) no (?:additional |extra )?cost\b|\bcost(?:s|ing)? nothing\b"
+                r"|\bfree of charge\b"), " free "),
+    # "no limit on the number of users" is "unlimited users"
+    (re.compile(r"\b(?:there is |there's )?no (?:limit|cap|maximum)s? (?:on|to) (?:the (?:number|"
+                r"amount) of )?"), " unlimited "),
     # "excluded" is "not included", "lacks" is "does not have" ("Accidental damage is
     # excluded" states "The warranty does not cover accidental damage")
     (re.compile(r"\bexclud(?:e|es|ed|ing)\b"), " not include "),

@@ -1208,3 +1208,125 @@ def test_the_same_quantity_written_another_way_is_kept(claim, stated):
     result, kept = judged(claim, _one(stated), supported(("p1", stated)))
     assert kept.label == "supported", kept.note
     assert result.score == 1.0
+
+
+# Found by a new user (issue 20, polarity round 3): a sentence that calls the quote false,
+# negates it elsewhere, by degree, or makes an exception of it. (claim, wrong, right)
+
+E, W = "Exports are encrypted.", "The Pico 2 is waterproof."
+POLARITY_ROUND_3 = [
+    (E, "A common misconception is that exports are encrypted.", "Exports are encrypted."),
+    (E, "Some users wrongly believe that exports are encrypted.",
+     "Some users rightly believe that exports are encrypted."),
+    (E, "An older FAQ incorrectly states that exports are encrypted.",
+     "The FAQ correctly states that exports are encrypted."),
+    (W, "Contrary to some reviews claiming the Pico 2 is waterproof, it is only splash resistant.",
+     "As some reviews say, the Pico 2 is waterproof."),
+    (W, "It is unclear whether the Pico 2 is waterproof.", "It is clear that the Pico 2 is waterproof."),
+    (W, "Reports that the Pico 2 is waterproof remain unconfirmed.",
+     "Reports that the Pico 2 is waterproof are confirmed."),
+    (W, "Many people think the Pico 2 is waterproof, but it is not.",
+     "Many people think the Pico 2 is waterproof, and it is."),
+    (W, "Many people think the Pico 2 is waterproof, but it isn't.",
+     "Many people think the Pico 2 is fragile, but it is waterproof."),
+    (W, "Many people think the Pico 2 is waterproof, but that is false.",
+     "Many people think the Pico 2 is waterproof, and that is true."),
+    (W, "Is the Pico 2 waterproof? Unfortunately not.", "Is the Pico 2 waterproof? Yes."),
+    (W, "Is the Pico 2 waterproof? Nope.", "Is the Pico 2 waterproof? Yes."),
+    (E, "Exports, which are not encrypted, are stored in S3; backups are encrypted.",
+     "Exports, which are encrypted, are stored in S3; backups are not encrypted."),
+    ("Admins can delete exports.",
+     "Admins can view exports but cannot delete them; owners can delete exports.",
+     "Admins can delete exports but cannot view them; owners can view exports."),
+    ("The Basic plan includes SSO.", "All plans include SSO except the Basic plan.",
+     "All plans include SSO, the Basic plan too."),
+    ("The Basic plan includes SSO.", "Every plan other than the Basic plan includes SSO.",
+     "Every plan, the Basic plan too, includes SSO."),
+    (W, "The Pico 2 is hardly waterproof.", "The Pico 2 is fully waterproof."),
+    (W, "The Pico 2 is far from waterproof.", "The Pico 2 is far from fragile: it is waterproof."),
+    (W, "The Pico 2 is anything but waterproof.", "The Pico 2 is anything but fragile: it is waterproof."),
+    (W, "The Pico 2 is too fragile to be waterproof.", "The Pico 2 is rugged enough to be waterproof."),
+    ("The Pico 2 supports USB-C.", "The Pico 2 ceased to support USB-C.",
+     "The Pico 2 continues to support USB-C."),
+    (W, "The Pico 2 used to be waterproof before the redesign.",
+     "The Pico 2 is waterproof since the redesign."),
+    ("The Basic plan includes SSO.", "| Plan | SSO |\n| --- | --- |\n| Basic | \u2014 |\n| Pro | Yes |",
+     "| Plan | SSO |\n| --- | --- |\n| Basic | Yes |\n| Pro | \u2014 |"),
+    ("The Basic plan includes SSO.", "| Plan | SSO |\n| --- | --- |\n| Basic | - |\n| Pro | Yes |",
+     "| Plan | SSO |\n| --- | --- |\n| Basic | Yes |\n| Pro | - |"),
+]
+
+
+@pytest.mark.parametrize(("claim", "wrong", "right"), POLARITY_ROUND_3,
+                         ids=[w[:40] for _, w, _ in POLARITY_ROUND_3])
+def test_a_quote_its_sentence_denies_is_refused(claim, wrong, right):
+    result, refused = judged(claim, _one(wrong), supported(("p1", wrong)))
+    assert refused.label == "unsupported" and refused.judge_verdict.label == "supported"
+    assert result.score == 0.0
+    _, kept = judged(claim, _one(right), supported(("p1", right)))
+    assert kept.label == "supported", kept.note
+
+
+@pytest.mark.parametrize(("claim", "wrong", "right"), POLARITY_ROUND_3[:-2],
+                         ids=[w[:40] for _, w, _ in POLARITY_ROUND_3[:-2]])
+def test_a_contradiction_quoting_the_denial_is_kept(claim, wrong, right):
+    _, kept = judged(claim, _one(wrong),
+                     Verdict("contradicted", evidence=[{"passage_id": "p1", "quote": wrong}]))
+    assert kept.label == "contradicted", kept.note
+
+
+CONDITIONED = [
+    ("Shipping is free.", "If you spend over $50, shipping is free.",
+     "Shipping is free on orders over $50."),
+    ("Shipping is free.", "Shipping is free only for members.", "Shipping is free for members."),
+    ("Refunds are issued within 14 days.", "Refunds may be issued within 14 days.",
+     "Refunds may be issued within 14 days."),
+    ("The Pico 2 supports USB-C.", "The Pico 2 is planned to support USB-C next year.",
+     "The Pico 2 is planned to support USB-C next year."),
+    ("The Pico 2 supports USB-C.", "We hope the Pico 2 will support USB-C.",
+     "We hope the Pico 2 will support USB-C."),
+    ("The Pico 2 is waterproof.", "The Pico 2 would be waterproof if it had a sealed case.",
+     "The Pico 2 would be waterproof if it had a sealed case."),
+]
+
+
+@pytest.mark.parametrize(("claim", "text", "careful"), CONDITIONED,
+                         ids=[t[:40] for _, t, _ in CONDITIONED])
+def test_a_condition_or_modal_the_claim_drops_is_refused(claim, text, careful):
+    """A condition (if/unless/only for/as long as) or a modal, plan or hope on the claim's
+    clause that the claim drops: refused; the claim that keeps it (or states the condition's
+    words) is kept."""
+    result, refused = judged(claim, _one(text), supported(("p1", text)))
+    assert refused.label == "unsupported" and result.score == 0.0
+    keeps = {"If you spend over $50, shipping is free.": "Shipping is free on orders over $50.",
+             "Shipping is free only for members.": "Shipping is free only for members."}
+    kept_claim = keeps.get(text, careful)
+    _, kept = judged(kept_claim, _one(text), supported(("p1", text)))
+    assert kept.label == "supported", kept.note
+
+
+#: Correct verdicts the check refused (issue 20, polarity round 3): (claim, passage, a wrong
+#: claim the same quote must not carry).
+SAID_OTHERWISE = [
+    ("The feature is not enabled by default.", "The feature is disabled by default.",
+     "The feature is enabled by default."),
+    ("Sale items are non-refundable.", "Items bought on sale can be exchanged but not refunded.",
+     "Sale items are refundable."),
+    ("Shipping is available at no extra cost.", "Shipping is free.",
+     "Shipping is not available at no extra cost."),
+    ("Shipping costs nothing.", "Shipping is free.", "Shipping costs $5."),
+    ("There is no limit on the number of users.", "The plan includes unlimited users.",
+     "There is a limit on the number of users."),
+    ("Store credit never expires.", "Store credit does not expire.", "Store credit expires."),
+    ("Only admins can export logs.", "Log exports are restricted to admins.",
+     "Only owners can export logs."),
+]
+
+
+@pytest.mark.parametrize(("claim", "text", "wrong"), SAID_OTHERWISE,
+                         ids=[c[:40] for c, _, _ in SAID_OTHERWISE])
+def test_the_same_statement_said_otherwise_is_kept(claim, text, wrong):
+    _, kept = judged(claim, _one(text), supported(("p1", text)))
+    assert kept.label == "supported", kept.note
+    result, refused = judged(wrong, _one(text), supported(("p1", text)))
+    assert refused.label == "unsupported" and result.score == 0.0

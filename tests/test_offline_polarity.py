@@ -484,3 +484,56 @@ def test_a_number_written_another_way_is_read_as_its_quantity(judge, case):
     assert kept.label == "supported", (kept.note, kept.verdict.rationale)
     (refused,) = evaluate(wrong, [{"id": "p1", "text": text}], judge).claims
     assert refused.label != "supported", refused.verdict
+
+
+#: Found by a new user (issue 20, polarity round 3): passages that frame the claim as false,
+#: negate it by degree or elsewhere in the sentence, make an exception of its name, or put
+#: a condition or a modal on it; the offline judges support none of them.
+DENIED = [
+    ("Exports are encrypted.", "A common misconception is that exports are encrypted."),
+    ("Exports are encrypted.", "Some users wrongly believe that exports are encrypted."),
+    ("Exports are encrypted.", "An older FAQ incorrectly states that exports are encrypted."),
+    ("The Pico 2 is waterproof.",
+     "Contrary to some reviews claiming the Pico 2 is waterproof, it is only splash resistant."),
+    ("The Pico 2 is waterproof.", "It is unclear whether the Pico 2 is waterproof."),
+    ("The Pico 2 is waterproof.", "Reports that the Pico 2 is waterproof remain unconfirmed."),
+    ("The Pico 2 is waterproof.", "Many people think the Pico 2 is waterproof, but it is not."),
+    ("The Pico 2 is waterproof.", "Is the Pico 2 waterproof? Unfortunately not."),
+    ("The Pico 2 is waterproof.", "Is the Pico 2 waterproof? Nope."),
+    ("Exports are encrypted.",
+     "Exports, which are not encrypted, are stored in S3; backups are encrypted."),
+    ("Admins can delete exports.",
+     "Admins can view exports but cannot delete them; owners can delete exports."),
+    ("The Basic plan includes SSO.", "All plans include SSO except the Basic plan."),
+    ("The Basic plan includes SSO.", "Every plan other than the Basic plan includes SSO."),
+    ("The Pico 2 is waterproof.", "The Pico 2 is hardly waterproof."),
+    ("The Pico 2 is waterproof.", "The Pico 2 is far from waterproof."),
+    ("The Pico 2 is waterproof.", "The Pico 2 is anything but waterproof."),
+    ("The Pico 2 is waterproof.", "The Pico 2 is too fragile to be waterproof."),
+    ("The Pico 2 supports USB-C.", "The Pico 2 ceased to support USB-C."),
+    ("The Pico 2 is waterproof.", "The Pico 2 used to be waterproof before the redesign."),
+    ("The Basic plan includes SSO.",
+     "| Plan | SSO |\n| --- | --- |\n| Basic | \u2014 |\n| Pro | Yes |"),
+    ("Shipping is free.", "If you spend over $50, shipping is free."),
+    ("Shipping is free.", "Shipping is free only for members."),
+    ("Refunds are issued within 14 days.", "Refunds may be issued within 14 days."),
+    ("The Pico 2 supports USB-C.", "The Pico 2 is planned to support USB-C next year."),
+    ("The Pico 2 supports USB-C.", "We hope the Pico 2 will support USB-C."),
+    ("The Pico 2 is waterproof.", "The Pico 2 would be waterproof if it had a sealed case."),
+]
+
+
+@pytest.mark.parametrize(("claim", "passage"), DENIED, ids=[p[:40] for _, p in DENIED])
+def test_a_passage_that_denies_or_hedges_the_claim_does_not_support_it(judge, claim, passage):
+    result = evaluate(claim, [{"id": "p1", "text": passage}], judge)
+    assert [c.label for c in result.claims] != ["supported"], result.claims[0].verdict
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("The Pico 2 is waterproof.", "Tests confirm that the Pico 2 is waterproof."),
+    ("Shipping is free for members.", "Shipping is free only for members."),
+    ("Exports are encrypted.", "Exports, which are encrypted, are stored in S3."),
+])
+def test_the_asserted_claim_is_still_supported(judge, claim, passage):
+    result = evaluate(claim, [{"id": "p1", "text": passage}], judge)
+    assert [c.label for c in result.claims] == ["supported"], result.claims[0].verdict
