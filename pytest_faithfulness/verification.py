@@ -30,7 +30,7 @@ from .records import Evidence, Passage, Verdict
 from .text import (CJK_CLASS, fold_superscripts, fold_typography, is_common_word, normalize_ws,
                    passage_sentence_spans, quote_in_passage)
 
-HEURISTIC_VERSION = "heuristic-2026.12-10"  # issue 20 round 3: direction families, frequency words, tables by row, quantities in the offline judges
+HEURISTIC_VERSION = "heuristic-2026.12-11"  # issue 20 round 4: numbers in words/groups, clock ranges, rates, framings, clause polarity, conditions, clause parts
 #: Measured balanced accuracy (supported vs not) of the offline judge with this verifier on
 #: the public development data (``../shared/data``; measurement only, never tuned on), from
 #: ``python benchmarks/measure_offline_verifier.py --only heuristic``.
