@@ -130,7 +130,9 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
     6. speak to every part of the claim (its clauses and comma-separated parts, a part of fewer
        than ``MIN_PART_WORDS`` content words joined to its neighbour), and to more of it than
        the one name it is about ("The Pico 2 causes cancer." is not carried by a quote that
-       only names the Pico 2; nor "... and ships from Ohio" by "Our warehouse is in Ohio."):
+       only names the Pico 2; nor "... and ships from Ohio" by "Our warehouse is in Ohio.";
+       nor a subject joined to the stated one: "Refunds and exchanges take...", "..., and
+       exchanges too", ``_added_subject``):
        at least
        ``QUOTE_PART_COVERAGE`` of each part's content words (stems, long shared prefixes,
        ``_SYNONYMS``) are stated, so that a rider (", and shipping is free") is refused while a
@@ -569,6 +571,10 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
             return (f"supported verdict's quote {shown!r} does not speak to "
                     f"{', '.join(sorted(unnamed if said else words))} (one of the things the "
                     "claim joins with 'and'/'or' or a comma)")
+    if added := _added_subject(claim, stated):
+        return (f"supported verdict's quote {shown!r} does not state {added!r}, which the claim "
+                "joins to what the evidence says ('Refunds and exchanges take...', '..., and "
+                "exchanges too')")
     if flipped := [w for w in (_polarity_problem(cf, xf, claim)
                                or _clause_polarity_problem(cf, ev.context))
                    if not _said_by_clock_range(w, cf, xf)]:
@@ -997,6 +1003,35 @@ _VERB_ITEM = re.compile(r"\s*(?:(?:also|now|then|still|it|they|he|she)\s+)?(?:is
                         r"have|had|will|can|does|do|did|ships?|comes?|includes?|offers?|"
                         r"costs?|runs?|uses?|makes?|gets?|takes?|[a-z]+s\b(?=\s+(?:from|in|"
                         r"to|with|on|at|by|for)\b))")
+
+
+#: A subject joined to the claim's own: "Refunds and exchanges take 14 days." (the first
+#: word of a claim joined by "and"/"or" to the next) and a trailing "..., and exchanges too",
+#: "..., as are exchanges", "... along with a gift".
+_JOINED_SUBJECT = re.compile(r"^\s*(?:the |all |both )?(\w+) (?:and|or|&) (?:the )?(\w+)\b")
+_TRAILING_ADDITION = re.compile(
+    r"(?:,? (?:and|as well as|along with|together with|plus) (?:the |a |an |all )?(\w+) too"
+    r"|, as (?:are|is|do|does|were|was|will|can) (?:the |all )?(\w+)"
+    r"|,? (?:along|together) with (?:a |an |the )?(\w+(?: \w+)?))\s*[.!]?\s*$")
+
+
+def _added_subject(claim: str, stated: frozenset[str]) -> str | None:
+    """The word of a subject the claim joins to the one the evidence speaks of, when the
+    evidence states it nowhere: "exchanges" of "Refunds and exchanges take 14 days." or of
+    "..., and exchanges too" against "Refunds take 14 days.". ``None`` when there is none."""
+    low = claim.lower()
+    found = []
+    if m := _JOINED_SUBJECT.match(low):
+        found += [m.group(1), m.group(2)]
+    if m := _TRAILING_ADDITION.search(low):
+        found += [w for g in m.groups() if g for w in g.split()]
+    for word in found:
+        if word in _STOP or not _is_content(word):
+            continue
+        stem = _stem(_NUMBER_WORDS.get(word, word))
+        if not stem[0].isdigit() and not _stated(stem, stated):
+            return word
+    return None
 
 
 def _entities(text: str) -> list[frozenset[str]]:

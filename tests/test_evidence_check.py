@@ -1324,3 +1324,20 @@ def test_the_same_statement_said_otherwise_is_kept(claim, text, wrong):
     assert kept.label == "supported", kept.note
     result, refused = judged(wrong, _one(text), supported(("p1", text)))
     assert refused.label == "unsupported" and result.score == 0.0
+
+
+@pytest.mark.parametrize(("claim", "added"), [
+    ("Refunds and exchanges take 14 days.", "exchanges"),
+    ("Refunds take 14 days, and exchanges too.", "exchanges"),
+    ("Refunds take 14 days, as do exchanges.", "exchanges"),
+    ("Refunds take 14 days, as are exchanges.", "exchanges"),
+    ("Refunds take 14 days along with a gift.", "gift"),
+])
+def test_a_subject_joined_to_the_stated_one_must_be_stated(claim, added):
+    """Found by a new user: a second subject joined by "and", "too", "as do" passed."""
+    stated = "Refunds take 14 days."
+    _, refused = judged(claim, _one(stated), supported(("p1", stated)))
+    assert refused.label == "unsupported" and f"does not state {added!r}" in refused.note
+    both = "Refunds and exchanges take 14 days, and come with a gift."
+    _, kept = judged(claim, _one(both), supported(("p1", both)))
+    assert kept.label == "supported", kept.note
