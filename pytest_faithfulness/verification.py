@@ -311,7 +311,7 @@ def _read_evidence(items: list[Evidence], by_id: dict[str, Passage],
                     said = f"{before} {quote}"
                     units.append(_answered(f"{before} {sentence}"))
                 else:
-                    units += [_answered(sentence[a:b])
+                    units += [_answered(_antecedent_read(sentence[a:b], source))
                               for a, b in passage_sentence_spans(sentence)]
                 around.append(f"{before} {sentence}" if before else sentence)
                 break
@@ -320,6 +320,29 @@ def _read_evidence(items: list[Evidence], by_id: dict[str, Passage],
     titles = " ".join(dict.fromkeys(by_id[i.passage_id].title or "" for i in items)).strip()
     return _Evidence(" . ".join(quotes), " . ".join(context), titles, whole, len(quotes),
                      tuple(dict.fromkeys(units)) or tuple(context))
+
+
+#: A pronoun opening a sentence that stands for the name opening the sentence before it.
+_PRONOUN_OPENING = re.compile(r"^\s*(?:It|They|He|She)\b")
+
+
+def _antecedent_read(sentence: str, source: str) -> str:
+    """``sentence`` with an opening "It"/"They"/"He"/"She" read as the name that opens the
+    sentence before it in ``source`` ("The Enterprise plan costs $50. It includes SSO." reads
+    "The Enterprise plan includes SSO."), so that the name rules see who the sentence is
+    about; ``sentence`` as it is otherwise."""
+    if not _PRONOUN_OPENING.match(sentence):
+        return sentence
+    text = fold_typography(source)
+    start = text.find(fold_typography(sentence))
+    spans = passage_sentence_spans(text[:max(start, 0)])
+    if start <= 0 or not spans:
+        return sentence
+    prev = text[spans[-1][0]:spans[-1][1]]
+    tokens = _SLOT_TOKEN.findall(_surface(prev))
+    if (subject := _subject_run(tokens, frozenset())) is None:
+        return sentence
+    return _PRONOUN_OPENING.sub(" ".join(tokens[:subject[1]]), sentence, count=1)
 
 
 def _claim_rows(rows: list[tuple[str, str]], claim: str | None) -> list[str]:

@@ -1341,3 +1341,15 @@ def test_a_subject_joined_to_the_stated_one_must_be_stated(claim, added):
     both = "Refunds and exchanges take 14 days, and come with a gift."
     _, kept = judged(claim, _one(both), supported(("p1", both)))
     assert kept.label == "supported", kept.note
+
+
+def test_a_pronoun_standing_for_another_name_is_read_as_that_name():
+    """Found by a new user: "It includes SSO." after "The Enterprise plan costs $50." carried
+    "The Pro plan includes SSO." with "The Pro plan costs $20." as a second item."""
+    text = "The Pro plan costs $20. The Enterprise plan costs $50. It includes SSO."
+    items = (("p1", "The Pro plan costs $20."), ("p1", "It includes SSO."))
+    _, refused = judged("The Pro plan includes SSO.", _one(text), supported(*items))
+    assert refused.label == "unsupported" and "Enterprise" in refused.note
+    kept_text = "The Enterprise plan costs $50. The Pro plan costs $20. It includes SSO."
+    _, kept = judged("The Pro plan includes SSO.", _one(kept_text), supported(*items))
+    assert kept.label == "supported", kept.note
