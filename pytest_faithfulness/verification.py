@@ -1185,7 +1185,7 @@ def _negated_inside(word: str) -> bool:
     if word.endswith("less") and len(word) > 7:
         return True
     return any(word.startswith(p) and len(word) - len(p) >= 3 for p in
-               ("non", "un", "dis", "im", "ir", "il")) and not word.startswith(
+               ("non", "un", "dis", "dys", "im", "ir", "il")) and not word.startswith(
         ("unit", "univers", "uniqu", "union", "under", "until", "unless", "imag", "immediat",
          "immun", "immigr", "immers", "impuls", "implem", "impli", "imply", "illumin", "irrit",
          "distr", "dismal", "display", "discov", "discuss", "dissert", "unanim", "uncl",
@@ -1588,7 +1588,7 @@ def _computed(value: float, dim: str | None, qf: _Features, sign: bool = True) -
 
 
 #: Prefixes that negate the word they are put before (on a rest of at least four letters).
-_NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
+_NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "dys")
 #: ``de-`` negates a verb with one of these endings ("deactivate", "decentralise",
 #: "declassify"); before any other word it is too often the word's own start ("design").
 _DE_VERB_ENDS = ("at", "iz", "is", "ifi", "ify", "regist", "select", "compress", "install")

@@ -254,6 +254,8 @@ def test_the_vela_claim_is_kept_through_the_llm_judge(chat_server):
 
 PAIRS = [
     ("Deposits are non-refundable.", "Deposits are refundable."),
+    # dys- negates as dis- does (a SummEdits edit the last round missed)
+    ("The team had a dysfunctional design meeting.", "The team had a functional design meeting."),
     ("Two-factor authentication is disabled by default.",
      "Two-factor authentication is enabled by default."),
     ("Backups are unencrypted at rest.", "Backups are encrypted at rest."),
