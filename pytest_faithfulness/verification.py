@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from itertools import combinations
@@ -414,31 +415,24 @@ def row_reading(header_line: str, row_line: str) -> str | None:
         else f"{h}: {c}." for h, c in zip(header, cells) if c)
 
 
-def table_readings(text: str, spans) -> dict[int, str]:
+def table_readings(text: str, spans, headers: dict[int, int] | None = None) -> dict[int, str]:
     """For each sentence (index into ``spans``, ``text.passage_sentence_spans``) that is a
     body row of a Markdown table of ``text``, the row read with its header (``row_reading``),
     for the offline judges: each row is read on its own, its "No" cells negating their
-    column only."""
+    column only. ``headers``: the ``_table_headers`` of ``text`` when the caller has them."""
     out = {}
-    for k, h in _table_headers(text, spans).items():
+    if headers is None:
+        headers = _table_headers(text, spans)
+    for k, h in headers.items():
         reading = row_reading(text[slice(*spans[h])], text[slice(*spans[k])])
         if reading is not None:
             out[k] = reading
     return out
 
 
-def _table_row(source: str, quote: str) -> str | None:
-    """When ``quote`` lies in one or more body rows of a Markdown table of ``source``, those
-    rows read with their header, cell by cell, row by row ("| Team | 25 |" under "| Plan |
-    Users |" reads "Plan: Team. Users: 25."; a yes/no cell answers its column: "SSO: No"
-    reads "not SSO."); otherwise ``None``."""
-    rows = _table_rows(source, quote)
-    return " ".join(reading for reading, _ in rows) if rows else None
-
-
 def _table_rows(source: str, quote: str) -> list[tuple[str, str]] | None:
     """``(reading, own cells)`` of each body row of a Markdown table of ``source`` that the
-    (typography-folded) ``quote`` touches (the reading as ``_table_row`` gives it; the cells
+    (typography-folded) ``quote`` touches (the reading as ``row_reading`` gives it; the cells
     as written, without the header); ``None`` when the quote lies outside a table (in part,
     too) or only in its header."""
     lines = [fold_typography(line) for line in source.splitlines()]
@@ -531,8 +525,8 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
     tf = _features(ev.titles, sentence_start_exempt=False) if ev.titles else None
     names = cf.mandatory - cf.numbers
     stated = xf.content | (tf.content if tf else frozenset())
-    opening = _opening_name(claim, " \n".join(
-        source for p in by_id.values() for source in (p.title, p.text) if source))
+    opening = _opening_name(claim, (source for p in by_id.values()
+                                    for source in (p.title, p.text) if source))
     if missing := sorted({w for w in names if w not in stated}
                          | {w for w in opening if not _stated(w, stated)}):
         return (f"supported verdict's quote {shown!r} does not state the claim's "
@@ -918,10 +912,7 @@ def _subject_run(tokens: list[str], names: frozenset[str]) -> tuple[frozenset[st
     if not runs:
         return None
     start, end = runs[0]
-    while end < len(tokens) and any(c.isdigit() for c in tokens[end]):
-        end += 1
-    words = frozenset(_stem(t.lower()) if not t[0].isdigit() else t.lower()
-                      for t in tokens[start:end])
+    words, end = _name_with_codes(tokens, start, end)
     if not i and end - start == 1 and tokens[start].lower() in _OPENERS:
         return None
     if not i and end - start == 1 and is_common_word(tokens[start]) and not words <= names:
@@ -1061,13 +1052,17 @@ def _entities(text: str) -> list[frozenset[str]]:
     """The stemmed words of each name of ``text`` (``_capitalised_runs``, the first word
     included), with the numbers and codes right after it ("Pico 2", "Series 4")."""
     tokens = _SLOT_TOKEN.findall(_surface(text))
-    out = []
-    for i, j in _capitalised_runs(tokens, True):
-        while j < len(tokens) and any(c.isdigit() for c in tokens[j]):
-            j += 1
-        out.append(frozenset(_stem(t.lower()) if not t[0].isdigit() else t.lower()
-                             for t in tokens[i:j]))
-    return out
+    return [_name_with_codes(tokens, i, j)[0] for i, j in _capitalised_runs(tokens, True)]
+
+
+def _name_with_codes(tokens: list[str], start: int, end: int) -> tuple[frozenset[str], int]:
+    """The name ``tokens[start:end]`` (a ``_capitalised_runs`` span) with the numbers and
+    codes right after it ("Pico 2", "Series 4"): its stemmed words (numbers as written) and
+    the index of the token after it."""
+    while end < len(tokens) and any(c.isdigit() for c in tokens[end]):
+        end += 1
+    return frozenset(_stem(t.lower()) if not t[0].isdigit() else t.lower()
+                     for t in tokens[start:end]), end
 
 
 def _names_after_words(text: str) -> dict[str, set[str]]:
@@ -1149,7 +1144,7 @@ _OPENERS = frozenset({
 })
 
 
-def _opening_name(claim: str, sources: str = "") -> set[str]:
+def _opening_name(claim: str, sources: Iterable[str] = ()) -> set[str]:
     """The stemmed words of the claim's first word when it is capitalised, no stop word and
     no common word (``text.is_common_word``) unless ``sources`` (the passages' texts and
     titles) write it capitalised away from a sentence start, as a name ("Hull" of "beat Hull
@@ -1167,13 +1162,23 @@ def _opening_name(claim: str, sources: str = "") -> set[str]:
     return set(_name_parts(tokens[0].lower()))
 
 
-def _written_as_name(word: str, text: str) -> bool:
-    """Whether ``text`` writes the capitalised ``word`` away from a sentence start (after a
-    word or a comma, not after ``.!?:``, a line break, a bullet or an opening quote)."""
-    for m in re.finditer(rf"\b{re.escape(word)}\b", text):
-        before = text[:m.start()].rstrip(" \t\"'\u201c\u2018(*#-")
-        if before and before[-1] not in ".!?:\n|" and not before.endswith("\u3002"):
-            return True
+#: What may stand between a sentence start and its first word: spaces, quotes, a bullet.
+_LEAD_IN = frozenset(" \t\"'\u201c\u2018(*#-")
+
+
+def _written_as_name(word: str, sources: Iterable[str]) -> bool:
+    """Whether one of ``sources`` writes the capitalised ``word`` away from a sentence start
+    (after a word or a comma, not after ``.!?:``, a line break, a bullet or an opening quote,
+    nor at the start of a source). Reads back from each occurrence only as far as the
+    character before it: passages may be megabytes."""
+    pattern = re.compile(rf"\b{re.escape(word)}\b")
+    for text in sources:
+        for m in pattern.finditer(text):
+            i = m.start()
+            while i > 0 and text[i - 1] in _LEAD_IN:
+                i -= 1
+            if i > 0 and text[i - 1] not in ".!?:\n|\u3002":
+                return True
     return False
 
 
@@ -2231,10 +2236,8 @@ _BRITISH = (
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    if word[-2:] in ("ur", "rs", "se", "es", "ed", "ng", "on", "ns", "er", "re", "ce", "ul",
-                     "te", "rd"):
-        for pattern, repl in _BRITISH:
-            word = pattern.sub(repl, word)
+    for pattern, repl in _BRITISH:
+        word = pattern.sub(repl, word)
     if len(word) > 4 and word.endswith("ies"):
         word = word[:-3] + "y"
     elif word.endswith("sses"):

@@ -113,7 +113,6 @@ class CalibratedVerifier:
         # the model's version and the rules it reads its windows with (the heuristic's and
         # the evidence check's): a change of either changes its verdicts and its cache key
         self.version = f'{self._model["version"]}+{HEURISTIC_VERSION}'
-
         self.support_threshold = float(self._model["support"]["threshold"])
         self.contradiction_threshold = float(self._model["contradiction"]["threshold"])
 

@@ -225,7 +225,7 @@ def _passage_windows(passage: Passage, claim: _Features):
         spans = passage_sentence_spans(text)
         headers = _table_headers(text, spans)
         rows = {spans[k]: spans[h] for k, h in headers.items()}
-        readings = {spans[k]: r for k, r in table_readings(text, spans).items()}
+        readings = {spans[k]: r for k, r in table_readings(text, spans, headers).items()}
     for start, end in _candidate_windows(claim, text, title, headers):
         window = text[start:end]
         if (reading := readings.get((start, end))) is not None:  # "SSO: No" is "not SSO"
