@@ -433,6 +433,12 @@ def _structure(answer: str) -> list[tuple[int, int, str]]:
     # fences: a block that reads as code is set aside whole; one of prose sentences
     # (``decomposition.reads_as_code``) is read as text, only its fence lines set aside
     prose_fence: set[int] = set()  # indices of the fence lines of prose blocks
+
+    def prose(opened: int, close: int) -> bool:  # the block between two fence lines
+        inner = [b for _, _, b in lines[opened + 1:close]]
+        return bool(inner) and not reads_as_code(MD_FENCE.match(lines[opened][2]).group(2),
+                                                 inner)
+
     opened: int | None = None
     for i, (_, _, body) in enumerate(lines):
         if not MD_FENCE.match(body):
@@ -440,15 +446,11 @@ def _structure(answer: str) -> list[tuple[int, int, str]]:
         if opened is None:
             opened = i
             continue
-        inner = [b for _, _, b in lines[opened + 1:i]]
-        info = MD_FENCE.match(lines[opened][2]).group(2)
-        if inner and not reads_as_code(info, inner):
+        if prose(opened, i):
             prose_fence |= {opened, i}
         opened = None
-    if opened is not None:  # an unclosed fence runs to the end of the answer
-        inner = [b for _, _, b in lines[opened + 1:]]
-        if inner and not reads_as_code(MD_FENCE.match(lines[opened][2]).group(2), inner):
-            prose_fence.add(opened)
+    if opened is not None and prose(opened, len(lines)):  # an unclosed fence runs to the end
+        prose_fence.add(opened)
     fence_start: int | None = None
     for i, (start, end, body) in enumerate(lines):
         if i in prose_fence:
