@@ -67,7 +67,7 @@ def links(page: Path) -> list[str]:
     targets = []
     for line in _prose(page.read_text(encoding="utf-8")):
         for target in LINK.findall(line):
-            if not re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
+            if not re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):
                 targets.append(target)
     return targets
 
