@@ -92,6 +92,7 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
+    """Write docs/options.md, or with ``--check`` exit 1 (naming the command) when it is stale."""
     text = render()
     if "--check" in argv:
         if TARGET.exists() and TARGET.read_text(encoding="utf-8") == text:
