@@ -1,4 +1,5 @@
-"""The GitHub Actions workflow of the README (docs/ci/github-actions.yml), run here.
+"""The GitHub Actions workflow (docs/ci/github-actions.yml: its one copy, linked from the README
+and docs/ci.md), run here.
 
 Every ``run:`` step of the workflow is executed as written (bash, with GitHub's
 ``${{ ... }}`` expressions filled in) on a small project judged by the offline judge: the

@@ -523,7 +523,8 @@ def test_edited_saved_runs_are_refused_or_fail_the_merged_gate(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 21 item 6: a status set to unscored, a failing claim replaced by a vaguer true
     one, an edited passage, a deleted answer each merged with exit 0. Unsigned, each is caught
-    by a check named in the README; signed, each is refused by its signature."""
+    by a check named in docs/ci.md ("What merge re-checks"); signed, each is refused by its
+    signature."""
     shards = _shards(sharded)
     path = sharded.path
     capsys.readouterr()

@@ -291,7 +291,7 @@ def test_virtual_key_echoed_by_the_proxy_is_redacted(chat_server, monkeypatch, e
 #: What the proxy needs beyond litellm itself (``litellm[proxy]``, in the test extra).
 PROXY_MODULES = ("fastapi", "uvicorn", "backoff", "orjson", "apscheduler", "yaml")
 
-#: The proxy config of the test (and of the README's example). Each alias is one upstream
+#: The proxy config of the test (and of docs/ci.md's example). Each alias is one upstream
 #: loopback server; ``rpm`` is enforced per UTC minute for every client of the proxy by the
 #: router's ``enforce_model_rate_limits`` check; ``max_budget`` / ``budget_duration`` on a
 #: deployment is a budget the router keeps in memory (or in Redis, shared by proxy

@@ -324,7 +324,7 @@ FAILING_PASSAGES = [
 def test_failing_answer_is_marked_in_its_text_in_headless_chromium(pytester, tmp_path):
     """The answer itself shows where it fails: the contradicted claim's text in red, the
     unsupported one's in amber, each mark titled with the verdict, quote and rationale; the
-    answer's text is escaped (tests/test_claim_spans.py). The screenshot is the README's
+    answer's text is escaped (tests/test_claim_spans.py). The screenshot is docs/usage.md's
     (docs/img/failing-answer.png, taken with FAITHFULNESS_SCREENSHOT_DIR=docs/img)."""
     pytester.makepyfile(f'''
         def test_refund_answer(assert_faithful):

@@ -289,7 +289,7 @@ def test_answer(assert_faithful):
 
 @pytest.mark.parametrize("save", [
     ["--faithfulness-autosave"],  # the report: autosave plus compare-fail
-    ["--faithfulness-save", "main"],  # invented: the README's ratchet (a name, if: always())
+    ["--faithfulness-save", "main"],  # invented: docs/ci.md's ratchet (a name, if: always())
     ["--faithfulness-save", "pr"],  # invented: a different name; the latest still skips it
 ])
 def test_a_regressed_run_saved_anyway_never_becomes_the_baseline(pytester, monkeypatch, save):
@@ -305,7 +305,7 @@ def test_a_regressed_run_saved_anyway_never_becomes_the_baseline(pytester, monke
     assert third.ret == pytest.ExitCode.TESTS_FAILED  # still compared with run 1
     third.stdout.fnmatch_lines(["note: the latest saved run skipped 1 newer run(s) that cannot "
                                 "be a baseline: 0002_* (its gate failed)", "GATE FAILED: *mean*"])
-    if save[-1] == "main":  # the PR side of the README's workflow, by name
+    if save[-1] == "main":  # the PR side of docs/ci.md's workflow, by name
         by_name = pytester.runpytest("--faithfulness-compare=main", *compare)
         assert by_name.ret == pytest.ExitCode.TESTS_FAILED
 

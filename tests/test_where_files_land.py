@@ -1,4 +1,4 @@
-"""Where saved runs land (issue 21, item 20; the README's "Where files land"): under pytest's
+"""Where saved runs land (issue 21, item 20; docs/ci.md's "Where files land"): under pytest's
 rootdir, which with no ini file is the common ancestor of the current directory and the
 paths given (pytest 9), not the test folder; with an ini file, the ini file's folder."""
 
