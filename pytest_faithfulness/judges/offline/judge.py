@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...accounting import record as record_usage
-from ...decomposition import RuleDecomposer
+from .decomposer import RuleDecomposer
 from ...records import Decomposition, Passage, Verdict
 from ..heuristic import HeuristicVerifier
 

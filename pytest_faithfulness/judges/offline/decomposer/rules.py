@@ -109,8 +109,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .records import Decomposition, DroppedText
-from .text import (
+from ....records import Decomposition, DroppedText
+from ....text import (
     MD_BULLET,
     MD_FENCE,
     MD_HEADING,
