@@ -26,7 +26,7 @@ def decompose(answer: str):
 
 
 # --------------------------------------------------------------------------------------------
-# The coverage property (see the decomposition module docstring).
+# The coverage property (see the docstring of judges/offline/decomposer/rules.py).
 
 def assert_coverage(answer: str, result) -> None:
     spans = [(s, e, "claim") for spans in result.claim_spans for s, e in spans]

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...accounting import record as record_usage
-from .decomposer import RuleDecomposer
 from ...records import Decomposition, Passage, Verdict
 from ..heuristic import HeuristicVerifier
+from .decomposer import RuleDecomposer
 
 
 class OfflineJudge:
@@ -66,7 +66,7 @@ class OfflineJudge:
         self.calls = 0
 
     def decompose(self, answer: str) -> Decomposition:
-        """Rule-based decomposition of ``answer`` (see ``decomposition``)."""
+        """Rule-based decomposition of ``answer`` (see ``judges.offline.decomposer``)."""
         self.calls += 1
         record_usage(calls=1)
         return self._decomposer.decompose(answer)

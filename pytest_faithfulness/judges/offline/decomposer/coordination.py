@@ -151,8 +151,8 @@ def _split_main(text: str) -> list[tuple[str, int, int]]:
                 subj = subject
             out.append([f"{lead_cap}{subj} {part}", start, offset])
         else:
-            lead = LEAD_ADVERBIAL.match(out[0][0])
-            out.append([(lead.group(1) if lead else "") + part, start, offset])
+            adverbial = LEAD_ADVERBIAL.match(out[0][0])
+            out.append([(adverbial.group(1) if adverbial else "") + part, start, offset])
     return [(c, s, e) for c, s, e in out]
 
 

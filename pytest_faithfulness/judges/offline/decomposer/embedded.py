@@ -25,7 +25,7 @@ def conjunct_cuts(text: str) -> list[tuple[int, int]]:
     since it renews daily"); an appositive after a name or noun (", our plan with SSO").
     None opens with I/we/you (the frame's own talk: "..., and I'll help", "anything that
     you need") or talks about the answer itself. Returns the cuts' spans, in order."""
-    out = []
+    out: list[tuple[int, int]] = []
     for c in list(CONJUNCT.finditer(text)) + list(_EMBEDDED.finditer(text)):
         after = text[c.end():]
         words = after.split()
@@ -95,7 +95,7 @@ def _verb_after_adverbs(words: list[str]) -> bool:
     return False
 
 
-def _embedded_clause(kind: str, before: str, after: str) -> bool:
+def _embedded_clause(kind: str | None, before: str, after: str) -> bool:
     """Whether the text ``after`` an ``_EMBEDDED`` cut is an assertion of its own: a relative
     clause (after a word that can be its antecedent, with a verb form next), a causal clause
     (a subject and a verb), a parenthetical relative clause or noun phrase, or an appositive

@@ -50,7 +50,8 @@ class Mapped:
 
     def collapsed(self) -> Mapped:
         """Whitespace runs -> one space (mapped to the run's first character), ends stripped."""
-        text, pos = [], []
+        text: list[str] = []
+        pos: list[int] = []
         for ch, p in zip(self.text, self.pos):
             if ch.isspace():
                 if text and text[-1] != " ":

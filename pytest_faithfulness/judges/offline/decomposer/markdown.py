@@ -273,7 +273,8 @@ def is_topic_label(text: str) -> bool:
 def _table(answer: str, lines: list[tuple[int, int]]) -> Block:
     """A table: the row above a ``|---|`` rule is its header; each row is read as
     ``header: cell; ...`` (or its cells joined by commas when there is no header)."""
-    rows = []  # ("header" | "row", text, offset of the line's first character)
+    # ("header" | "row", text, offset of the line's first character)
+    rows: list[tuple[str, Mapped | None, int | None]] = []
     header: list[str] | None = None
     pending = None
     for s, e in lines:

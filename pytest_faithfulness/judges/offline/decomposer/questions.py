@@ -304,7 +304,7 @@ def elliptical_claim(text: str) -> bool:
     such a clause with the question it answers; the pipeline scores no such claim of an LLM
     decomposer (its sentence is judged instead)."""
     m = _ELLIPTICAL_CLAIM.match(text.strip().replace("\u2019", "'"))
-    return bool(m) and not any(w.lower() in AUX for w in m.group("subject").split())
+    return m is not None and not any(w.lower() in AUX for w in m.group("subject").split())
 
 
 def _keyed_question(q: str) -> tuple[str, str] | None:

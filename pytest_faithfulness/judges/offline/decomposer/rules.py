@@ -114,6 +114,8 @@ this module: ``RuleDecomposer``, which runs them in order and gives every piece 
 
 from __future__ import annotations
 
+from typing import Any
+
 from ....records import Decomposition, DroppedText
 from .coordination import (
     attach_topic,
@@ -159,7 +161,7 @@ class RuleDecomposer:
         claims: list[str] = []
         claim_spans: list[list[tuple[int, int]]] = []
         dropped: list[DroppedText] = []
-        state = {"entity": None}
+        state: dict[str, Any] = {"entity": None}
         markup = markup_spans(answer)
         masked = answer
         for s, e in markup:  # markup reads as a space; its characters are set aside below

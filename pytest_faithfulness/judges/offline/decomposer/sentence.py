@@ -23,6 +23,10 @@ from .questions import (
 )
 from .words import WORD
 
+#: One piece of a sentence: ``("claim", None, text, override)`` or ``("drop", reason, text,
+#: None)`` (see the module docstring).
+Piece = tuple[str, str | None, Mapped, str | None]
+
 
 def non_assertive_reason(text: str) -> str | None:
     """Why ``text`` is not an assertion as a whole, or ``None`` when it asserts anything.
@@ -45,7 +49,7 @@ def non_assertive_reason(text: str) -> str | None:
     if not isinstance(text, str):
         raise TypeError(f"text must be a string, got {type(text).__name__}")
     whole = Mapped(text, list(range(len(text))))
-    reasons = []
+    reasons: list[str | None] = []
     sentences = [without_citations(x) for x in split_sentences(whole)]
     for i, sentence in enumerate(sentences):
         if not WORD.search(sentence.text):
@@ -76,15 +80,15 @@ def set_aside_parts(sentence: str) -> list[tuple[int, int, str]]:
     if not isinstance(sentence, str):
         raise TypeError(f"sentence must be a string, got {type(sentence).__name__}")
     m = without_citations(Mapped(sentence, list(range(len(sentence)))))
-    out = []
+    out: list[tuple[int, int, str]] = []
     for kind, reason, piece, _ in analyse_sentence(m):
         where = [p for p in piece.pos if p >= 0]
-        if kind == "drop" and where:
+        if kind == "drop" and where and reason is not None:  # a drop always has its reason
             out.append((min(where), max(where) + 1, reason))
     return out
 
 
-def analyse_sentence(m: Mapped) -> list[tuple[str, str | None, Mapped, str | None]]:
+def analyse_sentence(m: Mapped) -> list[Piece]:
     """The pieces of one sentence ``m`` (citation markers removed), in order: each claim with
     its override (the statement to make of it, or ``None``) and each set-aside part with its
     reason; see the module docstring. A sentence with no assertion is one dropped piece."""
@@ -97,9 +101,10 @@ def analyse_sentence(m: Mapped) -> list[tuple[str, str | None, Mapped, str | Non
         openers.append(m[:om.end()].strip())
         m = m[om.end():].strip()
     if not WORD.search(m.text) or OPENER_ALONE.match(m.text):
-        reason = "lead-in" if META_LEADIN.match(whole.text) else "greeting or pleasantry"
+        reason: str | None = ("lead-in" if META_LEADIN.match(whole.text)
+                              else "greeting or pleasantry")
         return [("drop", reason, whole, None)]
-    lead = [("drop", "opener", o, None) for o in openers if o.text]
+    lead: list[Piece] = [("drop", "opener", o, None) for o in openers if o.text]
 
     if m.text.rstrip("\"'\u201d)").endswith("?"):
         if not is_interrogative(m.text) and clause_reason(unquestioned(m.text)) is None:
@@ -126,7 +131,7 @@ def analyse_sentence(m: Mapped) -> list[tuple[str, str | None, Mapped, str | Non
     if not any(r is None for r in reasons):
         first = next((r for r in reasons if r), None) or "greeting or pleasantry"
         return [("drop", first, whole, None)]
-    pieces = list(lead)
+    pieces: list[Piece] = list(lead)
     run: list[tuple[int, int]] = []
 
     previous: list[tuple[int, int]] = []  # the last dropped clause
