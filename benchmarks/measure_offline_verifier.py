@@ -119,9 +119,9 @@ def quote_ceiling(data_dir: Path) -> dict:
     (``judges.features.align``) passes the check as a ``supported`` quote, per gold class,
     and the balanced accuracy a verifier would reach that supported exactly those quotable
     supported claims and nothing else (an upper bound for this window choice)."""
-    from pytest_faithfulness.decomposition import RuleDecomposer
     from pytest_faithfulness.judges.calibrated import load_model
     from pytest_faithfulness.judges.features import align
+    from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer
     from pytest_faithfulness.records import Verdict, to_passages
     from pytest_faithfulness.verification import check_verdict
 
@@ -157,7 +157,7 @@ class _Judge:
     """RuleDecomposer + the verifier under test."""
 
     def __init__(self, verifier):
-        from pytest_faithfulness.decomposition import RuleDecomposer
+        from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer
         self._decomposer = RuleDecomposer()
         self._verifier = verifier
 

@@ -97,7 +97,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .decomposition import (
+from .judges.offline.decomposer import (
     RECAP_OPENER,
     answered_question,
     elliptical_claim,

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_faithfulness import evaluate, make_judge
-from pytest_faithfulness.decomposition import RuleDecomposer, non_assertive_reason
+from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer, non_assertive_reason
 from pytest_faithfulness.text import strip_citations
 
 PICO = ["The Pico speaker comes with a 1-year limited warranty and weighs 300 g."]
@@ -26,7 +26,7 @@ def decompose(answer: str):
 
 
 # --------------------------------------------------------------------------------------------
-# The coverage property (see the decomposition module docstring).
+# The coverage property (see the docstring of judges/offline/decomposer/rules.py).
 
 def assert_coverage(answer: str, result) -> None:
     spans = [(s, e, "claim") for spans in result.claim_spans for s, e in spans]

@@ -10,7 +10,7 @@ from scripted_model import claims_reply, judge_model, make_judge, supports_verba
 
 from pytest_faithfulness import evaluate
 from pytest_faithfulness import make_judge as make_named_judge
-from pytest_faithfulness.decomposition import RuleDecomposer, non_assertive_reason
+from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer, non_assertive_reason
 
 POLICY = ["Sale items cannot be refunded.", "Gift cards expire after one year."]
 POLICY_LLM = [{"id": str(i), "text": text} for i, text in enumerate(POLICY, 1)]

@@ -24,7 +24,7 @@ from scripted_model import (
 
 from pytest_faithfulness import OfflineJudge, Passage, evaluate
 from pytest_faithfulness.cache import CacheCorruptWarning, CachedJudge, CacheMiss
-from pytest_faithfulness.decomposition import RuleDecomposer
+from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer
 from pytest_faithfulness.judges.prompts import DECOMPOSE_SYSTEM, VERIFY_SYSTEM
 from pytest_faithfulness.records import to_passages
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_faithfulness import OfflineJudge, evaluate
-from pytest_faithfulness.decomposition import markup_spans
+from pytest_faithfulness.judges.offline.decomposer import markup_spans
 
 PASSAGES = [{"id": "1", "text": "The Vela lamp has three brightness levels."}]
 TRUE = "The Vela lamp has three brightness levels."

@@ -11,7 +11,7 @@ import pytest
 from scripted_model import AUDIT_ANSWER, AUDIT_PASSAGES
 
 from pytest_faithfulness import OfflineJudge, evaluate
-from pytest_faithfulness.decomposition import RuleDecomposer
+from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer
 
 # ../shared/cases beside the checkout (or beside a folder of worktrees).
 CASES_FILE = next((d / "shared" / "cases" / "cases.jsonl" for d in Path(__file__).resolve().parents

@@ -45,9 +45,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pytest_faithfulness.decomposition import RuleDecomposer
 from pytest_faithfulness.judges.calibrated import vetoes
 from pytest_faithfulness.judges.features import FEATURE_NAMES, align
+from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer
 from pytest_faithfulness.records import Verdict, to_passages
 from pytest_faithfulness.text import passage_sentence_spans
 from pytest_faithfulness.verification import _features, check_verdict
