@@ -108,7 +108,7 @@ from .decomposition import (
     set_aside_parts,
 )
 from .records import Decomposition, DroppedText, Span
-from .text import (
+from .language.text import (
     MD_BULLET,
     MD_FENCE,
     MD_HEADING,

@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .records import Passage, Span, Verdict
-from .text import (
+from .language.text import (
     FOOTNOTE_DEFINITION,
     citation_markers,
     footnote_refs,

