@@ -582,7 +582,7 @@ def _ends_sentence(text: str, m: re.Match, last_cut: int) -> bool:
 #: The common-word list (``training/build_common_words.py``: lower-case words that the NLI
 #: training sentences write in lower case away from a sentence start at least as often as
 #: capitalised there).
-COMMON_WORDS_FILE = Path(__file__).with_name("models") / "common_words.txt.gz"
+COMMON_WORDS_FILE = Path(__file__).resolve().parents[1] / "models" / "common_words.txt.gz"
 
 
 @lru_cache(maxsize=1)
