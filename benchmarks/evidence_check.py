@@ -54,7 +54,7 @@ from make_evidence_gold import default_data_dir, sentences  # noqa: E402
 from pytest_faithfulness import evaluate  # noqa: E402
 from pytest_faithfulness.mutants import KINDS, mutate, names_in  # noqa: E402
 from pytest_faithfulness.records import Passage, Verdict  # noqa: E402
-from pytest_faithfulness.verification import check_verdict  # noqa: E402
+from pytest_faithfulness.trust.quote_check import check_verdict  # noqa: E402
 
 TARGETS_B = {"number": 0.95, "unit": 0.95, "negation": 0.95, "negation_in_word": 0.95,
              "foreign_name": 0.95, "appended_clause": 0.95, "swap": 0.90, "antonym": 0.80,

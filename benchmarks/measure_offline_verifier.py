@@ -88,7 +88,7 @@ def word_overlap(data_dir: Path) -> dict:
     """The baseline: share of the claim's (answer's) content words found anywhere in its
     passages, with ONE threshold per file chosen on the file itself (an oracle choice, which
     flatters the baseline), and the balanced accuracy that threshold gives per source."""
-    from pytest_faithfulness.verification import _features
+    from pytest_faithfulness.trust.quote_check import _features
     out = {}
     for name, text_key, gold_key, positive in (("claims", "claim", "human_label", "supported"),
                                                ("answers", "answer", "human_label", "faithful")):
@@ -123,7 +123,7 @@ def quote_ceiling(data_dir: Path) -> dict:
     from pytest_faithfulness.judges.calibrated import load_model
     from pytest_faithfulness.judges.features import align
     from pytest_faithfulness.records import Verdict, to_passages
-    from pytest_faithfulness.verification import check_verdict
+    from pytest_faithfulness.trust.quote_check import check_verdict
 
     model, idf = load_model()
 
@@ -176,7 +176,7 @@ def measure(kind: str, data_dir: Path) -> dict:
     claims = [json.loads(line) for line in open(data_dir / "claims.jsonl", encoding="utf-8")]
     answers = [json.loads(line) for line in open(data_dir / "answers.jsonl", encoding="utf-8")]
 
-    from pytest_faithfulness.verification import _windows
+    from pytest_faithfulness.trust.quote_check import _windows
     _windows.cache_clear()  # each verifier pays for sentence segmentation itself
     per_source = defaultdict(list)
     contra = []

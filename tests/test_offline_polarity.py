@@ -178,7 +178,7 @@ def test_an_opposite_word_on_the_same_topic_is_a_contradiction(claim, passage):
 ])
 def test_a_negated_opposite_agrees(claim, passage):
     """"not disabled" is no opposite of "enabled": the rule refuses nothing for it."""
-    from pytest_faithfulness.verification import _features, _opposites
+    from pytest_faithfulness.trust.quote_check import _features, _opposites
 
     assert _opposites(_features(claim), _features(passage, sentence_start_exempt=False)) == []
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from pytest_faithfulness import OfflineJudge, evaluate
 from pytest_faithfulness.records import Passage
 from pytest_faithfulness.language.text import MAX_SENTENCE_CHARS, passage_sentence_spans
-from pytest_faithfulness.verification import (
+from pytest_faithfulness.trust.quote_check import (
     SUPPORT_COVERAGE,
     TOPIC_COVERAGE,
     HeuristicVerifier,

@@ -50,7 +50,7 @@ from pytest_faithfulness.judges.calibrated import vetoes
 from pytest_faithfulness.judges.features import FEATURE_NAMES, align
 from pytest_faithfulness.records import Verdict, to_passages
 from pytest_faithfulness.language.text import passage_sentence_spans
-from pytest_faithfulness.verification import _features, check_verdict
+from pytest_faithfulness.trust.quote_check import _features, check_verdict
 
 SEED = 20261201
 MODELS = ROOT / "pytest_faithfulness" / "models"

@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pytest_faithfulness import nli  # noqa: E402
-from pytest_faithfulness.verification import _features  # noqa: E402
+from pytest_faithfulness.trust.quote_check import _features  # noqa: E402
 
 DATA_DIR = ROOT.parent / "shared" / "data" / "nli"
 FILES = ("snli.jsonl.gz", "mnli.jsonl", "mnli_dev_annotator2.jsonl.gz", "fever_nli.jsonl.gz",

@@ -39,7 +39,7 @@ from itertools import pairwise
 
 from ..records import Passage
 from ..language.text import passage_sentence_spans
-from ..verification import (
+from ..trust.quote_check import (
     _FILLERS,
     _TOKEN,
     QUOTE_CLAIM_COVERAGE,

@@ -34,7 +34,7 @@ import re
 
 from ..records import Passage, Verdict
 from ..language.text import is_common_word
-from ..verification import (
+from ..trust.quote_check import (
     _DIMENSIONS,
     _NUMBER_WORDS,
     _PHRASES,

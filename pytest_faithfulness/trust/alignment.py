@@ -97,7 +97,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .decomposition import (
+from ..decomposition import (
     RECAP_OPENER,
     answered_question,
     elliptical_claim,
@@ -107,8 +107,8 @@ from .decomposition import (
     reads_as_code,
     set_aside_parts,
 )
-from .records import Decomposition, DroppedText, Span
-from .language.text import (
+from ..records import Decomposition, DroppedText, Span
+from ..language.text import (
     MD_BULLET,
     MD_FENCE,
     MD_HEADING,
@@ -120,7 +120,7 @@ from .language.text import (
     sentence_spans,
     strip_citations,
 )
-from .verification import _features, strength_words
+from .quote_check import _features, strength_words
 
 #: Share of a sentence's content words the claims aligned to it must contain (every number and
 #: name of it always). All of them: a decomposer that leaves out part of a sentence ("the screen
@@ -927,7 +927,7 @@ def _name_kinds(claim: str, names: frozenset[str] = frozenset()) -> frozenset[st
     a run of capitalised words and numbers that holds a capitalised word other than a stop
     word (the claim's first word only when it is a name of the answer, ``names``: "Sale
     items" is no name); a word after a bare number ("3 levels") is not a kind."""
-    from .verification import _STOP
+    from .quote_check import _STOP
 
     tokens = _TOKEN_RUN.findall(claim)
     kinds: set[str] = set()

@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from itertools import combinations
 
-from .records import Evidence, Passage, Verdict
-from .language.text import (CJK_CLASS, fold_superscripts, fold_typography, is_common_word, normalize_ws,
+from ..records import Evidence, Passage, Verdict
+from ..language.text import (CJK_CLASS, fold_superscripts, fold_typography, is_common_word, normalize_ws,
                    passage_sentence_spans, quote_in_passage)
 
 HEURISTIC_VERSION = "heuristic-2026.12-11"  # issue 20 round 4: numbers in words/groups, clock ranges, rates, framings, clause polarity, conditions, clause parts
@@ -3287,7 +3287,7 @@ def __getattr__(name: str):
     """``HeuristicVerifier`` and its window search moved to ``judges.heuristic``; they stay
     importable from here."""
     if name in ("HeuristicVerifier", "_candidate_windows", "_passage_windows", "_spellings"):
-        from .judges import heuristic
+        from ..judges import heuristic
 
         return getattr(heuristic, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -49,8 +49,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .records import Passage, Span, Verdict
-from .language.text import (
+from ..records import Passage, Span, Verdict
+from ..language.text import (
     FOOTNOTE_DEFINITION,
     citation_markers,
     footnote_refs,
