@@ -41,9 +41,9 @@ sys.path.insert(0, str(ROOT))
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 
 LOAD_SNIPPETS = {
-    "heuristic": "from pytest_faithfulness.judges.heuristic import HeuristicVerifier as V; v = V()",
-    "embedding": "from pytest_faithfulness.nli import EmbeddingVerifier as V; v = V()",
-    "calibrated": ("from pytest_faithfulness.judges.calibrated import CalibratedVerifier as V; "
+    "heuristic": "from pytest_faithfulness.judges.offline.heuristic import HeuristicVerifier as V; v = V()",
+    "embedding": "from pytest_faithfulness.judges.offline.nli import EmbeddingVerifier as V; v = V()",
+    "calibrated": ("from pytest_faithfulness.judges.offline.calibrated import CalibratedVerifier as V; "
                    "v = V()"),
 }
 
@@ -53,12 +53,12 @@ CANDIDATES = None  # --candidates: windows scored per claim by the embedding ver
 
 def make_verifier(kind: str):
     if kind == "heuristic":
-        from pytest_faithfulness.judges.heuristic import HeuristicVerifier
+        from pytest_faithfulness.judges.offline.heuristic import HeuristicVerifier
         return HeuristicVerifier()
     if kind == "calibrated":
-        from pytest_faithfulness.judges.calibrated import CalibratedVerifier
+        from pytest_faithfulness.judges.offline.calibrated import CalibratedVerifier
         return CalibratedVerifier()
-    from pytest_faithfulness.nli import EmbeddingVerifier
+    from pytest_faithfulness.judges.offline.nli import EmbeddingVerifier
     return EmbeddingVerifier() if CANDIDATES is None else EmbeddingVerifier(candidates=CANDIDATES)
 
 
@@ -120,8 +120,8 @@ def quote_ceiling(data_dir: Path) -> dict:
     and the balanced accuracy a verifier would reach that supported exactly those quotable
     supported claims and nothing else (an upper bound for this window choice)."""
     from pytest_faithfulness.decomposition import RuleDecomposer
-    from pytest_faithfulness.judges.calibrated import load_model
-    from pytest_faithfulness.judges.features import align
+    from pytest_faithfulness.judges.offline.calibrated import load_model
+    from pytest_faithfulness.judges.offline.window_features import align
     from pytest_faithfulness.records import Verdict, to_passages
     from pytest_faithfulness.trust.quote_check import check_verdict
 

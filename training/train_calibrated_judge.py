@@ -46,8 +46,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pytest_faithfulness.decomposition import RuleDecomposer
-from pytest_faithfulness.judges.calibrated import vetoes
-from pytest_faithfulness.judges.features import FEATURE_NAMES, align
+from pytest_faithfulness.judges.offline.calibrated import vetoes
+from pytest_faithfulness.judges.offline.window_features import FEATURE_NAMES, align
 from pytest_faithfulness.records import Verdict, to_passages
 from pytest_faithfulness.language.text import passage_sentence_spans
 from pytest_faithfulness.trust.quote_check import _features, check_verdict

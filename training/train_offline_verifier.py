@@ -45,7 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pytest_faithfulness import nli  # noqa: E402
+from pytest_faithfulness.judges.offline import nli  # noqa: E402
 from pytest_faithfulness.trust.quote_check import _features  # noqa: E402
 
 DATA_DIR = ROOT.parent / "shared" / "data" / "nli"

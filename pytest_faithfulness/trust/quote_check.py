@@ -3287,7 +3287,7 @@ def __getattr__(name: str):
     """``HeuristicVerifier`` and its window search moved to ``judges.heuristic``; they stay
     importable from here."""
     if name in ("HeuristicVerifier", "_candidate_windows", "_passage_windows", "_spellings"):
-        from ..judges import heuristic
+        from ..judges.offline import heuristic
 
         return getattr(heuristic, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from ..records import Passage
-from ..language.text import passage_sentence_spans
-from ..trust.quote_check import (
+from ...records import Passage
+from ...language.text import passage_sentence_spans
+from ...trust.quote_check import (
     _FILLERS,
     _TOKEN,
     QUOTE_CLAIM_COVERAGE,

@@ -41,10 +41,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .records import Passage, Verdict
-from .trust.quote_check import _contradiction, _features, _windows
+from ...records import Passage, Verdict
+from ...trust.quote_check import _contradiction, _features, _windows
 
-MODEL_DIR = Path(__file__).with_name("models")
+MODEL_DIR = Path(__file__).resolve().parents[2] / "models"
 TOKENIZER_FILE = MODEL_DIR / "minilm" / "tokenizer.json"
 HEAD_FILE = MODEL_DIR / "nli_head.npz"
 

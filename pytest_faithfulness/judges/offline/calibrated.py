@@ -49,9 +49,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..records import Passage, Verdict
-from ..trust.quote_check import HEURISTIC_VERSION, check_verdict
-from .features import FEATURE_NAMES, align
+from ...records import Passage, Verdict
+from ...trust.quote_check import HEURISTIC_VERSION, check_verdict
+from .window_features import FEATURE_NAMES, align
 
 #: Measured balanced accuracy (supported vs not) of the offline judge with this model on the
 #: public development data (``../shared/data``: claims.jsonl, answers.jsonl), never tuned on.
@@ -60,7 +60,7 @@ DEV_BALANCED_ACCURACY = {"claims": 0.613, "answers": 0.704}
 
 
 #: The model: weights, feature scaling, thresholds, held-out figures.
-MODEL_FILE = Path(__file__).resolve().parents[1] / "models" / "calibrated.json"
+MODEL_FILE = Path(__file__).resolve().parents[2] / "models" / "calibrated.json"
 #: Inverse document frequency of content words in the training passages' sentences.
 IDF_FILE = MODEL_FILE.with_name("idf.json.gz")
 

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import re
 
-from ..records import Passage, Verdict
-from ..language.text import is_common_word
-from ..trust.quote_check import (
+from ...records import Passage, Verdict
+from ...language.text import is_common_word
+from ...trust.quote_check import (
     _DIMENSIONS,
     _NUMBER_WORDS,
     _PHRASES,
@@ -60,7 +60,7 @@ from ..trust.quote_check import (
     _with_title,
     said_otherwise,
 )
-from ..language.text import passage_sentence_spans
+from ...language.text import passage_sentence_spans
 
 #: Content words ``_features`` can produce from text that does not spell them: the words a
 #: phrase is rewritten to ("percent" from "%", "hour" from "hrs") and the quantities a unit

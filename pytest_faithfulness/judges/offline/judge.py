@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..accounting import record as record_usage
-from ..decomposition import RuleDecomposer
-from ..records import Decomposition, Passage, Verdict
+from ...accounting import record as record_usage
+from ...decomposition import RuleDecomposer
+from ...records import Decomposition, Passage, Verdict
 from .heuristic import HeuristicVerifier
 
 
@@ -56,7 +56,7 @@ class OfflineJudge:
         elif verifier == "heuristic":
             self._verifier = HeuristicVerifier()
         elif verifier == "nli":
-            from ..nli import EmbeddingVerifier
+            from .nli import EmbeddingVerifier
 
             self._verifier = EmbeddingVerifier()
         else:
@@ -95,7 +95,7 @@ class OfflineJudge:
             return ("offline embedding judge (MiniLM int8 + a small head trained on public NLI "
                     "data, with the number/name rules), experimental: a first filter, not a "
                     "gate to trust on its own")
-        from ..trust.quote_check import DEV_BALANCED_ACCURACY as acc
+        from ...trust.quote_check import DEV_BALANCED_ACCURACY as acc
 
         return (f"offline heuristic judge {self._verifier.version} (word coverage, numbers, "
                 f"negation): balanced accuracy on the public dev data claims {acc['claims']:.3f}, "

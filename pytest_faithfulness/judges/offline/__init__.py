@@ -1,0 +1,7 @@
+"""The offline judge, all of it: ``judge`` (``OfflineJudge``), ``heuristic`` (the rule verifier),
+``calibrated`` (the logistic-regression verifier), ``window_features`` (the features it reads from
+the best-aligned passage window) and ``nli`` (the experimental embedding verifier)."""
+
+from .judge import OfflineJudge
+
+__all__ = ["OfflineJudge"]
