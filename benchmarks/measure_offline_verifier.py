@@ -88,7 +88,7 @@ def word_overlap(data_dir: Path) -> dict:
     """The baseline: share of the claim's (answer's) content words found anywhere in its
     passages, with ONE threshold per file chosen on the file itself (an oracle choice, which
     flatters the baseline), and the balanced accuracy that threshold gives per source."""
-    from pytest_faithfulness.trust.quote_check import _features
+    from pytest_faithfulness.language.features import text_features
     out = {}
     for name, text_key, gold_key, positive in (("claims", "claim", "human_label", "supported"),
                                                ("answers", "answer", "human_label", "faithful")):
@@ -96,10 +96,10 @@ def word_overlap(data_dir: Path) -> dict:
         lines = (data_dir / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
         for line in filter(None, lines):
             rec = json.loads(line)
-            cf = _features(rec[text_key]).content
+            cf = text_features(rec[text_key]).content
             pf = set()
             for p in rec["passages"]:
-                pf |= _features(p["text"], sentence_start_exempt=False).content
+                pf |= text_features(p["text"], sentence_start_exempt=False).content
             share = len(cf & pf) / len(cf) if cf else 1.0
             rows.append((rec["source_dataset"], rec[gold_key] == positive, share))
         best = max(((bacc([(g, s >= t) for _, g, s in rows]), t)
@@ -176,8 +176,8 @@ def measure(kind: str, data_dir: Path) -> dict:
     claims = [json.loads(line) for line in open(data_dir / "claims.jsonl", encoding="utf-8")]
     answers = [json.loads(line) for line in open(data_dir / "answers.jsonl", encoding="utf-8")]
 
-    from pytest_faithfulness.trust.quote_check import _windows
-    _windows.cache_clear()  # each verifier pays for sentence segmentation itself
+    from pytest_faithfulness.language.features import evidence_spans
+    evidence_spans.cache_clear()  # each verifier pays for sentence segmentation itself
     per_source = defaultdict(list)
     contra = []
     confusion = defaultdict(int)  # (gold label, predicted label) -> count

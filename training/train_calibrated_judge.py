@@ -50,7 +50,8 @@ from pytest_faithfulness.judges.offline.calibrated import vetoes
 from pytest_faithfulness.judges.offline.window_features import FEATURE_NAMES, align
 from pytest_faithfulness.records import Verdict, to_passages
 from pytest_faithfulness.language.text import passage_sentence_spans
-from pytest_faithfulness.trust.quote_check import _features, check_verdict
+from pytest_faithfulness.language.features import text_features
+from pytest_faithfulness.trust.quote_check import check_verdict
 
 SEED = 20261201
 MODELS = ROOT / "pytest_faithfulness" / "models"
@@ -110,7 +111,7 @@ def idf_table(claims, answers):
             seen.add(key)
             text = p["text"]
             for s, e in passage_sentence_spans(text):
-                df.update(_features(text[s:e], sentence_start_exempt=False).content)
+                df.update(text_features(text[s:e], sentence_start_exempt=False).content)
                 n += 1
     default = math.log((n + 1) / 1) + 1
     idf = {w: round(math.log((n + 1) / (c + 1)) + 1, 2) for w, c in df.items() if c >= 3}

@@ -120,7 +120,8 @@ from ..language.text import (
     sentence_spans,
     strip_citations,
 )
-from .quote_check import _features, strength_words
+from ..language.features import text_features
+from .polarity_rules import strength_words
 
 #: Share of a sentence's content words the claims aligned to it must contain (every number and
 #: name of it always). All of them: a decomposer that leaves out part of a sentence ("the screen
@@ -281,7 +282,7 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
         statement = _answered(answer, (start, end), units)
         if statement:  # "Can X be Y? No." is covered by "X cannot be Y.", not by the question
             part = statement
-        features = _features(part)
+        features = text_features(part)
         if not features.content or coverage.covered(features, unit, _strength(part)):
             continue
         reason = None if statement else non_assertive_reason(part)
@@ -511,7 +512,7 @@ def _set_aside_reason(text: str, span: Span, structure: list[tuple[int, int, str
     reason = non_assertive_reason(text)
     if reason is not None:
         return reason
-    features = _features(strip_citations(text))
+    features = text_features(strip_citations(text))
     if not features.content and not features.negated:
         return "no content words"
     return None
@@ -606,14 +607,14 @@ def _align_claims(answer: str, claims: list[AlignedClaim], units: list[Span]) ->
                 claim.spans = [span]
                 located.append(span)
     starts, ends = [u[0] for u in units], [u[1] for u in units]
-    unit_features = [_features(answer[s:e]) for s, e in units]
+    unit_features = [text_features(answer[s:e]) for s, e in units]
     units_by_word: dict[str, list[int]] = {}
     for k, uf in enumerate(unit_features):
         for w in uf.content:
             units_by_word.setdefault(w, []).append(k)
-    claim_features = [_features(c.text) for c in claims]
+    claim_features = [text_features(c.text) for c in claims]
     counts = Counter(w for f in claim_features for w in f.content)
-    answer_numbers = _features(answer).numbers
+    answer_numbers = text_features(answer).numbers
     taken: set[int] = set()
     previous = 0
     for i, claim in enumerate(claims):
@@ -659,7 +660,7 @@ class _Coverage:
 
     def add(self, claim: AlignedClaim) -> None:
         index = len(self.features)
-        features = _features(claim.text)
+        features = text_features(claim.text)
         self.features.append(features)
         self.strength.append(_strength(claim.text))
         for span in claim.spans:
@@ -683,7 +684,7 @@ class _Coverage:
 
 @lru_cache(maxsize=1)
 def _connective_stems() -> frozenset[str]:
-    return frozenset(w for word in _CONNECTIVES.split() for w in _features(word).content)
+    return frozenset(w for word in _CONNECTIVES.split() for w in text_features(word).content)
 
 
 def _covers(sentence, claim_features) -> bool:
@@ -771,7 +772,7 @@ def _merge_restatements(claims: list[AlignedClaim], units: list[Span],
     tie). Claims the pipeline added, ungrounded claims (rule 7), claims without spans and
     claims of no content word (nothing to restate: "A." beside "B.") are left as they are,
     and judged."""
-    features = [_features(c.text) for c in claims]
+    features = [text_features(c.text) for c in claims]
     where = [_units_of(c, units) for c in claims]
     gone: dict[int, int] = {}
     order = sorted(range(len(claims)), key=lambda i: (-len(features[i].content), i))
@@ -826,7 +827,7 @@ def _ungrounded(answer: str, claim: AlignedClaim, units: list[Span]) -> str | No
     context = _context_words(answer[:end])
     if _YOU.search(answer[:end]):
         context = context | _frame_stems(_READER_STEMS)
-    words = {w for w in _features(claim.text).content if not _CJK_BIGRAM.fullmatch(w)}
+    words = {w for w in text_features(claim.text).content if not _CJK_BIGRAM.fullmatch(w)}
     missing = sorted(words - context - _frame_stems(_FRAME_STEMS) - _name_kinds(claim.text, _context_names(answer[:end])))
     if missing:
         return ("not grounded in the answer: " + ", ".join(repr(w) for w in missing[:5])
@@ -894,7 +895,7 @@ def _changed_strength(answer: str, claim: AlignedClaim, units: list[Span]) -> st
         return ("changes what the answer says: " + ", ".join(repr(w) for w in extra)
                 + " is not in the sentence it is aligned to"
                 + (f" (which says {', '.join(repr(w) for w in stated)})" if stated else ""))
-    if _features(claim.text).negated and not _features(said).negated:
+    if text_features(claim.text).negated and not text_features(said).negated:
         return ("changes what the answer says: it is negated, and the sentence it is aligned "
                 "to is not")
     return None
@@ -905,12 +906,12 @@ _CJK_BIGRAM = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af
 
 @lru_cache(maxsize=256)
 def _context_words(text: str) -> frozenset[str]:
-    return _features(text).content
+    return text_features(text).content
 
 
 @lru_cache(maxsize=4)
 def _frame_stems(words: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(w for word in words for w in _features(word).content)
+    return frozenset(w for word in words for w in text_features(word).content)
 
 
 _TOKEN_RUN = re.compile(r"[\w][\w.'\u2019-]*")
@@ -918,7 +919,7 @@ _TOKEN_RUN = re.compile(r"[\w][\w.'\u2019-]*")
 
 @lru_cache(maxsize=256)
 def _context_names(text: str) -> frozenset[str]:
-    return _features(text).mandatory
+    return text_features(text).mandatory
 
 
 def _name_kinds(claim: str, names: frozenset[str] = frozenset()) -> frozenset[str]:
@@ -927,20 +928,20 @@ def _name_kinds(claim: str, names: frozenset[str] = frozenset()) -> frozenset[st
     a run of capitalised words and numbers that holds a capitalised word other than a stop
     word (the claim's first word only when it is a name of the answer, ``names``: "Sale
     items" is no name); a word after a bare number ("3 levels") is not a kind."""
-    from .quote_check import _STOP
+    from ..language.lexicon import STOP_WORDS
 
     tokens = _TOKEN_RUN.findall(claim)
     kinds: set[str] = set()
     i = 0
     while i < len(tokens):
         word = tokens[i]
-        if word[:1].isupper() and word.lower() not in _STOP and (
+        if word[:1].isupper() and word.lower() not in STOP_WORDS and (
                 i > 0 or word.lower() in names):
             j = i + 1
             while j < len(tokens) and (tokens[j][:1].isupper() or tokens[j][:1].isdigit()):
                 j += 1
             if j < len(tokens) and tokens[j][:1].islower():
-                kinds |= _features(tokens[j]).content
+                kinds |= text_features(tokens[j]).content
             i = j
             continue
         i += 1

@@ -50,7 +50,8 @@ from pathlib import Path
 from typing import Any
 
 from ...records import Passage, Verdict
-from ...trust.quote_check import HEURISTIC_VERSION, check_verdict
+from ...trust.quote_check import check_verdict
+from .heuristic import HEURISTIC_VERSION
 from .window_features import FEATURE_NAMES, align
 
 #: Measured balanced accuracy (supported vs not) of the offline judge with this model on the

@@ -95,7 +95,7 @@ class OfflineJudge:
             return ("offline embedding judge (MiniLM int8 + a small head trained on public NLI "
                     "data, with the number/name rules), experimental: a first filter, not a "
                     "gate to trust on its own")
-        from ...trust.quote_check import DEV_BALANCED_ACCURACY as acc
+        from .heuristic import DEV_BALANCED_ACCURACY as acc
 
         return (f"offline heuristic judge {self._verifier.version} (word coverage, numbers, "
                 f"negation): balanced accuracy on the public dev data claims {acc['claims']:.3f}, "

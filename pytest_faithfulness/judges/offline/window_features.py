@@ -39,25 +39,20 @@ from itertools import pairwise
 
 from ...records import Passage
 from ...language.text import passage_sentence_spans
-from ...trust.quote_check import (
-    _FILLERS,
-    _TOKEN,
-    QUOTE_CLAIM_COVERAGE,
+from ...language.lexicon import FILLERS
+from ...language.words import TOKEN_PATTERN, fold_phrases, is_content, stem_word
+from ...language.quantities import surface_form
+from ...language.features import TextFeatures, text_features, unmatched_quantities
+from ...trust.evidence import table_readings
+from ...trust.quote_check import QUOTE_CLAIM_COVERAGE
+from .heuristic import (
     TOPIC_COVERAGE,
-    _contradiction,
-    _Features,
-    _features,
-    _flipped,
-    _fold_phrases,
-    _is_content,
-    _opposites,
-    _stem,
-    _surface,
-    _unmatched_quantities,
-    _with_title,
+    contradiction,
+    flipped_words,
+    opposite_pairs,
     said_otherwise,
     statement_problem,
-    table_readings,
+    with_title,
 )
 from .heuristic import HeuristicVerifier, stitches
 
@@ -113,14 +108,14 @@ class Alignment:
 @lru_cache(maxsize=65536)
 def _sequence(text: str) -> tuple[str, ...]:
     """The content words of ``text`` in order (stems, numbers as digits), for word order."""
-    lower = _fold_phrases(_surface(text).lower())
-    return tuple(tok if tok[0].isdigit() else _stem(tok)
-                 for tok in _TOKEN.findall(lower) if tok[0].isdigit() or _is_content(tok))
+    lower = fold_phrases(surface_form(text).lower())
+    return tuple(tok if tok[0].isdigit() else stem_word(tok)
+                 for tok in TOKEN_PATTERN.findall(lower) if tok[0].isdigit() or is_content(tok))
 
 
 @lru_cache(maxsize=65536)
 def _raw_words(text: str) -> frozenset[str]:
-    return frozenset(_TOKEN.findall(_surface(text).lower()))
+    return frozenset(TOKEN_PATTERN.findall(surface_form(text).lower()))
 
 
 def _order_agreement(claim_seq: tuple[str, ...], window_seq: tuple[str, ...]) -> float:
@@ -181,7 +176,7 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
         An ``Alignment``; with no passage or no content word its quote is ``None`` and the
         features describe an empty window.
     """
-    cf = _features(claim)
+    cf = text_features(claim)
     heuristic = _HEURISTIC.verify(claim, passages)
     content = cf.content
     total = _weight(content, idf, default_idf) or 1.0
@@ -199,11 +194,11 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
         sent_feats = []
         title_f = None
         for text, _, k in windows:
-            wf = _features(rows.get(k, text), sentence_start_exempt=False)
+            wf = text_features(rows.get(k, text), sentence_start_exempt=False)
             if k is None:
                 title_f = wf
             else:
-                wf = _with_title(cf, wf, title_f)
+                wf = with_title(cf, wf, title_f)
             union |= wf.content
             if k is not None:
                 sent_feats.append(wf)
@@ -229,7 +224,7 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
                 if rank > best[0]:
                     best = (rank, passage.id, text, title_f, True)
     if best is not None and best[4]:
-        best = (*best[:3], _with_title(cf, _features(best[2], sentence_start_exempt=False),
+        best = (*best[:3], with_title(cf, text_features(best[2], sentence_start_exempt=False),
                                        best[3]), best[4])
     if best is None or not content:
         feats = [0.0] * len(FEATURE_NAMES)
@@ -251,10 +246,10 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
 SHORT_CLAIM_WORDS = 4
 
 
-def _short_claim_gap(cf: _Features, wf: _Features) -> str | None:
+def _short_claim_gap(cf: TextFeatures, wf: TextFeatures) -> str | None:
     if len(cf.content) > SHORT_CLAIM_WORDS:
         return None
-    if missing := sorted(cf.content - wf.content - said_otherwise(cf, wf) - _FILLERS):
+    if missing := sorted(cf.content - wf.content - said_otherwise(cf, wf) - FILLERS):
         return f"the passage does not say {', '.join(missing)}"
     return None
 
@@ -282,14 +277,14 @@ def _role_swap(claim: str, quote: str) -> bool:
 TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year"})
 
 
-def _quantity_problem(cf: _Features, wf: _Features) -> str | None:
+def _quantity_problem(cf: TextFeatures, wf: TextFeatures) -> str | None:
     """The heuristic's rules on what a window states (``verification.statement_problem``):
     each quantity with its unit, each bound ("within 14") and count ("20 users") as the
     claim states it, each number with the name the claim ties it to, and negation."""
     return statement_problem(cf, wf)
 
 
-def _coverage_gap(cf: _Features, wf: _Features) -> str | None:
+def _coverage_gap(cf: TextFeatures, wf: TextFeatures) -> str | None:
     """Why the window holds too little of the claim for this word-level judge to support it
     (``_quotable``: a name or number missing, or under ``QUOTE_CLAIM_COVERAGE`` of the content
     words), or ``None``. The judge's own floor: it reads word overlap, not meaning, so a claim
@@ -303,7 +298,7 @@ def _coverage_gap(cf: _Features, wf: _Features) -> str | None:
             "words")
 
 
-def _quotable(cf: _Features, covered) -> bool:
+def _quotable(cf: TextFeatures, covered) -> bool:
     """Whether a window holding the claim words ``covered`` can pass the quote check's word
     rules for ``supported`` (``verification.check_verdict``: every name and number, and
     ``QUOTE_CLAIM_COVERAGE`` of the content words, all but one of three or fewer)."""
@@ -313,27 +308,27 @@ def _quotable(cf: _Features, covered) -> bool:
     return len(covered) >= (QUOTE_CLAIM_COVERAGE * n if n > 3 else n - 1)
 
 
-def _mismatch(cf: _Features, wf: _Features) -> str | None:
+def _mismatch(cf: TextFeatures, wf: TextFeatures) -> str | None:
     """The heuristic's number or polarity mismatch between claim and window, only when the
     window is about the same thing (``TOPIC`` of the claim's non-numeric words)."""
     if not cf.words or len(cf.words & wf.words) / len(cf.words) < TOPIC:
         return None
-    for number, unit in sorted(_unmatched_quantities(cf, wf)):
+    for number, unit in sorted(unmatched_quantities(cf, wf)):
         if unit in TIME_UNITS:
             other = sorted(u for n, u in wf.number_units if n == number and u in TIME_UNITS
                            and u != unit and (n, unit) not in wf.number_units)
             if other:
                 return (f"unit mismatch: the claim says {number} {unit}, the passage says "
                         f"{number} {other[0]}")
-    return _contradiction(cf, wf, _coverage(cf, wf))
+    return contradiction(cf, wf, _coverage(cf, wf))
 
 
-def _coverage(cf: _Features, wf: _Features) -> float:
+def _coverage(cf: TextFeatures, wf: TextFeatures) -> float:
     return (len(cf.content & wf.content | said_otherwise(cf, wf)) / len(cf.content)
             if cf.content else 0.0)
 
 
-def _vector(claim: str, cf: _Features, quote: str, wf: _Features, is_pair: bool,
+def _vector(claim: str, cf: TextFeatures, quote: str, wf: TextFeatures, is_pair: bool,
             union: set[str], idf: dict[str, float], default_idf: float, total: float,
             heuristic_label: str) -> list[float]:
     content = cf.content
@@ -342,7 +337,7 @@ def _vector(claim: str, cf: _Features, quote: str, wf: _Features, is_pair: bool,
     c_raw, w_raw = _raw_words(claim), _raw_words(quote)
     c_seq, w_seq = _sequence(claim), _sequence(quote)
     c_bi = _bigrams(c_seq)
-    flipped = _flipped(cf, wf) or _opposites(cf, wf)
+    flipped = flipped_words(cf, wf) or opposite_pairs(cf, wf)
     mismatch = _mismatch(cf, wf) or ""
     return [
         _weight(content & wf.content, idf, default_idf) / total,
@@ -353,7 +348,7 @@ def _vector(claim: str, cf: _Features, quote: str, wf: _Features, is_pair: bool,
         len(names - wf.content) / len(names) if names else 0.0,
         len(names - union) / len(names) if names else 0.0,
         1.0 if cf.numbers else 0.0,
-        1.0 if cf.numbers and not (cf.numbers - wf.numbers) and not _unmatched_quantities(cf, wf)
+        1.0 if cf.numbers and not (cf.numbers - wf.numbers) and not unmatched_quantities(cf, wf)
         else 0.0,
         1.0 if mismatch.startswith("number mismatch") else 0.0,
         1.0 if flipped else 0.0,
