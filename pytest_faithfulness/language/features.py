@@ -57,9 +57,15 @@ from .quantities import (
 )
 
 
-
 @dataclass(frozen=True)
 class TextFeatures:
+    """What the quote check and the offline judges read from one text (``text_features``).
+
+    Words are stems (``words.stem_word``), numbers canonical digits (``quantities.surface_form``:
+    "two" and "2.0" are "2"), units as ``DIMENSIONS`` names them. Frozen and hashable; the
+    fields after ``number_nouns`` have defaults so that a title or header can be merged in
+    with ``dataclasses.replace``."""
+
     content: frozenset[str]   # stemmed content tokens, numbers included
     words: frozenset[str]     # content tokens that are not numbers
     numbers: frozenset[str]
@@ -112,7 +118,6 @@ class TextFeatures:
     approximate: frozenset[str] = frozenset()
 
 
-
 #: A negation scopes this many content words after it in its clause part ("may never walk
 #: again after the accident in Portugal" negates "walk" and "again", not "Portugal").
 NEGATION_SCOPE = 3
@@ -125,7 +130,6 @@ PART_BREAK = re.compile(r"[,\uff0c](?!\d)|[()]")
 CLAUSE_BREAK = re.compile(r"[;:!?\u3002\uff1b]|[.](?!\d)|\b(?:but|whereas|while|although|"
                            r"though|however|except|unlike|yet|whilst)\b"
                            r"|\n(?=[ \t]*\|)")  # each row of a Markdown table
-
 
 
 def _bound(tokens: list[str], i: int) -> str | None:
@@ -147,7 +151,6 @@ def _bound(tokens: list[str], i: int) -> str | None:
     if i >= 2 and tokens[i - 2] in ("maximum", "minimum"):  # a key: "max_users: 25"
         return "<=" if tokens[i - 2] == "maximum" else ">="
     return None
-
 
 
 def scoped_polarity(tokens: list[str]) -> set[tuple[str, bool]]:
@@ -186,11 +189,9 @@ def scoped_polarity(tokens: list[str]) -> set[tuple[str, bool]]:
     return out
 
 
-
 def _all_words(tokens: list[str]) -> set[str]:
     """Every word of ``tokens`` as ``text_features`` reads it (stop words and negations kept)."""
     return clause_content(tokens, content_only=False)
-
 
 
 def clause_content(tokens: list[str], *, content_only: bool = True) -> set[str]:
@@ -211,9 +212,12 @@ def clause_content(tokens: list[str], *, content_only: bool = True) -> set[str]:
     return out
 
 
-
 @lru_cache(maxsize=65536)
 def text_features(text: str, *, sentence_start_exempt: bool = True) -> TextFeatures:
+    """The ``TextFeatures`` of ``text`` (any length; cached, so call it freely).
+
+    ``sentence_start_exempt``: the text's first word is no name for being capitalised (the
+    default, for a claim); pass ``False`` for evidence, where every capitalised word counts."""
     norm = surface_form(text)
     raw_tokens = TOKEN_PATTERN.findall(norm)
     lower = spelled_units(fold_phrases(norm.lower()))
@@ -332,13 +336,11 @@ def text_features(text: str, *, sentence_start_exempt: bool = True) -> TextFeatu
                      read_rates(tokens), frozenset(approximate))
 
 
-
 #: A number and the word right after it (a space or hyphen between, no punctuation):
 #: "20 users", "2-year", "two seats".
 _NUMBER_NOUN = re.compile(
     rf"(?<![\w.\u2024])({NUMBER_PATTERN}|{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})"
     r"(?:\s+|-)((?:(?![\d_])\w)+)", re.IGNORECASE)
-
 
 
 @lru_cache(maxsize=8192)
@@ -352,7 +354,6 @@ def _counted_word(word: str) -> str | None:
     return stem_word(tokens[0])
 
 
-
 @lru_cache(maxsize=4096)
 def evidence_spans(text: str) -> tuple[tuple[int, int], ...]:
     """Character spans of one- and two-sentence windows of a passage: every sentence (from
@@ -363,12 +364,10 @@ def evidence_spans(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(windows)
 
 
-
 #: A Markdown table's delimiter row ("| --- | :---: |") and any row of one.
 TABLE_DELIMITER = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*")
 
 _TABLE_ROW = re.compile(r"\s*\|.*\|\s*")
-
 
 
 def table_headers(text: str, spans) -> dict[int, int]:
@@ -388,11 +387,9 @@ def table_headers(text: str, spans) -> dict[int, int]:
     return out
 
 
-
 def quantities(f: TextFeatures) -> set[tuple[str, str]]:
     """(number, unit) pairs of a text whose unit is a known unit ("2 l", "3 day")."""
     return {(n, u) for n, u in f.number_units if u in UNITS}
-
 
 
 def unmatched_quantities(cf: TextFeatures, wf: TextFeatures) -> set[tuple[str, str]]:

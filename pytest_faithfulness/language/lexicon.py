@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 
-
 #: Prepositions that open a phrase a claim may add to what its evidence says ("in cash",
 #: "with free return shipping"); the phrase runs to the next one, or to a clause or part break.
 RIDER_OPENERS = frozenset({"in", "with", "plus"})
@@ -231,7 +230,6 @@ STRONG_QUANTIFIERS = frozenset({"all", "always", "only", "never", "none", "most"
 #: Modal verbs: how strongly a sentence asserts ("may" is not "must"); stop words elsewhere.
 MODALS = frozenset({"may", "might", "must", "can", "could", "will", "would", "should",
                      "shall", "cannot"})
-
 
 
 STOP_WORDS = frozenset(

@@ -26,10 +26,9 @@ from .words import (
 )
 
 
-
 def looks_like_year(number: str) -> bool:
+    """Whether ``number`` (digits as ``text_features`` reads them) may be a year: 1800..2100."""
     return number.isdigit() and 1800 <= int(number) <= 2100
-
 
 
 #: unit (as ``text_features`` reads it) -> (dimension, factor to the dimension's base unit).
@@ -52,7 +51,6 @@ DIMENSIONS = {
 }
 
 
-
 def unit_value(number: str, unit: str) -> tuple[str, float]:
     """``(dimension, value in its base unit)`` of a number with its unit."""
     dim, factor = DIMENSIONS.get(unit, (unit, 1.0))
@@ -61,10 +59,9 @@ def unit_value(number: str, unit: str) -> tuple[str, float]:
     return dim, float(number) * factor
 
 
-
 def same_amount(a: float, b: float) -> bool:
+    """Whether two amounts in one base unit (``unit_value``) are equal up to float rounding."""
     return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
-
 
 
 def thirds(a: float, b: float, dim: str) -> bool:
@@ -74,14 +71,12 @@ def thirds(a: float, b: float, dim: str) -> bool:
         and abs(a - b) < 0.5
 
 
-
 def clock_said(number: str, unit: str, labels: frozenset[tuple[str, str]]) -> bool:
     """Whether ``labels`` state the clock time ``number unit``: "9 oclock" (a "9:00" without
     am/pm) is "9 am" or "9 pm", and either states it."""
     if unit == "oclock":
         return bool({(number, "am"), (number, "pm")} & labels)
     return unit in ("am", "pm") and (number, "oclock") in labels
-
 
 
 _THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
@@ -157,7 +152,6 @@ _PARTS = {"half": 2, "third": 3, "quarter": 4, "fifth": 5, "tenth": 10, "two": 2
 _THIRDS = (100 / 3, 200 / 3)
 
 
-
 def _fraction(match: re.Match[str]) -> str:
     """"half of" -> "50 percent of", "two thirds of" -> "66.7 percent of", "one in five" ->
     "20 percent" (``_FRACTION``)."""
@@ -168,7 +162,6 @@ def _fraction(match: re.Match[str]) -> str:
         return f"{100 * count / _PARTS[match.group(3).lower()]:.3g} percent of"
     whole = match.group(4).lower()
     return f"{100 / int(_PARTS.get(whole, whole)):.3g} percent"
-
 
 
 #: A slash after a number (or a number and a short unit) before a word is "per": "$10/user",
@@ -184,7 +177,6 @@ _FIRST_SECOND = re.compile(r"(?<![\w.\u2024-])(1st|2nd)\b", re.IGNORECASE)
 _CURRENCY = re.compile(r"([$\u20ac\u00a3\u00a5])\s*(\d+(?:\.\d+)?)")
 
 _CURRENCY_UNIT = {"$": "usd", "\u20ac": "eur", "\u00a3": "gbp", "\u00a5": "jpy"}
-
 
 
 def _scaled(match: re.Match[str]) -> str:
@@ -203,7 +195,6 @@ def _scaled(match: re.Match[str]) -> str:
     value = (whole + frac[:digits]).lstrip("0") or "0"
     rest = frac[digits:].rstrip("0")
     return value + ("." + rest if rest else "")
-
 
 
 #: Unicode format characters (category Cf: soft hyphen, zero-width space and joiners, word
@@ -232,10 +223,8 @@ _MONTHS = {name[:3]: name for name in ("january", "february", "march", "april", 
                                        "december")}
 
 
-
 def _month(name: str) -> str:
     return _MONTHS[name[:3].lower()]
-
 
 
 #: Cyrillic and Greek letters drawn like Latin ones (Unicode's confusables, the common few).
@@ -249,7 +238,6 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": 
                               "\u02bc": "'"})
 
 
-
 def _unmasked(word: re.Match[str]) -> str:
     """A word that mixes Latin letters with Cyrillic or Greek look-alikes ("n\u043et") read as
     the Latin word it is drawn as; a word wholly in another script is left alone."""
@@ -258,7 +246,6 @@ def _unmasked(word: re.Match[str]) -> str:
         return w
     latin = w.translate(_LOOKALIKES)
     return latin if latin.isascii() else w
-
 
 
 #: A unit with an exponent ("m^2" from "m\u00b2"): read as one token, "m2".
@@ -320,7 +307,6 @@ _CLOCK_DASH = re.compile(r"(\d\s*[ap]\.?m\.?)\s*[-\u2010\u2011\u2013\u2014]\s*(?
                          re.IGNORECASE)
 
 
-
 def _spelled_number(match: re.Match[str]) -> str:
     """"forty-nine" -> "49"; "one hundred and twenty" -> "120" (``_TENS_UNITS``,
     ``_HUNDREDS``)."""
@@ -330,7 +316,6 @@ def _spelled_number(match: re.Match[str]) -> str:
     rest = match.group(2)
     rest = 0 if rest is None else int(rest) if rest.isdigit() else _SPELLED[rest.lower()]
     return str(100 * hundreds + rest)
-
 
 
 def _clock(match: re.Match[str]) -> str:
@@ -350,14 +335,12 @@ def _clock(match: re.Match[str]) -> str:
     return f"{value:.6g} {unit}"
 
 
-
 def _half(match: re.Match[str]) -> str:
     """"2 and a half" -> "2.5", "an hour and a half" -> "1.5 hours" (``_AND_A_HALF``)."""
     if match.re is _UNIT_AND_A_HALF:
         return f"1.5 {match.group(1)}s"
     whole = match.group(1)
     return f"{whole if whole.isdigit() else _SPELLED[whole.lower()]}.5"
-
 
 
 def _signed_word(match: re.Match[str]) -> str:
@@ -368,12 +351,10 @@ def _signed_word(match: re.Match[str]) -> str:
     return "-"
 
 
-
 def _iso_date(match: re.Match[str]) -> str:
     """"2024-03-04" -> "4 march 2024" (``_ISO_DATE``)."""
     month = list(_MONTHS.values())[int(match.group(2)) - 1]
     return f"{int(match.group(3))} {month} {match.group(1)}"
-
 
 
 def _marked(match: re.Match[str]) -> str:
@@ -381,11 +362,9 @@ def _marked(match: re.Match[str]) -> str:
     return _JOINERS.sub("\u2024", match.group(0))
 
 
-
 def _version(match: re.Match[str]) -> str:
     """"version 2.10" -> "version 2\u202410", "v2.10" -> "v 2\u202410" (``_marked``)."""
     return f"{match.group(1)} {_JOINERS.sub(chr(0x2024), match.group(3))}"
-
 
 
 def surface_form(text: str) -> str:
@@ -433,7 +412,6 @@ def surface_form(text: str) -> str:
     return _TOKEN_BREAKERS.sub(" ", norm)
 
 
-
 @lru_cache(maxsize=16384)
 def name_parts(lowered: str) -> tuple[str, ...]:
     """The content words of one capitalised token (lower-cased), phrases folded, stemmed: what
@@ -443,7 +421,6 @@ def name_parts(lowered: str) -> tuple[str, ...]:
                  if part not in STOP_WORDS)
 
 
-
 _CLOCK_TIME = r"(\d+(?:\.\d+)?)\s*(am|pm|oclock)\b"
 
 #: Two clock times joined by "to", "until", "till" or a dash (``_CLOCK_DASH`` wrote "to").
@@ -451,7 +428,6 @@ _CLOCK_RANGE = re.compile(rf"{_CLOCK_TIME}\s*(?:to|until|till|through|[-\u2013\u
                           rf"{_CLOCK_TIME}")
 
 _CLOCK_ANY = re.compile(_CLOCK_TIME)
-
 
 
 def read_clock_ranges(lower: str) -> tuple[frozenset, frozenset]:
@@ -465,11 +441,9 @@ def read_clock_ranges(lower: str) -> tuple[frozenset, frozenset]:
                              for m in _CLOCK_ANY.finditer(rest))
 
 
-
 #: Words after a number (and one word after it: "$10 per user", "5 seats per team") that
 #: open a rate's denominator.
 _RATE_OPENERS = frozenset({"per", "each", "every", "a", "an"})
-
 
 
 def read_rates(tokens: list[str]) -> frozenset[tuple[str, str]]:
@@ -489,7 +463,6 @@ def read_rates(tokens: list[str]) -> frozenset[tuple[str, str]]:
             out.add((canonical_number(tok), stem_word(tokens[j + 1])))
             j += 2
     return frozenset(out)
-
 
 
 #: Two numbers joined by a hyphen or dash, not inside a date, version or longer chain:
@@ -515,7 +488,6 @@ _RANGE_END = rf"\d+(?:\.\d+)?|{'|'.join(sorted(_CARDINALS, key=len, reverse=True
 _RANGE = re.compile(rf"(?<![\w.\u2024-])(?:(between|from)\s+)?({_RANGE_END})"
                     r"(?:\s?(?:usd|eur|gbp|jpy|percent))?(\s?[-\u2013\u2014]\s?|\s+to\s+|\s+and\s+)"
                     rf"({_RANGE_END})(?![\w\u2024]|\.\d)")
-
 
 
 def read_ranges(lower: str) -> tuple[frozenset[tuple[str, str]], frozenset[str] | None]:
@@ -547,7 +519,6 @@ def read_ranges(lower: str) -> tuple[frozenset[tuple[str, str]], frozenset[str] 
     return frozenset(ranges), frozenset(loose)
 
 
-
 #: "an hour", "a week", "half an hour", "a half day": a quantity of one (or half a) unit,
 #: unless a rate ("$20 a month", "twice a week", "3 meals a day": a number or a frequency
 #: word just before). "a second" is left alone ("a second time").
@@ -555,7 +526,6 @@ _SPELLED_UNIT = re.compile(r"\b(half an?|an? half|an?)\s+(minute|hour|day|week|f
                            r"month|year)\b(?![-\w])")
 
 _RATE_WORDS = frozenset({"once", "twice", "thrice", "times", "time", "per", "every", "each"})
-
 
 
 def spelled_units(lower: str) -> str:
@@ -569,7 +539,6 @@ def spelled_units(lower: str) -> str:
             return m.group(0)
         return f"{'0.5' if 'half' in m.group(1) else '1'} {m.group(2)}"
     return _SPELLED_UNIT.sub(quantity, lower)
-
 
 
 NAME_BEFORE = re.compile(r"\b[A-Z][\w-]*\s*\Z")

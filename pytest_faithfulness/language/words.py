@@ -29,7 +29,6 @@ from .lexicon import (
 )
 
 
-
 def is_stated(word: str, have: frozenset[str] | set[str]) -> bool:
     """Whether the stemmed ``word`` is among ``have``: the same stem, the same first five
     letters of two long stems ("configur" / "configuration"; never an opposite word), or a
@@ -43,17 +42,15 @@ def is_stated(word: str, have: frozenset[str] | set[str]) -> bool:
     return bool(SYNONYMS.get(word, set()) & have)
 
 
-
 def covers_any(words: frozenset[str], have: frozenset[str]) -> bool:
+    """Whether any of the stems ``words`` is stated by the stems ``have`` (``is_stated``)."""
     return any(is_stated(w, have) for w in words)
-
 
 
 #: The curated (domain) opposites' stems: a claim word among them is stated as it is.
 CURATED = frozenset(w for pair in ANTONYM_PAIRS for w in pair) - {
     "add", "keep", "open", "more", "less", "first", "last", "before", "after", "same", "start",
     "win", "on", "pass", "rise", "fall", "allow", "permit", "includ", "requir", "free"}
-
 
 
 @cache
@@ -71,7 +68,6 @@ def antonym_table() -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in table.items()}
 
 
-
 @cache
 def kin_table() -> dict[str, frozenset[str]]:
     """Stem -> the stems on its side of its ``OPPOSITE_FAMILIES`` family (itself included):
@@ -83,7 +79,6 @@ def kin_table() -> dict[str, frozenset[str]]:
             for w in stems:
                 table.setdefault(w, set()).update(stems)
     return {k: frozenset(v) for k, v in table.items()}
-
 
 
 @lru_cache(maxsize=65536)
@@ -110,9 +105,7 @@ def opposite(a: str, b: str) -> bool:
     return False
 
 
-
 LETTERS = re.compile(r"[a-z]+")
-
 
 
 def bare_quote(text: str) -> str:
@@ -120,11 +113,10 @@ def bare_quote(text: str) -> str:
     return normalize_ws(text).strip(" .,;:!?\"'()[]\u3002\uff0c")
 
 
-
 def clip(text: str, limit: int = 60) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis, for a reason."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
-
 
 
 def negates(token: str) -> bool:
@@ -132,7 +124,6 @@ def negates(token: str) -> bool:
     negation word, ``...n't``, or a Chinese/Japanese run holding a negation."""
     return (token in NEGATIONS or token.endswith("n't")
             or (token[0] >= "\u3040" and bool(CJK_NEGATION.search(token))))
-
 
 
 PHRASES = (
@@ -256,7 +247,6 @@ PHRASES = (
 _ANY_PHRASE = re.compile("|".join(f"(?:{p.pattern})" for p, _ in PHRASES))
 
 
-
 def fold_phrases(lower: str) -> str:
     """``lower`` with every ``PHRASES`` pattern replaced by its unit or word, in order."""
     if _ANY_PHRASE.search(lower) is None:
@@ -264,7 +254,6 @@ def fold_phrases(lower: str) -> str:
     for pattern, repl in PHRASES:
         lower = pattern.sub(repl, lower)
     return lower
-
 
 
 _CJK_CLASS = CJK_CLASS
@@ -283,9 +272,11 @@ TOKEN_PATTERN = re.compile(rf"(?:(?![{_CJK_CLASS}])[^\W\d_])+\d(?:(?![{_CJK_CLAS
                     rf"|{NUMBER_PATTERN}|[{_CJK_CLASS}]+|(?:(?![{_CJK_CLASS}])[^\W\d_])+(?:'t)?")
 
 
-
 @lru_cache(maxsize=65536)
 def stem_word(word: str) -> str:
+    """A cheap stem of the lower-cased ``word``: British spellings to American (``BRITISH``),
+    then "-ies" to "y", "-s", "-ing", "-ed" or a final "e" dropped, and a few stems joined
+    (``SAME_STEM``): "flies" -> "fly", "refunded" -> "refund", "configure" -> "configur"."""
     for pattern, repl in BRITISH:
         word = pattern.sub(repl, word)
     if len(word) > 4 and word.endswith("ies"):
@@ -303,11 +294,11 @@ def stem_word(word: str) -> str:
     return SAME_STEM.get(word, word)
 
 
-
 def is_content(tok: str) -> bool:
+    """Whether the lower-cased token ``tok`` is a content word: not a stop word, not a
+    negation, and not a single letter other than a unit-like one."""
     return not (tok in STOP_WORDS or tok in NEGATIONS or tok.endswith("n't")
                 or len(tok) < 2 and tok not in "bcdefghjklmnpqrvwxyz")
-
 
 
 ORDINAL = re.compile(r"(-?\d+)(?:st|nd|rd|th)")
@@ -317,18 +308,15 @@ ORDINAL = re.compile(r"(-?\d+)(?:st|nd|rd|th)")
 _PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
-
 def is_number_token(tok: str) -> bool:
     """Whether the token ``tok`` is a number (``NUMBER_PATTERN``), signed or not."""
     return tok[0].isdigit() or tok[0] == "-" and tok[1:2].isdigit()
-
 
 
 def is_plain_number(number: str) -> bool:
     """Whether ``number`` (as ``canonical_number`` writes it) is a value: "-20", "2.5"; not "2.10" of
     a version, "3rd", "10^2", "03.04.2025"."""
     return _PLAIN_NUMBER.fullmatch(number) is not None
-
 
 
 def canonical_number(tok: str) -> str:

@@ -54,7 +54,6 @@ from .polarity_rules import (
 from .number_rules import number_problem, rival_in_quotes
 
 
-
 #: Words that say a sentence is not asserted as a fact: a modal of possibility, a plan or a
 #: hope ("Refunds may be issued", "is planned to support", "We hope ... will support").
 _TENTATIVE = re.compile(r"\b(?:(?:is|are|was|were) (?:planned|expected|scheduled|slated|"
@@ -69,7 +68,6 @@ _MAY = re.compile(r"\b(?:may|might|could|would)\s+(?:(?:soon|also|still|eventual
 #: "free only for members"); the condition runs to the next part or clause break.
 _CONDITION = re.compile(r"\b(?:if|unless|only (?:for|if|when|after|with|on|to|in)|as long as|"
                         r"provided(?: that)?|on condition that|so long as)\b")
-
 
 
 def hedged_problem(claim: str, cf: TextFeatures, evidence: str) -> str | None:
@@ -115,10 +113,8 @@ def hedged_problem(claim: str, cf: TextFeatures, evidence: str) -> str | None:
     return None
 
 
-
 #: How many words after an exception word ("except", "other than") name what is excepted.
 EXCEPTION_REACH = 4
-
 
 
 def excepted_name(claim: str, names: frozenset[str], evidence: str) -> str | None:
@@ -136,10 +132,8 @@ def excepted_name(claim: str, names: frozenset[str], evidence: str) -> str | Non
     return None
 
 
-
 #: A phrase of more content words than this runs into what the claim says next: not read.
 MAX_RIDER_WORDS = 3
-
 
 
 def unsaid_phrase(claim: str, stated: frozenset[str]) -> str | None:
@@ -177,11 +171,9 @@ def unsaid_phrase(claim: str, stated: frozenset[str]) -> str | None:
     return None
 
 
-
 #: Words that make an exception to what a sentence says of all ("all plans except Free").
 _EXCEPTION = re.compile(r"\b(?:except|excepting|excluding|other than|apart from|aside from|"
                         r"save for|unless|but not|with the exception of)\b")
-
 
 
 def restates(claim: str, cf: TextFeatures, xf: TextFeatures, qf: TextFeatures, ev: QuotedEvidence) -> bool:
@@ -208,7 +200,6 @@ def restates(claim: str, cf: TextFeatures, xf: TextFeatures, qf: TextFeatures, e
     return not quantifier_problem(claim, ev) and quantifiers(ev.quotes) <= quantifiers(claim)
 
 
-
 def said_through_opposite(word: str, cf: TextFeatures, xf: TextFeatures,
                            claim: str | None = None) -> bool:
     """Whether the evidence ``xf`` states the claim's ``word`` as its opposite by a negating
@@ -227,11 +218,9 @@ def said_through_opposite(word: str, cf: TextFeatures, xf: TextFeatures,
         neg and v == base[:-3] for v, neg in xf.scoped)
 
 
-
 #: A part of a claim (clause or comma-separated part) with fewer content words than this is
 #: read with the part before it ("insurance for home, auto, life" is one list).
 MIN_PART_WORDS = 3
-
 
 
 def unattached(cf: TextFeatures, xf: TextFeatures, tf: TextFeatures | None,
@@ -262,7 +251,6 @@ def unattached(cf: TextFeatures, xf: TextFeatures, tf: TextFeatures | None,
     return None
 
 
-
 def claim_parts(cf: TextFeatures) -> list[frozenset[str]]:
     """The content words (fillers and discourse words out) of each part of the claim, a part
     of fewer than ``MIN_PART_WORDS`` joined to the one before it (the first to the next)."""
@@ -276,7 +264,6 @@ def claim_parts(cf: TextFeatures) -> list[frozenset[str]]:
         else:
             parts.append(words)
     return parts
-
 
 
 def opening_name(claim: str, sources: Iterable[str] = ()) -> set[str]:
@@ -297,10 +284,8 @@ def opening_name(claim: str, sources: Iterable[str] = ()) -> set[str]:
     return set(name_parts(tokens[0].lower()))
 
 
-
 #: What may stand between a sentence start and its first word: spaces, quotes, a bullet.
 _LEAD_IN = frozenset(" \t\"'\u201c\u2018(*#-")
-
 
 
 def _written_as_name(word: str, sources: Iterable[str]) -> bool:
@@ -317,7 +302,6 @@ def _written_as_name(word: str, sources: Iterable[str]) -> bool:
             if i > 0 and text[i - 1] not in ".!?:\n|\u3002":
                 return True
     return False
-
 
 
 def negated_inside(word: str) -> bool:

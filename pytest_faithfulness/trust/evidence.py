@@ -18,7 +18,6 @@ from ..language.features import TABLE_DELIMITER, table_headers, text_features
 from .name_rules import SLOT_TOKEN, subject_run
 
 
-
 def by_quote(items: list[Evidence]) -> dict[str, list[str]]:
     """Evidence items grouped by quote: one quote cited to several passages (the older
     ``passage_ids`` + ``quote`` form) is one piece of evidence that must occur in at least one
@@ -29,12 +28,10 @@ def by_quote(items: list[Evidence]) -> dict[str, list[str]]:
     return groups
 
 
-
 def holds(passage: Passage, quote: str) -> bool:
     """Whether ``quote`` occurs in ``passage``'s text or title (``text.quote_in_passage``)."""
     return any(source and quote_in_passage(quote, source)
                for source in (passage.text, passage.title))
-
 
 
 #: A word with its hyphenated parts ("USB-C" is one word for the quote-length rule).
@@ -44,7 +41,6 @@ WORD_GROUP = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 #: statement beside another ("Refunds take 14 days; exchanges are instant", after a colon or
 #: a spaced dash): each side is spoken to on its own.
 CONJUNCT = re.compile(r"\band\b|\bor\b|,(?!\d)|;|:(?=[ \t])|\s[\u2014\u2013-]+\s")
-
 
 
 @dataclass(frozen=True)
@@ -63,7 +59,6 @@ class QuotedEvidence:
     #: ``context`` sentence by sentence (a quote of two sentences gives two; a table row read
     #: with its header is one), for the rules that read what one sentence says together.
     units: tuple[str, ...] = ()
-
 
 
 def read_evidence(items: list[Evidence], by_id: dict[str, Passage],
@@ -103,10 +98,8 @@ def read_evidence(items: list[Evidence], by_id: dict[str, Passage],
                      tuple(dict.fromkeys(units)) or tuple(context))
 
 
-
 #: A pronoun opening a sentence that stands for the name opening the sentence before it.
 _PRONOUN_OPENING = re.compile(r"^\s*(?:It|They|He|She)\b")
-
 
 
 def _antecedent_read(sentence: str, source: str) -> str:
@@ -128,7 +121,6 @@ def _antecedent_read(sentence: str, source: str) -> str:
     return _PRONOUN_OPENING.sub(" ".join(tokens[:subject[1]]), sentence, count=1)
 
 
-
 def _claim_rows(rows: list[tuple[str, str]], claim: str | None) -> list[str]:
     """The readings of the table rows (``_table_rows``) that speak of ``claim``: those whose own
     cells state a name of the claim ("Basic" for "The Basic plan costs $5"), else those whose
@@ -148,7 +140,6 @@ def _claim_rows(rows: list[tuple[str, str]], claim: str | None) -> list[str]:
         if best else readings
 
 
-
 #: A bare reply to a yes/no question: "Yes", "No", and the negative replies other than "No"
 #: ("Nope", "Unfortunately not", "Sadly, no", "Not really", "I'm afraid not").
 _REPLY = (r"(?:Yes|No(?:pe)?|Nah|Not really|Not at all|Not yet|(?:Unfortunately|Sadly|Regrettably"
@@ -164,7 +155,6 @@ _QA = re.compile(rf"([^.?!\n]*)\?\s*(?:(?:A|Answer)\s*:\s*)?({_REPLY})\b[.!]?", 
 _QUESTION_MARK = re.compile(r"^\s*(?:Q|Question)\s*:\s*", re.IGNORECASE)
 
 
-
 def answered_text(text: str) -> str:
     """``text`` with every question answered by a bare yes or no read as the statement the
     answer makes."""
@@ -172,7 +162,6 @@ def answered_text(text: str) -> str:
         question = _QUESTION_MARK.sub("", m.group(1)).strip()
         return f"{'' if m.group(2).lower() == 'yes' else 'not '}{question}."
     return _QA.sub(statement, text)
-
 
 
 SENTENCE_BREAK = re.compile(r"[.!?\u3002\n](?!\d)")
@@ -187,10 +176,8 @@ _CELL_ANSWERS = {"yes": "", "true": "", "\u2713": "", "\u2714": "", "\u2705": ""
                  "-": "not ", "\u2014": "not ", "\u2013": "not ", "--": "not "}
 
 
-
 def _table_cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
-
 
 
 def row_reading(header_line: str, row_line: str) -> str | None:
@@ -206,7 +193,6 @@ def row_reading(header_line: str, row_line: str) -> str | None:
         else f"{h}: {c}." for h, c in zip(header, cells) if c)
 
 
-
 def table_readings(text: str, spans, headers: dict[int, int] | None = None) -> dict[int, str]:
     """For each sentence (index into ``spans``, ``text.passage_sentence_spans``) that is a
     body row of a Markdown table of ``text``, the row read with its header (``row_reading``),
@@ -220,7 +206,6 @@ def table_readings(text: str, spans, headers: dict[int, int] | None = None) -> d
         if reading is not None:
             out[k] = reading
     return out
-
 
 
 def _table_rows(source: str, quote: str) -> list[tuple[str, str]] | None:
@@ -258,10 +243,8 @@ def _table_rows(source: str, quote: str) -> list[tuple[str, str]] | None:
     return None
 
 
-
 #: A bare yes/no answer right after a question: the question's sentence is read with it.
 _ANSWER_AFTER = re.compile(rf"\s*(?:(?:A|Answer)\s*:\s*)?{_REPLY}\b[.!]?", re.IGNORECASE)
-
 
 
 def _sentence_around(quote: str, source: str) -> tuple[str, str]:

@@ -25,9 +25,7 @@ from ..language.quantities import surface_form
 from ..language.features import CLAUSE_BREAK, PART_BREAK, text_features
 
 
-
 SLOT_TOKEN = re.compile(r"[^\W_][\w'-]*|[^\w\s]")
-
 
 
 def _capitalised_runs(tokens: list[str], opening: bool) -> list[tuple[int, int]]:
@@ -46,7 +44,6 @@ def _capitalised_runs(tokens: list[str], opening: bool) -> list[tuple[int, int]]
         else:
             i += 1
     return runs
-
 
 
 def _name_runs(text: str, opening: bool) -> list[tuple[tuple[str, ...], str | None]]:
@@ -69,7 +66,6 @@ def _name_runs(text: str, opening: bool) -> list[tuple[tuple[str, ...], str | No
             nxt = None  # "UK with", "Baugh of", "Stoke City despite": no slot word
         out.append((tuple(words), stem_word(nxt) if nxt else None))
     return out
-
 
 
 def slot_rival(claim: str, units: list[str], opening: set[str]) -> str | None:
@@ -109,7 +105,6 @@ def slot_rival(claim: str, units: list[str], opening: set[str]) -> str | None:
     return None
 
 
-
 def subject_run(tokens: list[str], names: frozenset[str]) -> tuple[frozenset[str], int] | None:
     """The name opening ``tokens`` (``SLOT_TOKEN`` tokens of a clause), after determiners:
     its stemmed words with the numbers and codes after it ("Pico 2") and the index of the
@@ -129,7 +124,6 @@ def subject_run(tokens: list[str], names: frozenset[str]) -> tuple[frozenset[str
     if not i and end - start == 1 and is_common_word(tokens[start]) and not words <= names:
         return None
     return words, end
-
 
 
 def subject_rival(claim: str, units: list[str], opening: set[str]) -> str | None:
@@ -175,7 +169,6 @@ def subject_rival(claim: str, units: list[str], opening: set[str]) -> str | None
     return None
 
 
-
 _DATE_WORD = re.compile(r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|"
                         r"February|March|April|May|June|July|August|September|October|"
                         r"November|December)")
@@ -185,7 +178,6 @@ _DATE_ON = re.compile(r"\bon (?:monday|tuesday|wednesday|thursday|friday|saturda
                       r"november|december)\b")
 
 _PLAIN_TOKEN = re.compile(r"[A-Za-z0-9\u00c0-\u024f'\u2019-]+")
-
 
 
 def date_word_problem(claim: str, evidence: str) -> str | None:
@@ -221,7 +213,6 @@ def date_word_problem(claim: str, evidence: str) -> str | None:
     return None
 
 
-
 #: A joined item that says something of its own: it opens with a verb ("ships from Ohio",
 #: "is made in Germany"), not a noun of a list or an appositive ("known only as Xu").
 VERB_ITEM = re.compile(r"\s*(?:(?:also|now|then|still|it|they|he|she)\s+)?(?:is|are|was|were|has|"
@@ -239,7 +230,6 @@ _TRAILING_ADDITION = re.compile(
     r"(?:,? (?:and|as well as|along with|together with|plus) (?:the |a |an |all )?(\w+) too"
     r"|, as (?:are|is|do|does|were|was|will|can) (?:the |all )?(\w+)"
     r"|,? (?:along|together) with (?:a |an |the )?(\w+(?: \w+)?))\s*[.!]?\s*$")
-
 
 
 def added_subject(claim: str, stated: frozenset[str]) -> str | None:
@@ -261,13 +251,11 @@ def added_subject(claim: str, stated: frozenset[str]) -> str | None:
     return None
 
 
-
 def name_entities(text: str) -> list[frozenset[str]]:
     """The stemmed words of each name of ``text`` (``_capitalised_runs``, the first word
     included), with the numbers and codes right after it ("Pico 2", "Series 4")."""
     tokens = SLOT_TOKEN.findall(surface_form(text))
     return [_name_with_codes(tokens, i, j)[0] for i, j in _capitalised_runs(tokens, True)]
-
 
 
 def _name_with_codes(tokens: list[str], start: int, end: int) -> tuple[frozenset[str], int]:
@@ -278,7 +266,6 @@ def _name_with_codes(tokens: list[str], start: int, end: int) -> tuple[frozenset
         end += 1
     return frozenset(stem_word(t.lower()) if not t[0].isdigit() else t.lower()
                      for t in tokens[start:end]), end
-
 
 
 def _names_after_words(text: str) -> dict[str, set[str]]:
@@ -292,7 +279,6 @@ def _names_after_words(text: str) -> dict[str, set[str]]:
         if before[:1].islower() and before not in STOP_WORDS and stem_word(before) not in DISCOURSE:
             slots.setdefault(before, set()).add(" ".join(tokens[i:j]))
     return slots
-
 
 
 def slot_problem(claim: str, evidence: str) -> str | None:

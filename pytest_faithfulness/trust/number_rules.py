@@ -17,9 +17,7 @@ from ..language.quantities import DIMENSIONS, clock_said, same_amount, thirds, u
 from ..language.features import TextFeatures, quantities
 
 
-
 _DIGIT_ONE = re.compile(r"(?<![\d.])1(?![\d])")
-
 
 
 def rival_in_quotes(cf: TextFeatures, qf: TextFeatures, names: frozenset[str]) -> str | None:
@@ -45,7 +43,6 @@ def rival_in_quotes(cf: TextFeatures, qf: TextFeatures, names: frozenset[str]) -
     return None
 
 
-
 #: Words by which a claim says it computes a figure ("in total", "together", "$15 more than",
 #: "twice", "3 years later"): only then may its number be a sum or difference of quoted ones
 #: ("The course takes 35 hours" is not stated by modules of 20, 10 and 5 hours).
@@ -58,7 +55,6 @@ _COMPUTATION = re.compile(
     r"additional|increas\w*|decreas\w*|ris(?:e|es|en|ing)|rose|drop(?:s|ped)?|f[ae]ll|"
     r"falls|gain(?:s|ed)?|los(?:s|t|es)|sav(?:e|es|ed|ing)|apart|gap|cumulative\w*|"
     r"collectively|jointly|aggregate|average|up from|down from|ago)\b", re.IGNORECASE)
-
 
 
 def number_problem(cf: TextFeatures, xf: TextFeatures, qf: TextFeatures, claim: str) -> str | None:
@@ -132,14 +128,12 @@ def number_problem(cf: TextFeatures, xf: TextFeatures, qf: TextFeatures, claim: 
     return None
 
 
-
 def said_by_bound(word: str, cf: TextFeatures, xf: TextFeatures) -> bool:
     """Whether the evidence states the claim's "minimum" or "maximum" as a bound on a number
     of the claim ("The minimum order is $10" / "Orders must be at least $10")."""
     bound = next((b for b, nouns in BOUND_NOUNS.items() if word in nouns), None)
     return bound is not None and word in ("minimum", "maximum") and any(
         (n, bound) in xf.bounds for n in cf.numbers)
-
 
 
 def _said_by_value(number: str, cf: TextFeatures, xf: TextFeatures) -> bool:
@@ -150,7 +144,6 @@ def _said_by_value(number: str, cf: TextFeatures, xf: TextFeatures) -> bool:
         unit_value(n, u) for n, u in cf.number_units if u in DIMENSIONS))
 
 
-
 def _pair_problem(cf: TextFeatures, xf: TextFeatures) -> str | None:
     """A pair of numbers joined by a hyphen or dash that the evidence states the other way
     round: "1-3" against "beat the Tigers 3-1" (a score or result is ordered)."""
@@ -158,7 +151,6 @@ def _pair_problem(cf: TextFeatures, xf: TextFeatures) -> str | None:
         if a != b and (b, a) in xf.pairs and (a, b) not in xf.pairs:
             return f"states {b}-{a} where the claim says {a}-{b} (the order of a pair is stated)"
     return None
-
 
 
 def _qualifier_problem(cf: TextFeatures, xf: TextFeatures) -> str | None:
@@ -174,7 +166,6 @@ def _qualifier_problem(cf: TextFeatures, xf: TextFeatures) -> str | None:
     return None
 
 
-
 def bound_by_value(number: str, bound: str, cf: TextFeatures, xf: TextFeatures) -> bool:
     """Whether the evidence bounds the claim's quantity the same way in another unit ("within
     two weeks" / "within 14 days")."""
@@ -188,7 +179,6 @@ def bound_by_value(number: str, bound: str, cf: TextFeatures, xf: TextFeatures) 
                 if any(d == dim and same_amount(v, value) for d, v in values):
                     return True
     return False
-
 
 
 def _range_problem(cf: TextFeatures, xf: TextFeatures) -> str | None:
@@ -224,7 +214,6 @@ def _range_problem(cf: TextFeatures, xf: TextFeatures) -> str | None:
     return None
 
 
-
 def _clock_side(number: str, unit: str, xf: TextFeatures) -> str | None:
     """"opening" / "closing" when the evidence states the clock time only as the start / end
     of a range of clock times ("9 am to 5 pm"), else ``None``."""
@@ -238,7 +227,6 @@ def _clock_side(number: str, unit: str, xf: TextFeatures) -> str | None:
                     or clock_said(number, unit, frozenset({end})):
                 return side
     return None
-
 
 
 def _clock_range_problem(cf: TextFeatures, xf: TextFeatures) -> str | None:
@@ -262,7 +250,6 @@ def _clock_range_problem(cf: TextFeatures, xf: TextFeatures) -> str | None:
     return None
 
 
-
 def said_by_clock_range(word: str, cf: TextFeatures, xf: TextFeatures) -> bool:
     """Whether the claim's "closes" ("opens") is stated by a range of clock times whose end
     (start) is the claim's time ("closes at 5 pm" / "open 9 am to 5 pm")."""
@@ -270,7 +257,6 @@ def said_by_clock_range(word: str, cf: TextFeatures, xf: TextFeatures) -> bool:
     return side is not None and any(
         u in ("am", "pm", "oclock") and _clock_side(n, u, xf) == side for n, u in
         quantities(cf))
-
 
 
 def _rate_problem(cf: TextFeatures, xf: TextFeatures) -> str | None:
@@ -284,12 +270,10 @@ def _rate_problem(cf: TextFeatures, xf: TextFeatures) -> str | None:
     return None
 
 
-
 def _keyed_bound(number: str, bound: str, xf: TextFeatures) -> bool:
     """A key/value or table passage states a bound in its key: ``"max_users": 25``."""
     return (bound == "<=" and (number, "maximum") in xf.number_labels
             or bound == ">=" and (number, "minimum") in xf.number_labels)
-
 
 
 def _computed(value: float, dim: str | None, qf: TextFeatures, sign: bool = True) -> bool:

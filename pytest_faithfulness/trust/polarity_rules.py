@@ -40,9 +40,7 @@ from ..language.features import (
 from .evidence import QuotedEvidence
 
 
-
 _VERB_PARTICLE = re.compile(r"\b([a-z]{2,}) (up|down|on|off)\b")
-
 
 
 def kin_in_part(word: str, cf: TextFeatures, xf: TextFeatures) -> bool:
@@ -57,12 +55,10 @@ def kin_in_part(word: str, cf: TextFeatures, xf: TextFeatures) -> bool:
     return any(part & kin and any(is_stated(o, part) for o in others) for part in xf.parts)
 
 
-
 def said_by_kin(word: str, negs: set[bool], scoped: dict[str, set[bool]]) -> bool:
     """Whether a word of ``word``'s side of its family (``kin_table``) is in ``scoped`` (stem ->
     polarities) with one of the polarities ``negs``."""
     return any(negs & scoped.get(k, set()) for k in kin_table().get(word, ()))
-
 
 
 def negated_first(claim: str) -> set[str]:
@@ -73,7 +69,6 @@ def negated_first(claim: str) -> set[str]:
         return set()
     return {stem_word(tokens[i + 1]) for i, t in enumerate(tokens[:-1])
             if t in FORWARD_NEGATIONS or t.endswith("n't")}
-
 
 
 def polarity_problem(cf: TextFeatures, xf: TextFeatures, claim: str | None = None) -> list[str]:
@@ -118,14 +113,12 @@ def polarity_problem(cf: TextFeatures, xf: TextFeatures, claim: str | None = Non
     return sorted(flipped)
 
 
-
 #: Words that open a clause with no subject of its own ("... but cannot delete them"): the
 #: clause speaks of the subject of the clause before it.
 _ELLIPTIC = frozenset({"can", "cannot", "can't", "not", "is", "isn't", "are", "aren't", "does",
                        "doesn't", "do", "don't", "will", "won't", "may", "must", "has", "have",
                        "hasn't", "haven't", "was", "wasn't", "were", "weren't", "did", "didn't",
                        "should", "could", "would", "never", "also", "only", "still"})
-
 
 
 def clause_polarity_problem(cf: TextFeatures, evidence: str) -> list[str]:
@@ -171,7 +164,6 @@ def clause_polarity_problem(cf: TextFeatures, evidence: str) -> list[str]:
     return sorted(flipped)
 
 
-
 def particle_problem(claim: str, evidence: str) -> str | None:
     """A verb with "up"/"down" or "on"/"off" in the claim that the evidence says with the
     opposite particle and never with the claim's ("went up" / "went down"), or ``None``."""
@@ -183,9 +175,7 @@ def particle_problem(claim: str, evidence: str) -> str | None:
     return None
 
 
-
 _AT_MOST = re.compile(r"\bat most\b")
-
 
 
 def quantifiers(text: str) -> set[str]:
@@ -194,14 +184,12 @@ def quantifiers(text: str) -> set[str]:
             if w in QUANTIFIERS}
 
 
-
 def strength_words(text: str) -> frozenset[str]:
     """The quantifiers (as ``QUANTIFIERS`` reads them: "every" is "all") and modal verbs of
     ``text``: the words stop-word lists drop that still change what a sentence claims
     ("Only the Business plan ..." is not "The Business plan ..."; "may" is not "must")."""
     words = LETTERS.findall(text.lower())
     return frozenset(quantifiers(text) | {w for w in words if w in MODALS})
-
 
 
 #: How often or how much: a claim's word of these must be stated by its evidence ("The seller
@@ -228,7 +216,6 @@ _SHARP_VERBS = ("skyrocket", "soar", "surg", "plung", "plummet", "tumbl", "rocke
                 "slump", "balloon", "doubl", "tripl", "quadrupl", "halv")
 
 
-
 def _hedges(text: str, *, evidence: bool = False) -> set[str]:
     """The frequency and degree classes of ``text`` (``_HEDGE_CLASSES``, ``_DEGREES``); of
     ``evidence``, a verb of ``_SHARP_VERBS`` says "sharply" too."""
@@ -238,13 +225,11 @@ def _hedges(text: str, *, evidence: bool = False) -> set[str]:
             | {_DEGREES[w] for w in words if w in _DEGREES} | ({"sharply"} if sharp else set()))
 
 
-
 def hedge_classes(f: TextFeatures, *, evidence: bool = False) -> set[str]:
     """``_hedges`` of a text read from its features (every word is in ``scoped``)."""
     stems = _hedge_stems()
     sharp = evidence and any(w.startswith(_SHARP_VERBS) for w, _ in f.scoped)
     return {c for w, _ in f.scoped if (c := stems.get(w))} | ({"sharply"} if sharp else set())
-
 
 
 @cache
@@ -254,11 +239,9 @@ def _hedge_stems() -> dict[str, str]:
         stem_word(w): c for w, c in _DEGREES.items()}
 
 
-
 #: Words that say "only": "restricted to admins", "reserved for members".
 _RESTRICTED = re.compile(r"\b(?:restricted|limited|reserved|exclusive) (?:to|for) "
                          r"(?:the |our |your )?([^\W\d_]+)")
-
 
 
 def quantifier_problem(claim: str, ev: QuotedEvidence) -> str | None:

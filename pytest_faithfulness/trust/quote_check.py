@@ -53,7 +53,6 @@ from .claim_rules import (
 )
 
 
-
 #: A quote that carries a ``supported`` or ``contradicted`` verdict holds at least this many
 #: content words (stop words do not count, numbers do, CJK text counts in character bigrams)...
 MIN_QUOTE_CONTENT_WORDS = 2
@@ -70,7 +69,6 @@ QUOTE_CLAIM_COVERAGE = 0.75
 #: and comma-separated parts), so that "Refunds take 14 days, and sale items can be
 #: refunded" is not carried by a quote of its first part alone.
 QUOTE_PART_COVERAGE = 0.25
-
 
 
 def check_verdict(verdict: Verdict, passages: list[Passage],
@@ -242,13 +240,11 @@ def check_verdict(verdict: Verdict, passages: list[Passage],
     return Verdict("unsupported", rationale=f"not accepted: {reason}"), reason
 
 
-
 def _evidence_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
                       claim: str | None) -> str | None:
     """Why the evidence items (each already found in its passage) cannot carry the verdict,
     or ``None`` when they can."""
     return _quote_problem(items, by_id, label, claim)
-
 
 
 def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
@@ -363,7 +359,6 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
         return (f"supported verdict's quote {shown!r}: its sentence makes an exception of the "
                 f"claim's {excepted} (\"all ... except {excepted}\")")
     return None
-
 
 
 def evidence_coverage(verdict: Verdict | None, claim: str) -> float | None:

@@ -89,14 +89,12 @@ CONTRADICTION_COVERAGE = 0.75
 TOPIC_COVERAGE = 0.6
 
 
-
 def title_speaks(cf: TextFeatures, title: TextFeatures | None) -> bool:
     """Whether a passage's title names what the claim is about: it states a name of the
     claim, or every word of it is a word of the claim ("Starter kit" for "The starter kit
     weighs 680 grams")."""
     return title is not None and bool((cf.mandatory - cf.numbers) & title.content
                                       or title.words and title.words <= cf.words)
-
 
 
 def with_title(cf: TextFeatures, wf: TextFeatures, title: TextFeatures | None) -> TextFeatures:
@@ -116,7 +114,6 @@ def with_title(cf: TextFeatures, wf: TextFeatures, title: TextFeatures | None) -
                    scoped=wf.scoped | {(w, n) for w, n in title.scoped if w in extra})
 
 
-
 def with_header(wf: TextFeatures, header: TextFeatures) -> TextFeatures:
     """A Markdown table row's window read with its table's header row: the column names
     count as the row's words ("| Basic | 50 GB |" under "| Plan | Storage |" speaks of the
@@ -127,7 +124,6 @@ def with_header(wf: TextFeatures, header: TextFeatures) -> TextFeatures:
     return replace(wf, content=wf.content | extra, words=wf.words | extra,
                    polar=wf.polar | {(w, n) for w, n in header.polar if w in extra},
                    scoped=wf.scoped | {(w, n) for w, n in header.scoped if w in extra})
-
 
 
 def said_otherwise(cf: TextFeatures, wf: TextFeatures) -> frozenset[str]:
@@ -151,7 +147,6 @@ def said_otherwise(cf: TextFeatures, wf: TextFeatures) -> frozenset[str]:
     return frozenset(out & cf.content)
 
 
-
 def support_problem(cf: TextFeatures, wf: TextFeatures) -> str | None:
     """Why the window ``wf`` does not support the claim ``cf``, or ``None`` when it does.
 
@@ -166,7 +161,6 @@ def support_problem(cf: TextFeatures, wf: TextFeatures) -> str | None:
     return statement_problem(cf, wf)
 
 
-
 #: Frequency words that a claim's frequency word is not ("always" is not "rarely"), by the
 #: class ``QUANTIFIERS`` gives them.
 _FREQUENCY_CLASH = {"always": {"rarely", "sometimes", "often", "usually", "never"},
@@ -175,7 +169,6 @@ _FREQUENCY_CLASH = {"always": {"rarely", "sometimes", "often", "usually", "never
                     "never": {"always", "usually", "often", "sometimes"}}
 
 _FREQUENCY = {stem_word(w): c for w, c in QUANTIFIERS.items() if c in _FREQUENCY_CLASH}
-
 
 
 def opposite_pairs(cf: TextFeatures, wf: TextFeatures) -> list[tuple[str, str]]:
@@ -204,7 +197,6 @@ def opposite_pairs(cf: TextFeatures, wf: TextFeatures) -> list[tuple[str, str]]:
     return out
 
 
-
 def flipped_words(cf: TextFeatures, wf: TextFeatures) -> list[str]:
     """The claim's content words that the window states only with the other polarity (per
     clause part, ``polar``), less those a negation's scope excuses: a word outside the scope
@@ -218,7 +210,6 @@ def flipped_words(cf: TextFeatures, wf: TextFeatures) -> list[str]:
                                                          else (wf, cf))))
 
 
-
 def _excused(word: str, negating: TextFeatures, other: TextFeatures) -> bool:
     """Whether ``negating`` negates ``word`` only as a word outside its negations' scope,
     each scope's words not asserted by ``other`` (see ``flipped_words``)."""
@@ -230,12 +221,10 @@ def _excused(word: str, negating: TextFeatures, other: TextFeatures) -> bool:
     return True
 
 
-
 def _asserts(f: TextFeatures, word: str) -> bool:
     """Whether ``f`` states ``word`` (``is_stated``: its stem, a long common prefix as in
     "renew" / "renewal", or a synonym) outside any negation."""
     return is_stated(word, {w for w in f.content if (w, True) not in f.polar})
-
 
 
 def _loose_bounds(cf: TextFeatures, wf: TextFeatures) -> list[str]:
@@ -246,7 +235,6 @@ def _loose_bounds(cf: TextFeatures, wf: TextFeatures) -> list[str]:
     if BOUND_NOUNS[">="] & {w for w, _ in cf.scoped}:
         return []
     return sorted(n for n, b in wf.bounds if b == ">=" and n in cf.numbers and n not in bounded)
-
 
 
 def statement_problem(cf: TextFeatures, wf: TextFeatures) -> str | None:
@@ -279,8 +267,11 @@ def statement_problem(cf: TextFeatures, wf: TextFeatures) -> str | None:
     return None
 
 
-
 def contradiction(cf: TextFeatures, wf: TextFeatures, coverage: float) -> str | None:
+    """Why the window ``wf`` contradicts the claim ``cf``, or ``None``: a different count of
+    the same word, a different number in the claim's unit, or (when ``coverage``, the share of
+    the claim's content words the window holds, reaches ``CONTRADICTION_COVERAGE``) a claim word
+    said with the other polarity or an opposite word (``opposite_pairs``)."""
     for number, word in sorted(cf.number_nouns - wf.number_labels):
         other = sorted(n for n, w in wf.number_nouns if w == word and n != number)
         if other:
