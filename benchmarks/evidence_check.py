@@ -1,4 +1,4 @@
-"""The evidence-check benchmark (issue 20, item 6): how often ``verification.check_verdict``
+"""The evidence-check benchmark (issue 20, item 6): how often ``trust.quote_check.check_verdict``
 keeps a correct verdict, and how often it refuses a lying one.
 
 Usage::

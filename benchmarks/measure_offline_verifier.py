@@ -114,7 +114,7 @@ def word_overlap(data_dir: Path) -> dict:
 
 def quote_ceiling(data_dir: Path) -> dict:
     """How far any verifier can go whose ``supported`` verdicts quote one window of the
-    passages (the quote check, ``verification.check_verdict``, applies to every judge): the
+    passages (the quote check, ``trust.quote_check.check_verdict``, applies to every judge): the
     share of claims (answers: all of their claims) whose best-aligned window
     (``judges.features.align``) passes the check as a ``supported`` quote, per gold class,
     and the balanced accuracy a verifier would reach that supported exactly those quotable

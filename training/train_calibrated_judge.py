@@ -22,7 +22,7 @@ Split: a seeded hash of each record's passages sends 20% of the groups to a held
 The support threshold maximises, on that split, the mean balanced accuracy over its sources
 (claim-level for claim files and NLI, answer-level for answer files), counting a supported
 verdict only when no hard rule vetoes it (``judges.calibrated.vetoes``) and its quote passes
-``verification.check_verdict``, as at run time. The contradiction model is
+``trust.quote_check.check_verdict``, as at run time. The contradiction model is
 fitted on the not-supported examples of the sources that label contradiction.
 """
 

@@ -1,4 +1,4 @@
-"""Quantities: numbers as written to numbers as read, with their units, ranges, rates and clock times.
+"""Quantities: numbers as written to numbers as read, with units, ranges, rates and clock times.
 
 ``surface_form`` rewrites a text so that every quantity reads one way ("two-thirds", "1,200",
 "$5", "5 p.m.", "2024-03-01" each to one canonical spelling); ``read_ranges``,

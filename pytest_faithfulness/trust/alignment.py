@@ -763,7 +763,7 @@ def _units_of(claim: AlignedClaim, units: list[Span]) -> set[int]:
 def _merge_restatements(claims: list[AlignedClaim], units: list[Span],
                         dropped: list[DroppedText]) -> list[AlignedClaim]:
     """Rule 6, by content: a claim from the same answer sentence as another, with the same
-    polarity, the same quantifiers and modal verbs (``verification.strength_words``: "Only
+    polarity, the same quantifiers and modal verbs (``trust.polarity_rules.strength_words``: "Only
     the Business plan ..." does not restate "The Business plan ...") and no content word
     (number, name, stem) the other lacks, restates it ("has
     three levels" / "has 3 levels" / "There are three levels on it", or a fragment of it): it
@@ -836,7 +836,7 @@ def _ungrounded(answer: str, claim: AlignedClaim, units: list[Span]) -> str | No
     return _changed_strength(answer, claim, units)
 
 
-#: Words of ``verification.strength_words`` a decomposer may add or leave out: "will",
+#: Words of ``trust.polarity_rules.strength_words`` a decomposer may add or leave out: "will",
 #: "would" and "shall" (tense and politeness more than strength), "also" and "both".
 _LOOSE_STRENGTH = frozenset({"will", "would", "shall", "also", "both"})
 _CONTRACTED = (
@@ -861,7 +861,7 @@ _MODAL_WORDS = (
 
 def _strength(text: str) -> frozenset[str]:
     """The quantifiers and modal verbs of ``text`` that a claim must keep as its sentence
-    says them (``verification.strength_words`` less ``_LOOSE_STRENGTH``), modal verbs read
+    says them (``trust.polarity_rules.strength_words`` less ``_LOOSE_STRENGTH``), modal verbs read
     by what they say (``_MODAL_CLASS``, ``_MODAL_WORDS``: "must" and "make sure", "may" and
     "can" and "refundable"); "can't" and "cannot" are "can" with a negation, "won't" and
     "'ll" are "will"."""

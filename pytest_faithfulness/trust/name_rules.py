@@ -1,4 +1,4 @@
-"""Quote-check rules on names: a quote that states a rival name, subject or date in the claim's slot.
+"""Quote-check rules on names: a quote stating a rival name, subject or date in the claim's slot.
 
 Used by ``trust.quote_check.check_verdict``; each rule returns the word at fault or ``None``.
 """

@@ -18,13 +18,13 @@ The verdict:
 
 * ``supported`` when ``P(supported)`` reaches the threshold chosen on the training data's
   held-out split, no hard rule vetoes it (``vetoes``), and the window passes
-  ``verification.check_verdict`` as the quote. The hard rules: a claim word negated on one
+  ``trust.quote_check.check_verdict`` as the quote. The hard rules: a claim word negated on one
   side only (in its negation's scope) or an opposite word ("disabled" for "enabled",
   "non-refundable" for "refundable", "rarely" for "always"); a number the window states
   otherwise; ``all`` against ``only``; a restricting word (``only``) the window does not
   state; two of the claim's words trading places in the window (who did what to whom); a
   quantity, bound or count the window does not state with the claim's unit or name
-  (``verification.statement_problem``); a word of a short claim
+  (``heuristic.statement_problem``); a word of a short claim
   (``features.SHORT_CLAIM_WORDS``) the window lacks ("paid in cash"); a name or number of
   the claim, or more than a quarter of its content words, missing from the window (and from
   the passage's title, when the title states a name of the claim);

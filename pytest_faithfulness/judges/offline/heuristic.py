@@ -337,8 +337,8 @@ def candidate_windows(claim: TextFeatures, text: str, title: str | None = None,
     which claim words it may contain (``_spellings``, a plain substring test) and drops the
     windows whose count cannot reach either share. The test over-counts, never under-counts,
     so no window that could change a verdict is dropped. ``title``: the passage's title when
-    its words count with every window (``verification.with_title``); ``headers``: the
-    header row (sentence index) of each Markdown table row (``verification.table_headers``).
+    its words count with every window (``with_title``); ``headers``: the
+    header row (sentence index) of each Markdown table row (``language.features.table_headers``).
     """
     windows = evidence_spans(text)
     if not windows:
@@ -451,7 +451,7 @@ def _passage_windows(passage: Passage, claim: TextFeatures):
     """The evidence windows of one passage for ``claim`` as ``(quote, features)``: its title,
     when it has one, then the one- and two-sentence windows of its text that may reach a
     threshold (``candidate_windows``), each read with the title when the title states a name
-    of the claim (``verification.with_title``: "Pro plan" over "Price: $12 per month")."""
+    of the claim (``with_title``: "Pro plan" over "Price: $12 per month")."""
     title = title_f = None
     if passage.title is not None and passage.title.strip():
         title = passage.title.strip()
@@ -482,7 +482,7 @@ def _passage_windows(passage: Passage, claim: TextFeatures):
 def _named_apart(claim: str, window: str) -> bool:
     """Whether a window of two sentences states the claim's name in one and the rest of the
     claim beside another name in the other ("The Pro plan costs $20 per month. The Basic plan
-    includes SSO." for "The Basic plan costs $20 per month": ``verification.slot_rival``
+    includes SSO." for "The Basic plan costs $20 per month": ``trust.name_rules.slot_rival``
     read sentence by sentence, as the quote check reads the quote)."""
     spans = passage_sentence_spans(window)
     return len(spans) > 1 and slot_rival(claim, [window[a:b] for a, b in spans],

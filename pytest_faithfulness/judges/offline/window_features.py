@@ -12,7 +12,7 @@ passage; or a passage's title) and describes how the claim stands against it, as
   with their units, or states another number in the same unit (``14 days`` against
   ``14 hours``, ``$5.99`` against ``$4.99``, ``10 business days`` against ``5``);
 * polarity scoped to the window: a claim word negated on one side only, in any of the
-  languages ``verification`` reads negation in (English, German, French, Spanish, Chinese,
+  languages ``language.features`` reads negation in (English, German, French, Spanish, Chinese,
   Japanese);
 * quantifiers: a claim that says ``all``/``every``/``any`` against a window that says
   ``only``, and a restricting word (``only``, ``exclusively``) the window does not state;
@@ -21,13 +21,13 @@ passage; or a passage's title) and describes how the claim stands against it, as
 * the heuristic verifier's own verdict on the same claim, as two indicators.
 
 The best window is one whose words can pass the quote check for ``supported``
-(``verification.check_verdict``) when any can, then the one with the highest idf-weighted
-coverage of the claim's content words (``verification`` tokenisation, so units, currencies
+(``trust.quote_check.check_verdict``) when any can, then the one with the highest idf-weighted
+coverage of the claim's content words (``language.features`` tokenisation, so units, currencies
 and number words are read the same way everywhere), then the shortest. Windows are single
 sentences, titles, and runs of up to ``MAX_WINDOW_SENTENCES`` neighbouring sentences that
 start and end on a sentence holding a claim word, so the quote is always verbatim; a
 Markdown table's body row is read with its header row on its own (no run spans two rows; a
-yes/no cell answers its column: ``verification.table_readings``).
+yes/no cell answers its column: ``trust.evidence.table_readings``).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ _HEURISTIC = HeuristicVerifier()
 #: The longest run of neighbouring sentences one window may span.
 MAX_WINDOW_SENTENCES = 4
 #: Share of the claim's non-numeric content words a window must hold to show a number or
-#: polarity mismatch (as ``verification.TOPIC_COVERAGE``).
+#: polarity mismatch (as ``heuristic.TOPIC_COVERAGE``).
 TOPIC = TOPIC_COVERAGE
 
 
@@ -169,7 +169,7 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
     Args:
         claim: the claim text.
         passages: the passages to judge it against (title and text of each).
-        idf: inverse document frequency per content word (``verification`` stems).
+        idf: inverse document frequency per content word (``language.words.stem_word`` stems).
         default_idf: the weight of a word ``idf`` does not list (rare).
 
     Returns:
@@ -278,7 +278,7 @@ TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "yea
 
 
 def _quantity_problem(cf: TextFeatures, wf: TextFeatures) -> str | None:
-    """The heuristic's rules on what a window states (``verification.statement_problem``):
+    """The heuristic's rules on what a window states (``heuristic.statement_problem``):
     each quantity with its unit, each bound ("within 14") and count ("20 users") as the
     claim states it, each number with the name the claim ties it to, and negation."""
     return statement_problem(cf, wf)
@@ -300,7 +300,7 @@ def _coverage_gap(cf: TextFeatures, wf: TextFeatures) -> str | None:
 
 def _quotable(cf: TextFeatures, covered) -> bool:
     """Whether a window holding the claim words ``covered`` can pass the quote check's word
-    rules for ``supported`` (``verification.check_verdict``: every name and number, and
+    rules for ``supported`` (``trust.quote_check.check_verdict``: every name and number, and
     ``QUOTE_CLAIM_COVERAGE`` of the content words, all but one of three or fewer)."""
     n = len(cf.content)
     if not n or cf.mandatory - covered:
