@@ -289,7 +289,8 @@ UNITS = frozenset({"percent", "rpm", "kmh", "mph", "kg", "g", "mm", "cm", "km", 
                     "oclock", "celsius", "fahrenheit"})
 
 
-#: Words between a number and the unit of a rate: "$20 per month", "3 days a week".
+#: Words between a number and the unit of a rate ("$20 per month", "3 days a week"), which also
+#: open a rate's denominator after a number and one word ("5 seats per team": ``read_rates``).
 RATE = frozenset({"per", "a", "an", "each", "every"})
 
 

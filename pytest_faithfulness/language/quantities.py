@@ -14,7 +14,7 @@ import unicodedata
 from functools import lru_cache
 
 from .text import fold_superscripts
-from .lexicon import NUMBER_WORDS, STOP_WORDS, UNITS
+from .lexicon import NUMBER_WORDS, RATE, STOP_WORDS, UNITS
 from .words import (
     TOKEN_PATTERN,
     canonical_number,
@@ -441,10 +441,6 @@ def read_clock_ranges(lower: str) -> tuple[frozenset, frozenset]:
                              for m in _CLOCK_ANY.finditer(rest))
 
 
-#: Words after a number (and one word after it: "$10 per user", "5 seats per team") that
-#: open a rate's denominator.
-_RATE_OPENERS = frozenset({"per", "each", "every", "a", "an"})
-
 
 def read_rates(tokens: list[str]) -> frozenset[tuple[str, str]]:
     """``TextFeatures.rates`` of the folded tokens."""
@@ -455,9 +451,9 @@ def read_rates(tokens: list[str]) -> frozenset[tuple[str, str]]:
         j = i + 1
         unit = j < len(tokens) and tokens[j] in UNITS
         if j < len(tokens) and is_content(tokens[j]) and not is_number_token(tokens[j]) \
-                and tokens[j] not in _RATE_OPENERS:
+                and tokens[j] not in RATE:
             j += 1  # "$10 per user" reads "10 usd per user"; "5 seats per team"
-        while j + 1 < len(tokens) and tokens[j] in _RATE_OPENERS \
+        while j + 1 < len(tokens) and tokens[j] in RATE \
                 and (j == i + 1 or unit or tokens[j] not in ("a", "an")) \
                 and not is_number_token(tokens[j + 1]) and is_content(tokens[j + 1]):
             out.add((canonical_number(tok), stem_word(tokens[j + 1])))

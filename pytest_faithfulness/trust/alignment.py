@@ -99,6 +99,7 @@ from dataclasses import dataclass
 from ..decomposition import elliptical_claim, markup_spans, non_assertive_reason
 from ..language.features import text_features
 from ..language.text import collapse_ws, strip_citations
+from ..language.words import clip
 from ..records import Decomposition, DroppedText, Span
 from .answer_spans import (
     AlignedClaim,
@@ -107,7 +108,6 @@ from .answer_spans import (
     bare_sentence,
     canonical_map,
     canonical_text,
-    clip_text,
     frame_of,
     given_reason,
     in_bounds,
@@ -204,7 +204,7 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
             dropped.append(DroppedText(text=item.text, reason=f"{item.reason}; not text of the "
                                        "answer, so not trusted", spans=[]))
             warnings.append(f"the decomposer set aside text that is not in the answer: "
-                            f"{clip_text(item.text)!r}")
+                            f"{clip(item.text, 80)!r}")
             continue
         used.append(span)
         parts = sentence_parts(answer, span)

@@ -120,6 +120,7 @@ def canonical_map(text: str) -> tuple[str, list[int]]:
 
 
 def canonical_text(text: str) -> str:
+    """``text`` normalised as ``canonical_map`` does, without the offset map."""
     return canonical_map(text)[0]
 
 
@@ -147,18 +148,16 @@ def locate(text: str, canon: str, where: list[int], used: list[Span]) -> Span | 
 
 
 def in_bounds(spans: list[Span], answer: str) -> list[Span] | None:
+    """``spans`` (half-open character offsets) as a new list when every one lies inside
+    ``answer`` and is not empty; ``None`` otherwise (a decomposer's spans are not trusted)."""
     if all(0 <= s < e <= len(answer) for s, e in spans):
         return [(s, e) for s, e in spans]
     return None
 
 
 def overlaps(a: Span, b: Span) -> bool:
+    """Whether the half-open spans ``a`` and ``b`` share a character."""
     return a[0] < b[1] and b[0] < a[1]
-
-
-def clip_text(text: str, limit: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 # --------------------------------------------------------------------------------------------
@@ -252,6 +251,7 @@ def markdown_structure(answer: str) -> list[tuple[int, int, str]]:
 
 
 def inside_structure(start: int, end: int, structure: list[tuple[int, int, str]]) -> bool:
+    """Whether ``start..end`` lies inside one of the ``markdown_structure`` spans."""
     return any(s <= start and end <= e for s, e, _ in structure)
 
 
@@ -311,6 +311,8 @@ def bare_sentence(text: str, ids: tuple[str, ...]) -> str:
 
 
 def given_reason(reason: str) -> str:
+    """The decomposer's own reason for setting text aside, as " (reason)" after a message; empty
+    when it gave none (a plain-string dropped item)."""
     return "" if reason == _GENERIC else f" ({reason})"
 
 

@@ -171,6 +171,8 @@ def in_answer_order(claims: list[AlignedClaim]) -> list[AlignedClaim]:
 
 
 def dedupe_key(text: str) -> str:
+    """``text`` folded (NFKC, quotes unified, case, punctuation to spaces) so that two claims
+    that differ only in those compare equal."""
     norm = unicodedata.normalize("NFKC", text).translate(QUOTES).casefold()
     return " ".join(PUNCT.sub(" ", norm).split())
 
