@@ -48,7 +48,8 @@ from .records import (
     to_passages,
 )
 from .redaction import redact
-from .language.text import normalize_ws, strip_citations
+from .language.text import normalize_ws
+from .language.markers import strip_citations
 from .trust.quote_check import check_verdict, evidence_coverage
 
 DEFAULT_CONCURRENCY = 8

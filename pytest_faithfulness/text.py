@@ -4,13 +4,5 @@
 which imports from the new path. Delete this file when that branch merges.
 """
 
-from .language.text import (  # noqa: F401
-    MD_BULLET,
-    MD_FENCE,
-    MD_HEADING,
-    MD_TABLE_SEP,
-    citation_spans,
-    has_cjk,
-    is_source_line,
-    sentence_spans,
-)
+from .language.text import MD_BULLET, MD_FENCE, MD_HEADING, MD_TABLE_SEP, has_cjk, sentence_spans  # noqa: F401
+from .language.markers import citation_spans, is_source_line  # noqa: F401

@@ -5,7 +5,7 @@ A decomposer (offline rules, an LLM, a user's own) is not believed about what it
 returns the claims to verify, each with the answer spans it came from, plus the text set
 aside with reasons. Rules, in order:
 
-1. **Claims.** Citation markers are removed from each claim (``text.strip_citations`` with the
+1. **Claims.** Citation markers are removed from each claim (``markers.strip_citations`` with the
    answer's passage ids); a claim left with no text is recorded as set aside ("only citation
    markers"), never dropped silently. A claim that is only a subject and an auxiliary ("The
    Pico 2 sure is.", ``decomposition.elliptical_claim``) asserts nothing of its own: it is
@@ -35,7 +35,7 @@ aside with reasons. Rules, in order:
    is red." goes to "It is red.", not to the sentence that named the e-bike), numbers three
    times and names twice. A claim whose words or numbers are not in the answer gets no spans
    and a note saying its source was not found. A bracket of numbers inside a sentence that
-   names no passage ("weighs [800]." with three passages: ``text.citation_spans``) is a value,
+   names no passage ("weighs [800]." with three passages: ``markers.citation_spans``) is a value,
    not a citation: a claim aligned to that text that holds the word before it and not the
    value gets the value back, after that word, with a note.
 4. **Structure.** HTML comments and tags (``<!-- ... -->``, ``<br>``) are markup, set aside
@@ -48,7 +48,7 @@ aside with reasons. Rules, in order:
    decomposer's rule 1), not assertions: they
    need no claim and, when the decomposer did not list them, are recorded as set aside by
    the pipeline. So are lines that list sources ("Sources: p-1, p-2") and Markdown footnote
-   definitions ("[^1]: p-1"), reason ``"list of sources"`` (``text.is_source_line``).
+   definitions ("[^1]: p-1"), reason ``"list of sources"`` (``markers.is_source_line``).
 5. **Coverage.** The answer is cut into sentences (``text.sentence_spans``, then at line
    breaks). The part of a sentence not set aside (rule 2), without its list marker, citation
    markers, an opening interjection ("Yeah, ...", "No, ...") and attribution lead-ins
@@ -98,7 +98,8 @@ from dataclasses import dataclass
 
 from ..decomposition import elliptical_claim, markup_spans, non_assertive_reason
 from ..language.features import text_features
-from ..language.text import collapse_ws, strip_citations
+from ..language.text import collapse_ws
+from ..language.markers import strip_citations
 from ..language.words import clip
 from ..records import Decomposition, DroppedText, Span
 from .answer_spans import (

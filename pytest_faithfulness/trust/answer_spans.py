@@ -30,10 +30,9 @@ from ..language.text import (
     MD_TABLE_SEP,
     QUOTES,
     collapse_ws,
-    is_source_line,
     sentence_spans,
-    strip_citations,
 )
+from ..language.markers import is_source_line, strip_citations
 from ..records import Span
 
 

@@ -14,7 +14,8 @@ from collections import Counter
 from functools import lru_cache
 
 from ..language.features import text_features
-from ..language.text import QUOTES, citation_spans
+from ..language.text import QUOTES
+from ..language.markers import citation_spans
 from ..records import DroppedText, Span
 from .answer_spans import (
     AlignedClaim,
@@ -183,7 +184,7 @@ def dedupe_key(text: str) -> str:
 def keep_values(answer: str, claims: list[AlignedClaim], ids: tuple[str, ...],
                  units: list[Span]) -> None:
     """Put back a bracketed value a decomposer took for a citation marker ("weighs [800]."
-    with no passage 800: ``text.citation_spans``): after the word it follows in the answer,
+    with no passage 800: ``markers.citation_spans``): after the word it follows in the answer,
     in a claim whose spans reach the value and that holds the word, or in a claim of the same
     sentence that ends with that word ("The Kestrel e-bike weighs.")."""
     if "[" not in answer and "\u3010" not in answer:
