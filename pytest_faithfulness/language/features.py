@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .text import passage_sentence_spans
 from .lexicon import (
     APPROXIMATE,
     BOUND_GAP,
@@ -23,21 +22,9 @@ from .lexicon import (
     RATE,
     SCOPE_ENDS,
     STOP_WORDS,
-    UNITS,
     UNIT_IMPLIES,
+    UNITS,
     UPPER_BOUND,
-)
-from .words import (
-    CJK_RUN,
-    NUMBER_PATTERN,
-    ORDINAL,
-    TOKEN_PATTERN,
-    canonical_number,
-    fold_phrases,
-    is_content,
-    is_number_token,
-    negates,
-    stem_word,
 )
 from .quantities import (
     DIMENSIONS,
@@ -54,6 +41,19 @@ from .quantities import (
     spelled_units,
     surface_form,
     unit_value,
+)
+from .text import passage_sentence_spans
+from .words import (
+    CJK_RUN,
+    NUMBER_PATTERN,
+    ORDINAL,
+    TOKEN_PATTERN,
+    canonical_number,
+    fold_phrases,
+    is_content,
+    is_number_token,
+    negates,
+    stem_word,
 )
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-
 #: Prepositions that open a phrase a claim may add to what its evidence says ("in cash",
 #: "with free return shipping"); the phrase runs to the next one, or to a clause or part break.
 RIDER_OPENERS = frozenset({"in", "with", "plus"})

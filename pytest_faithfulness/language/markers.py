@@ -13,7 +13,6 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-
 #: One bracketed inline marker: ``[...]`` (``[^...]`` for a footnote) or ``【...】``, on one line.
 #: Whether it is a citation depends on its content and position, see ``citation_spans``.
 CITATION = re.compile(r"\[(?P<body>\^?[^\[\]\n]{1,80})\]|【(?P<cjk>[^【】\n]{1,40})】")

@@ -13,8 +13,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from .text import fold_superscripts
 from .lexicon import NUMBER_WORDS, RATE, STOP_WORDS, UNITS
+from .text import fold_superscripts
 from .words import (
     TOKEN_PATTERN,
     canonical_number,

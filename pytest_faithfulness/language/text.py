@@ -14,7 +14,6 @@ import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
-
 _WS = re.compile(r"\s+")
 #: Typographic quotes to ASCII, no-break space to space.
 QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-from .text import CJK_CLASS, normalize_ws
 from .lexicon import (
     ANTONYM_PAIRS,
     BRITISH,
@@ -27,6 +26,7 @@ from .lexicon import (
     STOP_WORDS,
     SYNONYMS,
 )
+from .text import CJK_CLASS, normalize_ws
 
 
 def is_stated(word: str, have: frozenset[str] | set[str]) -> bool:

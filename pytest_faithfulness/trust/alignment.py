@@ -98,8 +98,8 @@ from dataclasses import dataclass
 
 from ..decomposition import elliptical_claim, markup_spans, non_assertive_reason
 from ..language.features import text_features
-from ..language.text import collapse_ws
 from ..language.markers import strip_citations
+from ..language.text import collapse_ws
 from ..language.words import clip
 from ..records import Decomposition, DroppedText, Span
 from .answer_spans import (

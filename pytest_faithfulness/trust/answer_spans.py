@@ -23,6 +23,7 @@ from ..decomposition import (
     set_aside_parts,
 )
 from ..language.features import text_features
+from ..language.markers import is_source_line, strip_citations
 from ..language.text import (
     MD_BULLET,
     MD_FENCE,
@@ -32,9 +33,7 @@ from ..language.text import (
     collapse_ws,
     sentence_spans,
 )
-from ..language.markers import is_source_line, strip_citations
 from ..records import Span
-
 
 #: Share of a sentence's content words the claims aligned to it must contain (every number and
 #: name of it always). All of them: a decomposer that leaves out part of a sentence ("the screen

@@ -49,14 +49,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..records import Passage, Span, Verdict
-from ..language.text import sentence_spans
 from ..language.markers import (
     FOOTNOTE_DEFINITION,
     citation_markers,
     footnote_refs,
     source_line_refs,
 )
+from ..language.text import sentence_spans
+from ..records import Passage, Span, Verdict
 
 #: The most passages one range (``[1-40]``) stands for; a longer range is one unknown citation.
 MAX_RANGE = 50

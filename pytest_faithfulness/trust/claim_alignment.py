@@ -14,23 +14,23 @@ from collections import Counter
 from functools import lru_cache
 
 from ..language.features import text_features
-from ..language.text import QUOTES
+from ..language.lexicon import STOP_WORDS
 from ..language.markers import citation_spans
+from ..language.text import QUOTES
 from ..records import DroppedText, Span
 from .answer_spans import (
-    AlignedClaim,
     CONNECTIVES,
     COVERAGE,
     NAME_WEIGHT,
     NUMBER_WEIGHT,
     PUNCT,
+    AlignedClaim,
     answered_in_answer,
     canonical_map,
     locate,
     overlaps,
 )
 from .polarity_rules import strength_words
-
 
 # --------------------------------------------------------------------------------------------
 # Claims to sentences.
@@ -388,8 +388,6 @@ def _name_kinds(claim: str, names: frozenset[str] = frozenset()) -> frozenset[st
     a run of capitalised words and numbers that holds a capitalised word other than a stop
     word (the claim's first word only when it is a name of the answer, ``names``: "Sale
     items" is no name); a word after a bare number ("3 levels") is not a kind."""
-    from ..language.lexicon import STOP_WORDS
-
     tokens = _TOKEN_RUN.findall(claim)
     kinds: set[str] = set()
     i = 0

@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Iterable
 
-from ..language.text import is_common_word
+from ..language.features import CLAUSE_BREAK, PART_BREAK, TextFeatures, text_features
 from ..language.lexicon import (
     CLAIM_OPENERS,
     DISCOURSE,
@@ -28,6 +28,8 @@ from ..language.lexicon import (
     STOP_WORDS,
     UNITS,
 )
+from ..language.quantities import looks_like_year, name_parts, surface_form
+from ..language.text import is_common_word
 from ..language.words import (
     TOKEN_PATTERN,
     antonym_table,
@@ -38,10 +40,9 @@ from ..language.words import (
     opposite,
     stem_word,
 )
-from ..language.quantities import looks_like_year, name_parts, surface_form
-from ..language.features import CLAUSE_BREAK, PART_BREAK, TextFeatures, text_features
+from .evidence import SENTENCE_BREAK, QuotedEvidence
 from .name_rules import slot_rival
-from .evidence import QuotedEvidence, SENTENCE_BREAK
+from .number_rules import number_problem, rival_in_quotes
 from .polarity_rules import (
     clause_polarity_problem,
     negated_first,
@@ -51,8 +52,6 @@ from .polarity_rules import (
     quantifiers,
     strength_words,
 )
-from .number_rules import number_problem, rival_in_quotes
-
 
 #: Words that say a sentence is not asserted as a fact: a modal of possibility, a plan or a
 #: hope ("Refunds may be issued", "is planned to support", "We hope ... will support").

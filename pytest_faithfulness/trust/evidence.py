@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..records import Evidence, Passage
+from ..language.features import TABLE_DELIMITER, table_headers, text_features
+from ..language.quantities import surface_form
 from ..language.text import fold_typography, passage_sentence_spans, quote_in_passage
 from ..language.words import bare_quote
-from ..language.quantities import surface_form
-from ..language.features import TABLE_DELIMITER, table_headers, text_features
+from ..records import Evidence, Passage
 from .name_rules import SLOT_TOKEN, subject_run
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from ..language.text import is_common_word
+from ..language.features import CLAUSE_BREAK, PART_BREAK, text_features
 from ..language.lexicon import (
     AFTER_SUBJECT,
     CLAIM_OPENERS,
@@ -20,10 +20,9 @@ from ..language.lexicon import (
     RIDER_ENDS,
     STOP_WORDS,
 )
-from ..language.words import LETTERS, is_content, is_stated, stem_word
 from ..language.quantities import surface_form
-from ..language.features import CLAUSE_BREAK, PART_BREAK, text_features
-
+from ..language.text import is_common_word
+from ..language.words import LETTERS, is_content, is_stated, stem_word
 
 SLOT_TOKEN = re.compile(r"[^\W_][\w'-]*|[^\w\s]")
 

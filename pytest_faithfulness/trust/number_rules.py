@@ -11,11 +11,21 @@ import math
 import re
 from itertools import combinations
 
-from ..language.lexicon import BOUND_NOUNS, CLOCK_CLOSING_WORDS, CLOCK_OPENING_WORDS, UNITS
-from ..language.words import ORDINAL, is_plain_number, is_stated
-from ..language.quantities import DIMENSIONS, clock_said, same_amount, thirds, unit_value
 from ..language.features import TextFeatures, quantities
-
+from ..language.lexicon import (
+    BOUND_NOUNS,
+    CLOCK_CLOSING_WORDS,
+    CLOCK_OPENING_WORDS,
+    UNITS,
+)
+from ..language.quantities import (
+    DIMENSIONS,
+    clock_said,
+    same_amount,
+    thirds,
+    unit_value,
+)
+from ..language.words import ORDINAL, is_plain_number, is_stated
 
 _DIGIT_ONE = re.compile(r"(?<![\d.])1(?![\d])")
 

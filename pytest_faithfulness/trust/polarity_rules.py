@@ -10,6 +10,13 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from ..language.features import (
+    CLAUSE_BREAK,
+    PART_BREAK,
+    TextFeatures,
+    clause_content,
+    scoped_polarity,
+)
 from ..language.lexicon import (
     FILLERS,
     FORWARD_NEGATIONS,
@@ -19,6 +26,7 @@ from ..language.lexicon import (
     STOP_OPPOSITES,
     STRONG_QUANTIFIERS,
 )
+from ..language.quantities import spelled_units, surface_form
 from ..language.words import (
     LETTERS,
     TOKEN_PATTERN,
@@ -29,16 +37,7 @@ from ..language.words import (
     opposite,
     stem_word,
 )
-from ..language.quantities import spelled_units, surface_form
-from ..language.features import (
-    CLAUSE_BREAK,
-    PART_BREAK,
-    TextFeatures,
-    clause_content,
-    scoped_polarity,
-)
 from .evidence import QuotedEvidence
-
 
 _VERB_PARTICLE = re.compile(r"\b([a-z]{2,}) (up|down|on|off)\b")
 

@@ -18,28 +18,10 @@ from __future__ import annotations
 
 import math
 
-from ..records import Evidence, Passage, Verdict
+from ..language.features import text_features
 from ..language.lexicon import DISCOURSE, FILLERS, NEGATIVE_WORDS, STOP_WORDS
 from ..language.words import CJK_RUN, CURATED, clip, covers_any, is_stated
-from ..language.features import text_features
-from .name_rules import (
-    VERB_ITEM,
-    added_subject,
-    date_word_problem,
-    name_entities,
-    slot_problem,
-    slot_rival,
-    subject_rival,
-)
-from .evidence import CONJUNCT, WORD_GROUP, answered_text, by_quote, holds, read_evidence
-from .polarity_rules import (
-    clause_polarity_problem,
-    kin_in_part,
-    particle_problem,
-    polarity_problem,
-    quantifier_problem,
-)
-from .number_rules import number_problem, rival_in_quotes, said_by_bound, said_by_clock_range
+from ..records import Evidence, Passage, Verdict
 from .claim_rules import (
     claim_parts,
     excepted_name,
@@ -51,7 +33,36 @@ from .claim_rules import (
     unattached,
     unsaid_phrase,
 )
-
+from .evidence import (
+    CONJUNCT,
+    WORD_GROUP,
+    answered_text,
+    by_quote,
+    holds,
+    read_evidence,
+)
+from .name_rules import (
+    VERB_ITEM,
+    added_subject,
+    date_word_problem,
+    name_entities,
+    slot_problem,
+    slot_rival,
+    subject_rival,
+)
+from .number_rules import (
+    number_problem,
+    rival_in_quotes,
+    said_by_bound,
+    said_by_clock_range,
+)
+from .polarity_rules import (
+    clause_polarity_problem,
+    kin_in_part,
+    particle_problem,
+    polarity_problem,
+    quantifier_problem,
+)
 
 #: A quote that carries a ``supported`` or ``contradicted`` verdict holds at least this many
 #: content words (stop words do not count, numbers do, CJK text counts in character bigrams)...

@@ -41,8 +41,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ...records import Passage, Verdict
 from ...language.features import evidence_spans, text_features
+from ...records import Passage, Verdict
 from .heuristic import contradiction
 
 MODEL_DIR = Path(__file__).resolve().parents[2] / "models"

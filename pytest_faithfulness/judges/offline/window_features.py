@@ -37,24 +37,25 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from ...records import Passage
-from ...language.text import passage_sentence_spans
-from ...language.lexicon import FILLERS
-from ...language.words import TOKEN_PATTERN, fold_phrases, is_content, stem_word
-from ...language.quantities import surface_form
 from ...language.features import TextFeatures, text_features, unmatched_quantities
+from ...language.lexicon import FILLERS
+from ...language.quantities import surface_form
+from ...language.text import passage_sentence_spans
+from ...language.words import TOKEN_PATTERN, fold_phrases, is_content, stem_word
+from ...records import Passage
 from ...trust.evidence import table_readings
 from ...trust.quote_check import QUOTE_CLAIM_COVERAGE
 from .heuristic import (
     TOPIC_COVERAGE,
+    HeuristicVerifier,
     contradiction,
     flipped_words,
     opposite_pairs,
     said_otherwise,
     statement_problem,
+    stitches,
     with_title,
 )
-from .heuristic import HeuristicVerifier, stitches
 
 #: The names of the features, in the order of ``Alignment.features``.
 FEATURE_NAMES = (
