@@ -128,8 +128,8 @@ NEGATION_SCOPE = 3
 PART_BREAK = re.compile(r"[,\uff0c](?!\d)|[()]")
 
 CLAUSE_BREAK = re.compile(r"[;:!?\u3002\uff1b]|[.](?!\d)|\b(?:but|whereas|while|although|"
-                           r"though|however|except|unlike|yet|whilst)\b"
-                           r"|\n(?=[ \t]*\|)")  # each row of a Markdown table
+                          r"though|however|except|unlike|yet|whilst)\b"
+                          r"|\n(?=[ \t]*\|)")  # each row of a Markdown table
 
 
 def _bound(tokens: list[str], i: int) -> str | None:
@@ -326,14 +326,14 @@ def text_features(text: str, *, sentence_start_exempt: bool = True) -> TextFeatu
                      if n == hi and u in UNITS}
     clock_ranges, loose_clocks = read_clock_ranges(lower)
     return TextFeatures(frozenset(content), words, frozenset(numbers), frozenset(number_units),
-                     frozenset(number_units | number_labels),
-                     frozenset(mandatory & content | (mandatory & numbers)), negated,
-                     frozenset(polar), tuple(clauses), frozenset(bounds),
-                     tuple(parts), frozenset(number_nouns), frozenset(scoped),
-                     tuple(negated_parts), ranges,
-                     frozenset(numbers) if loose is None else loose, frozenset(bound_units),
-                     frozenset(unbounded), pairs, qualified, joined, clock_ranges, loose_clocks,
-                     read_rates(tokens), frozenset(approximate))
+                        frozenset(number_units | number_labels),
+                        frozenset(mandatory & content | (mandatory & numbers)), negated,
+                        frozenset(polar), tuple(clauses), frozenset(bounds),
+                        tuple(parts), frozenset(number_nouns), frozenset(scoped),
+                        tuple(negated_parts), ranges,
+                        frozenset(numbers) if loose is None else loose, frozenset(bound_units),
+                        frozenset(unbounded), pairs, qualified, joined, clock_ranges, loose_clocks,
+                        read_rates(tokens), frozenset(approximate))
 
 
 #: A number and the word right after it (a space or hyphen between, no punctuation):

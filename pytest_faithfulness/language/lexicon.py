@@ -16,17 +16,17 @@ RIDER_OPENERS = frozenset({"in", "with", "plus"})
 
 #: Prepositions that end such a phrase.
 PREPOSITIONS = frozenset({"in", "with", "by", "via", "through", "without", "using", "for",
-                           "at", "on", "from", "to", "during", "after", "before", "under",
-                           "over", "within", "including", "plus", "of"})
+                          "at", "on", "from", "to", "during", "after", "before", "under",
+                          "over", "within", "including", "plus", "of"})
 
 #: Words that end a phrase (``unsaid_phrase``) besides the openers.
 RIDER_ENDS = frozenset({"and", "or", "but", "that", "which", "who", "whom", "whose", "where",
-                         "when", "while", "because", "if", "as", "than", "so"})
+                        "when", "while", "because", "if", "as", "than", "so"})
 
 #: Nouns of set phrases that add no fact: "in order to", "in addition", "in terms of".
 IDIOMS = frozenset({"order", "addition", "term", "respons", "fact", "particular", "general",
-                     "part", "turn", "cas", "short", "total", "plac", "front", "favor",
-                     "favour", "lin", "detail", "effect", "practic", "principl"})
+                    "part", "turn", "cas", "short", "total", "plac", "front", "favor",
+                    "favour", "lin", "detail", "effect", "practic", "principl"})
 
 COORDINATORS = frozenset({"and", "or", "&", ",", "/"})
 
@@ -38,19 +38,19 @@ AFTER_SUBJECT = frozenset({"is", "was", "will", "has", "had", "and", "or", "to",
 #: Words that frame or join a statement and carry no fact of their own (the coverage rule
 #: skips them, as it skips ``FILLERS``).
 DISCOURSE = frozenset({"additionally", "furthermore", "moreover", "however", "therefor",
-                        "thus", "sadly", "unfortunately", "fortunately", "interestingly",
-                        "notably", "finally", "lastly", "mention", "discuss", "conversation",
-                        "speaker", "convey", "describ", "explain", "highlight", "emphasiz",
-                        "includ", "featur", "provid", "offer", "report", "say", "said",
-                        "tell", "told", "stat", "claim", "summary", "articl", "email"})
+                       "thus", "sadly", "unfortunately", "fortunately", "interestingly",
+                       "notably", "finally", "lastly", "mention", "discuss", "conversation",
+                       "speaker", "convey", "describ", "explain", "highlight", "emphasiz",
+                       "includ", "featur", "provid", "offer", "report", "say", "said",
+                       "tell", "told", "stat", "claim", "summary", "articl", "email"})
 
 
 #: Stems that say "not" in a word of their own ("forbidden from eating": "not allowed to eat"):
 #: they count as a negation in the evidence of a negated claim.
 NEGATIVE_WORDS = frozenset({"forbid", "forbidden", "prohibit", "ban", "bann", "refus", "fail",
-                             "lack", "deni", "reject", "unabl", "absent", "miss", "exclud",
-                             "avoid", "declin", "stopp", "ceas", "unfit", "dash", "los", "lost",
-                             "without", "neither", "nor", "barr", "block", "halt"})
+                            "lack", "deni", "reject", "unabl", "absent", "miss", "exclud",
+                            "avoid", "declin", "stopp", "ceas", "unfit", "dash", "los", "lost",
+                            "without", "neither", "nor", "barr", "block", "halt"})
 
 
 #: Words that open a sentence and are no name.
@@ -87,14 +87,14 @@ SYNONYMS = {
 #: Words by which a claim bounds a number it states apart from them ("the maximum speed is
 #: 3,200 rpm", "limited to ... 25 users").
 BOUND_NOUNS = {"<=": frozenset({"maximum", "limit", "cap", "peak"}),
-                ">=": frozenset({"minimum"})}
+               ">=": frozenset({"minimum"})}
 
 
 #: Words by which a claim says a clock time opens (starts) or closes (ends) a span.
 CLOCK_OPENING_WORDS = frozenset({"open", "start", "begin", "from", "since", "commenc"})  # stems
 
 CLOCK_CLOSING_WORDS = frozenset({"clos", "end", "finish", "until", "till", "to", "by", "shut",
-                            "stop"})
+                                 "stop"})
 
 
 #: Prefixes that negate the word they are put before (on a rest of at least four letters).
@@ -223,12 +223,12 @@ QUANTIFIERS = {
 #: Quantifiers a claim may not state unless its evidence does ("all", "only", ...); a weaker
 #: one ("some", "often") is refused only when the quotes state another.
 STRONG_QUANTIFIERS = frozenset({"all", "always", "only", "never", "none", "most", "exactly",
-                                 "neither"})
+                                "neither"})
 
 
 #: Modal verbs: how strongly a sentence asserts ("may" is not "must"); stop words elsewhere.
 MODALS = frozenset({"may", "might", "must", "can", "could", "will", "would", "should",
-                     "shall", "cannot"})
+                    "shall", "cannot"})
 
 
 STOP_WORDS = frozenset(
@@ -238,30 +238,30 @@ STOP_WORDS = frozenset(
 #: Words a claim may hold that its passage need not (at most ``MAX_MISSING_FILLERS`` of them):
 #: they add emphasis or frame the statement, never a fact of their own.
 FILLERS = frozenset({"actually", "really", "indeed", "specifically", "particularly", "overall",
-                      "clearly", "certainly", "definitely", "simply", "basically", "essentially",
-                      "explicitly", "mention", "state", "say", "according", "passag", "document",
-                      "text", "context", "provid", "information"})
+                     "clearly", "certainly", "definitely", "simply", "basically", "essentially",
+                     "explicitly", "mention", "state", "say", "according", "passag", "document",
+                     "text", "context", "provid", "information"})
 
 NEGATIONS = frozenset({"not", "no", "never", "n't", "without", "cannot", "none", "neither",
-                        "nor", "nothing", "nobody", "unavailable", "doesn't", "isn't", "aren't",
-                        "don't", "won't", "can't", "wasn't", "weren't", "didn't", "hasn't",
-                        "haven't", "shouldn't", "mustn't",
-                        # the same written without the apostrophe (or with one the Markdown
-                        # reader took for a code mark: "isn`t"); "cant" and "wont" are also
-                        # rare words of their own: read as negations, the side that fails closed
-                        "doesnt", "isnt", "arent", "dont", "wont", "cant", "wasnt", "werent",
-                        "didnt", "hasnt", "havent", "shouldnt", "mustnt", "couldnt", "wouldnt",
-                        # German, French (``n'`` is read as ``ne``), Spanish
-                        "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie",
-                        "niemals", "ohne", "ne", "pas", "jamais", "aucun", "aucune", "sans",
-                        "nunca", "jamás", "ningún", "ninguno", "ninguna", "sin", "tampoco",
-                        # "it is not true that P" (``PHRASES``): negates the whole of P
-                        "notthat"})
+                       "nor", "nothing", "nobody", "unavailable", "doesn't", "isn't", "aren't",
+                       "don't", "won't", "can't", "wasn't", "weren't", "didn't", "hasn't",
+                       "haven't", "shouldn't", "mustn't",
+                       # the same written without the apostrophe (or with one the Markdown
+                       # reader took for a code mark: "isn`t"); "cant" and "wont" are also
+                       # rare words of their own: read as negations, the side that fails closed
+                       "doesnt", "isnt", "arent", "dont", "wont", "cant", "wasnt", "werent",
+                       "didnt", "hasnt", "havent", "shouldnt", "mustnt", "couldnt", "wouldnt",
+                       # German, French (``n'`` is read as ``ne``), Spanish
+                       "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie",
+                       "niemals", "ohne", "ne", "pas", "jamais", "aucun", "aucune", "sans",
+                       "nunca", "jamás", "ningún", "ninguno", "ninguna", "sin", "tampoco",
+                       # "it is not true that P" (``PHRASES``): negates the whole of P
+                       "notthat"})
 
 #: Negation inside a run of Chinese or Japanese text (不可以, 没有, 無料 is read as negated
 #: too: a cheap rule), and Japanese negative verb endings (できません, ない).
 CJK_NEGATION = re.compile("[\u4e0d\u6ca1\u6c92\u65e0\u7121\u672a\u975e\u522b]|"
-                           "\u306a\u3044|\u307e\u305b\u3093|\u306a\u3057")
+                          "\u306a\u3044|\u307e\u305b\u3093|\u306a\u3057")
 
 NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
@@ -280,12 +280,12 @@ NUMBER_WORDS = {
 }
 
 UNITS = frozenset({"percent", "rpm", "kmh", "mph", "kg", "g", "mm", "cm", "km", "m", "l", "ml",
-                    "db", "w", "wh", "kwh", "v", "hour", "minute", "minut", "second", "day", "week",
-                    "month", "year", "gb", "mb", "tb", "ghz", "mhz", "hz", "lumen", "inch",
-                    "foot", "feet", "lb", "pound", "mg", "oz", "dollar", "euro", "usd", "eur", "point", "fortnight",
-                    "time", "people", "person", "page", "mile", "seat", "port", "level", "gbp", "jpy", "am", "pm", "january", "february", "march", "april", "may",
-                    "june", "july", "august", "september", "october", "november", "december",
-                    "oclock", "celsius", "fahrenheit"})
+                   "db", "w", "wh", "kwh", "v", "hour", "minute", "minut", "second", "day", "week",
+                   "month", "year", "gb", "mb", "tb", "ghz", "mhz", "hz", "lumen", "inch",
+                   "foot", "feet", "lb", "pound", "mg", "oz", "dollar", "euro", "usd", "eur", "point", "fortnight",
+                   "time", "people", "person", "page", "mile", "seat", "port", "level", "gbp", "jpy", "am", "pm", "january", "february", "march", "april", "may",
+                   "june", "july", "august", "september", "october", "november", "december",
+                   "oclock", "celsius", "fahrenheit"})
 
 
 #: Words between a number and the unit of a rate ("$20 per month", "3 days a week"), which also
@@ -296,8 +296,8 @@ RATE = frozenset({"per", "a", "an", "each", "every"})
 #: A quantity's unit names the quantity ("3200 rpm" is a speed), so a passage that gives only
 #: the unit still speaks to a claim that names the quantity.
 UNIT_IMPLIES = {"rpm": "speed", "kmh": "speed", "mph": "speed", "kg": "weigh", "db": "noise",
-                 "w": "power", "wh": "capacity", "kwh": "capacity", "lumen": "brightness",
-                 "g": "weigh"}
+                "w": "power", "wh": "capacity", "kwh": "capacity", "lumen": "brightness",
+                "g": "weigh"}
 
 #: Stems read as one word: a label and the verb a sentence says it with ("Price: $12" /
 #: "costs $12", "Weight: 680 g" / "weighs 680 grams").
@@ -314,21 +314,21 @@ BRITISH = (
 )
 
 UPPER_BOUND = frozenset({"within", "under", "below", "maximum", "less than", "fewer than",
-                          "up to", "at most", "no more than", "not more than", "before",
-                          "maximum of", "a maximum of", "limit of", "a limit of", "limited to",
-                          "as much as", "as many as", "as high as",
-                          # an approximation from below: "nearly 100", "almost 100", "close
-                          # to 100" is not 100 ("just under" is "under")
-                          "nearly", "almost", "close to"})
+                         "up to", "at most", "no more than", "not more than", "before",
+                         "maximum of", "a maximum of", "limit of", "a limit of", "limited to",
+                         "as much as", "as many as", "as high as",
+                         # an approximation from below: "nearly 100", "almost 100", "close
+                         # to 100" is not 100 ("just under" is "under")
+                         "nearly", "almost", "close to"})
 
 #: Bound words that approximate: an evidence's bound the claim must state, while a claim's
 #: needs only no other bound in its evidence ("close to \u00a362m" / "(\u00a362m)").
 APPROXIMATE = frozenset({"nearly", "almost", "close to"})
 
 LOWER_BOUND = frozenset({"over", "above", "minimum", "more than", "greater than", "at least",
-                          "exceeding", "exceeds", "beyond", "after", "no less than",
-                          "minimum of", "a minimum of", "as little as", "as few as",
-                          "as low as"})
+                         "exceeding", "exceeds", "beyond", "after", "no less than",
+                         "minimum of", "a minimum of", "as little as", "as few as",
+                         "as low as"})
 
 
 #: Words that may stand between a bound and its number: "within the next 10 days".
@@ -349,5 +349,5 @@ FORWARD_NEGATIONS = frozenset(
 #: phrase is still the negated one ("no option for renewal"). The scope also ends after
 #: ``NEGATION_SCOPE`` content words.
 SCOPE_ENDS = frozenset({"for", "on", "in", "at", "with", "within", "during", "after", "before",
-                         "from", "to", "by", "under", "over", "until", "via", "per", "when",
-                         "if", "because", "since", "unless", "where", "and", "or"})
+                        "from", "to", "by", "under", "over", "until", "via", "per", "when",
+                        "if", "because", "since", "unless", "where", "and", "or"})

@@ -183,7 +183,7 @@ def _scaled(match: re.Match[str]) -> str:
     """``50 million`` -> ``50000000``: a magnitude word is part of the number it follows."""
     if match.re is _MAGNITUDE_LETTER:
         if match.group(1) and NAME_BEFORE.search(match.string, max(0, match.start() - 40),
-                                                  match.start()):
+                                                 match.start()):
             return match.group(0)  # "Section 4B", "Model 3M": a name
         number, scale = (match.group(1), match.group(2)) if match.group(1) else \
             (match.group(3), match.group(4))
@@ -464,7 +464,7 @@ def read_rates(tokens: list[str]) -> frozenset[tuple[str, str]]:
 #: Two numbers joined by a hyphen or dash, not inside a date, version or longer chain:
 #: ``TextFeatures.pairs``.
 PAIR = re.compile(r"(?<![\w.\u2024\u2011-])(\d+(?:\.\d+)?)\s?[-\u2011\u2013\u2014]\s?"
-                   r"(\d+(?:\.\d+)?)(?![\w\u2024\u2011]|[.-]\d)")
+                  r"(\d+(?:\.\d+)?)(?![\w\u2024\u2011]|[.-]\d)")
 
 #: Two words joined by a hyphen ("water-proof"): ``TextFeatures.joined``.
 HYPHENATED = re.compile(r"\b([a-z]{2,})-([a-z]{2,})\b")

@@ -61,7 +61,7 @@ def antonym_table() -> dict[str, frozenset[str]]:
     families = tuple((stem_word(a), stem_word(b)) for up, down in OPPOSITE_FAMILIES
                      for a in up.split() for b in down.split())
     for a, b in ANTONYM_PAIRS + tuple((stem_word(a), stem_word(b)) for a, b in
-                                       (pair.split() for pair in OPPOSITE_WORDS)) + families:
+                                      (pair.split() for pair in OPPOSITE_WORDS)) + families:
         if a != b:
             table.setdefault(a, set()).add(b)
             table.setdefault(b, set()).add(a)
@@ -264,12 +264,12 @@ CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
 #: digits with dots (a decimal "2.5", a dotted "1.2.3", a version or date ``surface_form`` marked
 #: with U+2024: "2\u202410"), an ordinal ending ("3rd") and an exponent ("10^2").
 NUMBER_PATTERN = (r"(?:(?<![\w.])-)?\d+(?:[.\u2024]\d+)*(?:(?:(?<=1)st|(?<=2)nd|(?<=3)rd|th)(?![^\W_]))?"
-        r"(?:\^-?\d+)?")
+                  r"(?:\^-?\d+)?")
 
 #: A token: a letter-led word with a digit in it (a name: "S3", "A320", "mp3"), a number, a
 #: CJK run, or a word.
 TOKEN_PATTERN = re.compile(rf"(?:(?![{_CJK_CLASS}])[^\W\d_])+\d(?:(?![{_CJK_CLASS}])[^\W_])*"
-                    rf"|{NUMBER_PATTERN}|[{_CJK_CLASS}]+|(?:(?![{_CJK_CLASS}])[^\W\d_])+(?:'t)?")
+                           rf"|{NUMBER_PATTERN}|[{_CJK_CLASS}]+|(?:(?![{_CJK_CLASS}])[^\W\d_])+(?:'t)?")
 
 
 @lru_cache(maxsize=65536)

@@ -64,7 +64,7 @@ _INTERJECTION = re.compile(
 PUNCT = re.compile(r"[^\w\s]")
 #: Words that join clauses; a decomposer that splits a sentence at one need not repeat it.
 CONNECTIVES = ("while whereas although though however also yet so thus therefore hence "
-                "meanwhile moreover furthermore additionally besides still whilst respectively")
+               "meanwhile moreover furthermore additionally besides still whilst respectively")
 _GENERIC = "set aside by the decomposer"  # records' reason for a plain-string dropped item
 
 
@@ -261,7 +261,7 @@ def sentence_parts(answer: str, span: Span) -> list[Span]:
 
 
 def set_aside_reason(text: str, span: Span, structure: list[tuple[int, int, str]]
-                      ) -> str | None:
+                     ) -> str | None:
     """Why this sentence of set-aside text may stay set aside, or ``None`` if it asserts."""
     for s, e, kind in structure:
         if s <= span[0] and span[1] <= e:

@@ -182,7 +182,7 @@ def dedupe_key(text: str) -> str:
 # Bracketed values (rule 3), restatements (rule 6), grounding (rule 7).
 
 def keep_values(answer: str, claims: list[AlignedClaim], ids: tuple[str, ...],
-                 units: list[Span]) -> None:
+                units: list[Span]) -> None:
     """Put back a bracketed value a decomposer took for a citation marker ("weighs [800]."
     with no passage 800: ``markers.citation_spans``): after the word it follows in the answer,
     in a claim whose spans reach the value and that holds the word, or in a claim of the same
@@ -221,7 +221,7 @@ def _units_of(claim: AlignedClaim, units: list[Span]) -> set[int]:
 
 
 def merge_restatements(claims: list[AlignedClaim], units: list[Span],
-                        dropped: list[DroppedText]) -> list[AlignedClaim]:
+                       dropped: list[DroppedText]) -> list[AlignedClaim]:
     """Rule 6, by content: a claim from the same answer sentence as another, with the same
     polarity, the same quantifiers and modal verbs (``trust.polarity_rules.strength_words``: "Only
     the Business plan ..." does not restate "The Business plan ...") and no content word

@@ -90,7 +90,7 @@ def hedged_problem(claim: str, cf: TextFeatures, evidence: str) -> str | None:
                     return f"says it may be so ({m.group(0)!r}) where the claim asserts it"
             for m in _TENTATIVE.finditer(lower):
                 rest = text_features(CLAUSE_BREAK.split(lower[m.end():])[0],
-                                 sentence_start_exempt=False).content
+                                     sentence_start_exempt=False).content
                 if len(cf.content & rest) * 2 >= len(cf.content):
                     return (f"says it is planned or hoped for ({m.group(0)!r}) where the "
                             "claim asserts it")
@@ -101,7 +101,7 @@ def hedged_problem(claim: str, cf: TextFeatures, evidence: str) -> str | None:
                 rest = PART_BREAK.split(clause[m.end():])[0]
                 words = text_features(rest, sentence_start_exempt=False).content
                 main = text_features(clause[:m.start()] + clause[m.end() + len(rest):],
-                                 sentence_start_exempt=False).content
+                                     sentence_start_exempt=False).content
                 if len(cf.content & main) * 4 < len(cf.content) * 3 or not words or covers_any(
                         words, cf.content) or any(stem_word(g.group(1)) not in cf.content
                                                   for g in _MAY.finditer(clause)):
@@ -200,7 +200,7 @@ def restates(claim: str, cf: TextFeatures, xf: TextFeatures, qf: TextFeatures, e
 
 
 def said_through_opposite(word: str, cf: TextFeatures, xf: TextFeatures,
-                           claim: str | None = None) -> bool:
+                          claim: str | None = None) -> bool:
     """Whether the evidence ``xf`` states the claim's ``word`` as its opposite by a negating
     prefix with the other polarity ("not refundable" for "non-refundable", "non-refundable"
     for "not refundable"); a listed opposite ("earlier" / "later") does not count, as a
@@ -223,7 +223,7 @@ MIN_PART_WORDS = 3
 
 
 def unattached(cf: TextFeatures, xf: TextFeatures, tf: TextFeatures | None,
-                opening: set[str] = frozenset()) -> str | None:
+               opening: set[str] = frozenset()) -> str | None:
     """A number of the claim that the evidence states (rule 5) only in comma-separated parts
     holding none of the other content words of its part of the claim, while another part of
     the evidence states at least half of those words with a number of the claim's kind (year

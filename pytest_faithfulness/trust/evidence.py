@@ -62,7 +62,7 @@ class QuotedEvidence:
 
 
 def read_evidence(items: list[Evidence], by_id: dict[str, Passage],
-                   claim: str | None = None) -> QuotedEvidence:
+                  claim: str | None = None) -> QuotedEvidence:
     """The quotes of ``items``, the sentences around them and their passages' titles. A quote
     over several rows of a Markdown table is read row by row, each with its header, and only
     the rows that speak of ``claim`` are kept (``_claim_rows``)."""
@@ -95,7 +95,7 @@ def read_evidence(items: list[Evidence], by_id: dict[str, Passage],
         context.append(answered_text(" ".join(dict.fromkeys(around)) or said))
     titles = " ".join(dict.fromkeys(by_id[i.passage_id].title or "" for i in items)).strip()
     return QuotedEvidence(" . ".join(quotes), " . ".join(context), titles, whole, len(quotes),
-                     tuple(dict.fromkeys(units)) or tuple(context))
+                          tuple(dict.fromkeys(units)) or tuple(context))
 
 
 #: A pronoun opening a sentence that stands for the name opening the sentence before it.

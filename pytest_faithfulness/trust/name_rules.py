@@ -215,9 +215,9 @@ def date_word_problem(claim: str, evidence: str) -> str | None:
 #: A joined item that says something of its own: it opens with a verb ("ships from Ohio",
 #: "is made in Germany"), not a noun of a list or an appositive ("known only as Xu").
 VERB_ITEM = re.compile(r"\s*(?:(?:also|now|then|still|it|they|he|she)\s+)?(?:is|are|was|were|has|"
-                        r"have|had|will|can|does|do|did|ships?|comes?|includes?|offers?|"
-                        r"costs?|runs?|uses?|makes?|gets?|takes?|[a-z]+s\b(?=\s+(?:from|in|"
-                        r"to|with|on|at|by|for)\b))")
+                       r"have|had|will|can|does|do|did|ships?|comes?|includes?|offers?|"
+                       r"costs?|runs?|uses?|makes?|gets?|takes?|[a-z]+s\b(?=\s+(?:from|in|"
+                       r"to|with|on|at|by|for)\b))")
 
 
 #: A subject joined to the claim's own: "Refunds and exchanges take 14 days." (the first

@@ -289,7 +289,7 @@ def _quote_problem(items: list[Evidence], by_id: dict[str, Passage], label: str,
     names = cf.mandatory - cf.numbers
     stated = xf.content | (tf.content if tf else frozenset())
     opening = opening_name(claim, (source for p in by_id.values()
-                                    for source in (p.title, p.text) if source))
+                                   for source in (p.title, p.text) if source))
     if missing := sorted({w for w in names if w not in stated}
                          | {w for w in opening if not is_stated(w, stated)}):
         return (f"supported verdict's quote {shown!r} does not state the claim's "

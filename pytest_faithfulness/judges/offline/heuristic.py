@@ -328,7 +328,7 @@ def _spellings(content_word: str) -> tuple[str, ...] | None:
 
 
 def candidate_windows(claim: TextFeatures, text: str, title: str | None = None,
-                       headers: dict[int, int] | None = None) -> list[tuple[int, int]]:
+                      headers: dict[int, int] | None = None) -> list[tuple[int, int]]:
     """The windows of ``text`` (``evidence_spans``, same order) that may reach either threshold.
 
     A window matters to ``HeuristicVerifier.verify`` only if it covers at least
@@ -475,7 +475,7 @@ def _passage_windows(passage: Passage, claim: TextFeatures):
         wf = with_title(claim, text_features(window, sentence_start_exempt=False), title_f)
         if (header := rows.get((start, end))) is not None:
             wf = with_header(wf, text_features(text[header[0]:header[1]],
-                                            sentence_start_exempt=False))
+                                               sentence_start_exempt=False))
         yield window, wf
 
 
@@ -486,7 +486,7 @@ def _named_apart(claim: str, window: str) -> bool:
     read sentence by sentence, as the quote check reads the quote)."""
     spans = passage_sentence_spans(window)
     return len(spans) > 1 and slot_rival(claim, [window[a:b] for a, b in spans],
-                                          set()) is not None
+                                         set()) is not None
 
 
 class HeuristicVerifier:

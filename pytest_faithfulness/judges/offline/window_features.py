@@ -226,7 +226,7 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
                     best = (rank, passage.id, text, title_f, True)
     if best is not None and best[4]:
         best = (*best[:3], with_title(cf, text_features(best[2], sentence_start_exempt=False),
-                                       best[3]), best[4])
+                                      best[3]), best[4])
     if best is None or not content:
         feats = [0.0] * len(FEATURE_NAMES)
         feats[FEATURE_NAMES.index("claim_len_log")] = math.log1p(len(content))
