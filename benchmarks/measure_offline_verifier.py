@@ -2,8 +2,8 @@
 
     python benchmarks/measure_offline_verifier.py [--data-dir ../shared/data] [--only calibrated|heuristic|embedding] [--json]
 
-For the calibrated verifier (``judges.calibrated``, the ``offline`` judge), the ``HeuristicVerifier``
-and the model-based ``nli.EmbeddingVerifier`` it prints:
+For the calibrated verifier (``judges.offline.calibrated``, the ``offline`` judge), the
+``HeuristicVerifier`` and the model-based ``nli.EmbeddingVerifier`` it prints:
 
 * claims (``claims.jsonl``): binary balanced accuracy, supported vs not supported (contradicted
   + unsupported), per source and overall; recall of ``contradicted`` (claims labelled
@@ -116,19 +116,19 @@ def quote_ceiling(data_dir: Path) -> dict:
     """How far any verifier can go whose ``supported`` verdicts quote one window of the
     passages (the quote check, ``trust.quote_check.check_verdict``, applies to every judge): the
     share of claims (answers: all of their claims) whose best-aligned window
-    (``judges.features.align``) passes the check as a ``supported`` quote, per gold class,
-    and the balanced accuracy a verifier would reach that supported exactly those quotable
+    (``judges.offline.window_features.best_window``) passes the check as a ``supported`` quote,
+    per gold class, and the balanced accuracy a verifier would reach that supported exactly those quotable
     supported claims and nothing else (an upper bound for this window choice)."""
     from pytest_faithfulness.decomposition import RuleDecomposer
     from pytest_faithfulness.judges.offline.calibrated import load_model
-    from pytest_faithfulness.judges.offline.window_features import align
+    from pytest_faithfulness.judges.offline.window_features import best_window
     from pytest_faithfulness.records import Verdict, to_passages
     from pytest_faithfulness.trust.quote_check import check_verdict
 
     model, idf = load_model()
 
     def quotable(claim, passages):
-        al = align(claim, passages, idf, float(model["default_idf"]))
+        al = best_window(claim, passages, idf, float(model["default_idf"]))
         verdict = Verdict("supported", passage_ids=[al.passage_id or "-"], quote=al.quote)
         return al.quote is not None and check_verdict(verdict, passages, claim)[1] is None
 

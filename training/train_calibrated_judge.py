@@ -1,4 +1,4 @@
-"""Train the calibrated offline judge (``pytest_faithfulness.judges.calibrated``).
+"""Train the calibrated offline judge (``pytest_faithfulness.judges.offline.calibrated``).
 
     python training/train_calibrated_judge.py [--data-dir ../shared/data] [--nli 6000]
 
@@ -21,7 +21,7 @@ Data (training only; see the READMEs in ``--data-dir``):
 Split: a seeded hash of each record's passages sends 20% of the groups to a held-out split.
 The support threshold maximises, on that split, the mean balanced accuracy over its sources
 (claim-level for claim files and NLI, answer-level for answer files), counting a supported
-verdict only when no hard rule vetoes it (``judges.calibrated.vetoes``) and its quote passes
+verdict only when no hard rule vetoes it (``judges.offline.calibrated.vetoes``) and its quote passes
 ``trust.quote_check.check_verdict``, as at run time. The contradiction model is
 fitted on the not-supported examples of the sources that label contradiction.
 """
@@ -47,10 +47,13 @@ sys.path.insert(0, str(ROOT))
 
 from pytest_faithfulness.decomposition import RuleDecomposer
 from pytest_faithfulness.judges.offline.calibrated import vetoes
-from pytest_faithfulness.judges.offline.window_features import FEATURE_NAMES, align
-from pytest_faithfulness.records import Verdict, to_passages
-from pytest_faithfulness.language.text import passage_sentence_spans
+from pytest_faithfulness.judges.offline.window_features import (
+    FEATURE_NAMES,
+    best_window,
+)
 from pytest_faithfulness.language.features import text_features
+from pytest_faithfulness.language.text import passage_sentence_spans
+from pytest_faithfulness.records import Verdict, to_passages
 from pytest_faithfulness.trust.quote_check import check_verdict
 
 SEED = 20261201
@@ -120,7 +123,7 @@ def idf_table(claims, answers):
 
 def featurize(rec_claim, passages, idf, default):
     ps = to_passages(passages)
-    al = align(rec_claim, ps, idf, default)
+    al = best_window(rec_claim, ps, idf, default)
     ok = False
     if al.quote is not None and vetoes(al) is None:
         v = Verdict("supported", passage_ids=[al.passage_id], quote=al.quote)

@@ -1,9 +1,10 @@
 """The calibrated offline verifier: logistic regression over claim-versus-window features.
 
-For one claim, ``judges.features.align`` picks the best-aligned window of the passages (a
-sentence, up to ``features.MAX_WINDOW_SENTENCES`` neighbouring ones, or a title) and describes the pair with a few features
-(coverage weighted by rarity, numbers and units, negation and quantifiers scoped to the
-window, names, word order, the heuristic verifier's verdict). Two logistic regressions,
+For one claim, ``window_features.best_window`` picks the best-aligned window of the passages
+(a sentence, up to ``window_features.MAX_WINDOW_SENTENCES`` neighbouring ones, or a title) and
+describes the pair with a few features (coverage weighted by rarity, numbers and units,
+negation and quantifiers scoped to the window, names, word order, the heuristic verifier's
+verdict). Two logistic regressions,
 trained by ``training/train_calibrated_judge.py`` on public training data only
 (``../shared/data/nli`` and ``../shared/data/train``), turn them into
 
@@ -52,7 +53,7 @@ from typing import Any
 from ...records import Passage, Verdict
 from ...trust.quote_check import check_verdict
 from .heuristic import HEURISTIC_VERSION
-from .window_features import FEATURE_NAMES, align
+from .window_features import FEATURE_NAMES, best_window
 
 #: Measured balanced accuracy (supported vs not) of the offline judge with this model on the
 #: public development data (``../shared/data``: claims.jsonl, answers.jsonl), never tuned on.
@@ -87,8 +88,8 @@ def load_model() -> tuple[dict[str, Any], dict[str, float]]:
                            ) from exc
     if model.get("features") != list(FEATURE_NAMES):
         raise RuntimeError("pytest_faithfulness/models/calibrated.json was trained on other "
-                           "features than judges.features.FEATURE_NAMES; retrain it with "
-                           "training/train_calibrated_judge.py")
+                           "features than judges.offline.window_features.FEATURE_NAMES; "
+                           "retrain it with training/train_calibrated_judge.py")
     return model, idf
 
 
@@ -119,7 +120,7 @@ class CalibratedVerifier:
 
     def probabilities(self, claim: str, passages: list[Passage]):
         """``(alignment, P(supported), P(contradicted | not supported))`` for ``claim``."""
-        al = align(claim, passages, self._idf, float(self._model["default_idf"]))
+        al = best_window(claim, passages, self._idf, float(self._model["default_idf"]))
         return (al, _probability(self._model["support"], al.features),
                 _probability(self._model["contradiction"], al.features))
 
@@ -161,7 +162,7 @@ class CalibratedVerifier:
 
 
 def vetoes(al) -> str | None:
-    """The hard rule that keeps the aligned window ``al`` (``features.Alignment``) from
+    """The hard rule that keeps the aligned window ``al`` (``window_features.WindowMatch``) from
     supporting its claim whatever the probability, or ``None``: the feature vetoes
     (``_veto``), a quantity, bound or count not stated as the claim states it, a word of a
     short claim missing, too little of the claim in the window, two words trading places."""

@@ -1,6 +1,6 @@
 """Claim-versus-window features for the calibrated offline judge (pure Python, no numpy).
 
-``align(claim, passages, idf, default_idf)`` finds the best-aligned evidence window of the
+``best_window(claim, passages, idf, default_idf)`` finds the best-aligned evidence window of the
 passages (a sentence, or up to ``MAX_WINDOW_SENTENCES`` neighbouring sentences, of one
 passage; or a passage's title) and describes how the claim stands against it, as a fixed vector of numbers
 (``FEATURE_NAMES``, same order). Each feature catches one real thing:
@@ -57,7 +57,7 @@ from .heuristic import (
     with_title,
 )
 
-#: The names of the features, in the order of ``Alignment.features``.
+#: The names of the features, in the order of ``WindowMatch.features``.
 FEATURE_NAMES = (
     "wcov_window", "cov_window", "wcov_all", "missing_max_idf", "n_missing_log",
     "names_missing_window", "names_missing_all", "has_numbers", "numbers_in_window",
@@ -82,7 +82,7 @@ TOPIC = TOPIC_COVERAGE
 
 
 @dataclass(frozen=True)
-class Alignment:
+class WindowMatch:
     """The best-aligned window of the passages for one claim.
 
     Attributes:
@@ -163,8 +163,8 @@ def _windows_of(passage: Passage):
     return out, spans
 
 
-def align(claim: str, passages: list[Passage], idf: dict[str, float],
-          default_idf: float) -> Alignment:
+def best_window(claim: str, passages: list[Passage], idf: dict[str, float],
+                default_idf: float) -> WindowMatch:
     """The best window of ``passages`` for ``claim`` and the features of the pair.
 
     Args:
@@ -174,7 +174,7 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
         default_idf: the weight of a word ``idf`` does not list (rare).
 
     Returns:
-        An ``Alignment``; with no passage or no content word its quote is ``None`` and the
+        A ``WindowMatch``; with no passage or no content word its quote is ``None`` and the
         features describe an empty window.
     """
     cf = text_features(claim)
@@ -233,9 +233,9 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
         feats[FEATURE_NAMES.index("order_agreement")] = 1.0
         feats[FEATURE_NAMES.index("names_missing_window")] = 1.0 if cf.mandatory else 0.0
         feats[FEATURE_NAMES.index("names_missing_all")] = 1.0 if cf.mandatory else 0.0
-        return Alignment(None, None, tuple(feats), heuristic.label, None)
+        return WindowMatch(None, None, tuple(feats), heuristic.label, None)
     _, pid, quote, wf, is_pair = best
-    return Alignment(pid, quote, tuple(_vector(claim, cf, quote, wf, is_pair, union, idf,
+    return WindowMatch(pid, quote, tuple(_vector(claim, cf, quote, wf, is_pair, union, idf,
                                                default_idf, total, heuristic.label)),
                      heuristic.label, _mismatch(cf, wf), _quantity_problem(cf, wf),
                      _role_swap(claim, quote), _short_claim_gap(cf, wf), _coverage_gap(cf, wf))
