@@ -1,4 +1,4 @@
-"""The evidence-check benchmark (issue 20, item 6): how often ``verification.check_verdict``
+"""The evidence-check benchmark (issue 20, item 6): how often ``trust.quote_check.check_verdict``
 keeps a correct verdict, and how often it refuses a lying one.
 
 Usage::
@@ -54,7 +54,7 @@ from make_evidence_gold import default_data_dir, sentences  # noqa: E402
 from pytest_faithfulness import evaluate  # noqa: E402
 from pytest_faithfulness.mutants import KINDS, mutate, names_in  # noqa: E402
 from pytest_faithfulness.records import Passage, Verdict  # noqa: E402
-from pytest_faithfulness.verification import check_verdict  # noqa: E402
+from pytest_faithfulness.trust.quote_check import check_verdict  # noqa: E402
 
 TARGETS_B = {"number": 0.95, "unit": 0.95, "negation": 0.95, "negation_in_word": 0.95,
              "foreign_name": 0.95, "appended_clause": 0.95, "swap": 0.90, "antonym": 0.80,

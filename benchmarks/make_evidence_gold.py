@@ -7,7 +7,7 @@ Usage::
     python benchmarks/make_evidence_gold.py [--data-dir ../shared/data] [--out benchmarks/evidence_gold.jsonl]
 
 Two runs give byte-identical files. The rule below never calls the project's evidence check
-(``verification``) nor any of its helpers: it is written here, once, on purpose.
+(``trust.quote_check``) nor any of its helpers: it is written here, once, on purpose.
 
 Claims (``source`` field of each row)
     * ``claims``: every ``claims.jsonl`` record labelled ``supported`` (the claim as given).

@@ -2,8 +2,8 @@
 
     python benchmarks/measure_offline_verifier.py [--data-dir ../shared/data] [--only calibrated|heuristic|embedding] [--json]
 
-For the calibrated verifier (``judges.calibrated``, the ``offline`` judge), the ``HeuristicVerifier``
-and the model-based ``nli.EmbeddingVerifier`` it prints:
+For the calibrated verifier (``judges.offline.calibrated``, the ``offline`` judge), the
+``HeuristicVerifier`` and the model-based ``nli.EmbeddingVerifier`` it prints:
 
 * claims (``claims.jsonl``): binary balanced accuracy, supported vs not supported (contradicted
   + unsupported), per source and overall; recall of ``contradicted`` (claims labelled
@@ -41,9 +41,9 @@ sys.path.insert(0, str(ROOT))
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 
 LOAD_SNIPPETS = {
-    "heuristic": "from pytest_faithfulness.judges.heuristic import HeuristicVerifier as V; v = V()",
-    "embedding": "from pytest_faithfulness.nli import EmbeddingVerifier as V; v = V()",
-    "calibrated": ("from pytest_faithfulness.judges.calibrated import CalibratedVerifier as V; "
+    "heuristic": "from pytest_faithfulness.judges.offline.heuristic import HeuristicVerifier as V; v = V()",
+    "embedding": "from pytest_faithfulness.judges.offline.nli import EmbeddingVerifier as V; v = V()",
+    "calibrated": ("from pytest_faithfulness.judges.offline.calibrated import CalibratedVerifier as V; "
                    "v = V()"),
 }
 
@@ -53,12 +53,12 @@ CANDIDATES = None  # --candidates: windows scored per claim by the embedding ver
 
 def make_verifier(kind: str):
     if kind == "heuristic":
-        from pytest_faithfulness.judges.heuristic import HeuristicVerifier
+        from pytest_faithfulness.judges.offline.heuristic import HeuristicVerifier
         return HeuristicVerifier()
     if kind == "calibrated":
-        from pytest_faithfulness.judges.calibrated import CalibratedVerifier
+        from pytest_faithfulness.judges.offline.calibrated import CalibratedVerifier
         return CalibratedVerifier()
-    from pytest_faithfulness.nli import EmbeddingVerifier
+    from pytest_faithfulness.judges.offline.nli import EmbeddingVerifier
     return EmbeddingVerifier() if CANDIDATES is None else EmbeddingVerifier(candidates=CANDIDATES)
 
 
@@ -88,7 +88,7 @@ def word_overlap(data_dir: Path) -> dict:
     """The baseline: share of the claim's (answer's) content words found anywhere in its
     passages, with ONE threshold per file chosen on the file itself (an oracle choice, which
     flatters the baseline), and the balanced accuracy that threshold gives per source."""
-    from pytest_faithfulness.verification import _features
+    from pytest_faithfulness.language.features import text_features
     out = {}
     for name, text_key, gold_key, positive in (("claims", "claim", "human_label", "supported"),
                                                ("answers", "answer", "human_label", "faithful")):
@@ -96,10 +96,10 @@ def word_overlap(data_dir: Path) -> dict:
         lines = (data_dir / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
         for line in filter(None, lines):
             rec = json.loads(line)
-            cf = _features(rec[text_key]).content
+            cf = text_features(rec[text_key]).content
             pf = set()
             for p in rec["passages"]:
-                pf |= _features(p["text"], sentence_start_exempt=False).content
+                pf |= text_features(p["text"], sentence_start_exempt=False).content
             share = len(cf & pf) / len(cf) if cf else 1.0
             rows.append((rec["source_dataset"], rec[gold_key] == positive, share))
         best = max(((bacc([(g, s >= t) for _, g, s in rows]), t)
@@ -114,21 +114,21 @@ def word_overlap(data_dir: Path) -> dict:
 
 def quote_ceiling(data_dir: Path) -> dict:
     """How far any verifier can go whose ``supported`` verdicts quote one window of the
-    passages (the quote check, ``verification.check_verdict``, applies to every judge): the
+    passages (the quote check, ``trust.quote_check.check_verdict``, applies to every judge): the
     share of claims (answers: all of their claims) whose best-aligned window
-    (``judges.features.align``) passes the check as a ``supported`` quote, per gold class,
-    and the balanced accuracy a verifier would reach that supported exactly those quotable
+    (``judges.offline.window_features.best_window``) passes the check as a ``supported`` quote,
+    per gold class, and the balanced accuracy a verifier would reach that supported exactly those quotable
     supported claims and nothing else (an upper bound for this window choice)."""
-    from pytest_faithfulness.judges.calibrated import load_model
-    from pytest_faithfulness.judges.features import align
+    from pytest_faithfulness.judges.offline.calibrated import load_model
     from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer
+    from pytest_faithfulness.judges.offline.window_features import best_window
     from pytest_faithfulness.records import Verdict, to_passages
-    from pytest_faithfulness.verification import check_verdict
+    from pytest_faithfulness.trust.quote_check import check_verdict
 
     model, idf = load_model()
 
     def quotable(claim, passages):
-        al = align(claim, passages, idf, float(model["default_idf"]))
+        al = best_window(claim, passages, idf, float(model["default_idf"]))
         verdict = Verdict("supported", passage_ids=[al.passage_id or "-"], quote=al.quote)
         return al.quote is not None and check_verdict(verdict, passages, claim)[1] is None
 
@@ -176,8 +176,8 @@ def measure(kind: str, data_dir: Path) -> dict:
     claims = [json.loads(line) for line in open(data_dir / "claims.jsonl", encoding="utf-8")]
     answers = [json.loads(line) for line in open(data_dir / "answers.jsonl", encoding="utf-8")]
 
-    from pytest_faithfulness.verification import _windows
-    _windows.cache_clear()  # each verifier pays for sentence segmentation itself
+    from pytest_faithfulness.language.features import evidence_spans
+    evidence_spans.cache_clear()  # each verifier pays for sentence segmentation itself
     per_source = defaultdict(list)
     contra = []
     confusion = defaultdict(int)  # (gold label, predicted label) -> count

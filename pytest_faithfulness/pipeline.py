@@ -37,7 +37,7 @@ from typing import Any
 
 from . import _loop
 from .accounting import usage_scope
-from .alignment import align
+from .trust.alignment import align
 from .judges.protocol import as_decomposition, as_verdict, call_judge
 from .judges.votes import collect_votes
 from .records import (
@@ -48,8 +48,9 @@ from .records import (
     to_passages,
 )
 from .redaction import redact
-from .text import normalize_ws, strip_citations
-from .verification import check_verdict, evidence_coverage
+from .language.text import normalize_ws
+from .language.markers import strip_citations
+from .trust.quote_check import check_verdict, evidence_coverage
 
 DEFAULT_CONCURRENCY = 8
 
@@ -204,7 +205,7 @@ async def _verify_cited(claim_result: ClaimResult, citation: Any, passages: list
     it, that is its verdict (one call, as without citations); otherwise it is verified against
     every passage as usual. Then its citation is classed (``citations.citation_label``).
     Faithfulness does not depend on the citation: support by any passage counts."""
-    from .citations import citation_label
+    from .trust.citations import citation_label
 
     claim_result.cited_ids = list(citation.passage_ids)
     claim_result.unknown_citations = list(citation.unknown)
@@ -310,7 +311,7 @@ def answer_in_passages(answer: str, passages: list[Passage]) -> list[str]:
 async def _not_grounded(claim_result: ClaimResult, citation: Any, reason: str) -> None:
     """A claim not grounded in the answer (``alignment``, rule 7) is ``unsupported`` without
     a judge call: the answer never made it, so it can lift no score (fail closed)."""
-    from .citations import citation_label
+    from .trust.citations import citation_label
 
     claim_result.verdict = Verdict("unsupported", rationale=f"claim {reason}")
     claim_result.cited_ids = list(citation.passage_ids)
@@ -374,7 +375,7 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
         result.error = str(exc)
         return result
 
-    from .citations import cite_claims
+    from .trust.citations import cite_claims
 
     citations = cite_claims(answer, passages, [c.spans for c in result.claims],
                             [c.text for c in result.claims])

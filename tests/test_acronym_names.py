@@ -6,7 +6,7 @@ import pytest
 import pytest_faithfulness as pf
 from pytest_faithfulness.judges.offline import OfflineJudge
 from pytest_faithfulness.records import Passage, Verdict
-from pytest_faithfulness.verification import check_verdict
+from pytest_faithfulness.trust.quote_check import check_verdict
 
 JUDGES = [OfflineJudge(), OfflineJudge(verifier="heuristic")]
 

@@ -12,7 +12,7 @@ import pytest
 
 from pytest_faithfulness import OfflineJudge, evaluate
 from pytest_faithfulness.judges import make_judge
-from pytest_faithfulness.verification import check_verdict
+from pytest_faithfulness.trust.quote_check import check_verdict
 
 
 @pytest.fixture(scope="module")

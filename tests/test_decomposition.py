@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from pytest_faithfulness import evaluate, make_judge
 from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer, non_assertive_reason
-from pytest_faithfulness.text import strip_citations
+from pytest_faithfulness.language.markers import strip_citations
 
 PICO = ["The Pico speaker comes with a 1-year limited warranty and weighs 300 g."]
 KETTLE = ["The Model K7 kettle holds 1.7 litres and has a 2200 W heating element. "

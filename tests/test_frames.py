@@ -246,7 +246,7 @@ RIDERS = [
 @pytest.mark.parametrize("claim, quote", RIDERS)
 def test_a_part_of_a_claim_the_quote_does_not_carry_is_not_supported(offline, claim, quote):
     from pytest_faithfulness.records import Passage, Verdict
-    from pytest_faithfulness.verification import check_verdict
+    from pytest_faithfulness.trust.quote_check import check_verdict
 
     passages = [Passage(id=str(i), text=t) for i, t in enumerate(POLICY, 1)]
     accepted, reason = check_verdict(Verdict("supported", passage_ids=["2"], quote=quote),
@@ -258,7 +258,7 @@ def test_a_part_of_a_claim_the_quote_does_not_carry_is_not_supported(offline, cl
 
 def test_a_claim_whose_every_part_the_quote_carries_is_still_supported(offline):
     from pytest_faithfulness.records import Passage, Verdict
-    from pytest_faithfulness.verification import check_verdict
+    from pytest_faithfulness.trust.quote_check import check_verdict
 
     passage = Passage(id="1", text="Gift cards, sold online and in stores, expire after one year.")
     for claim in ("Gift cards expire after one year.",

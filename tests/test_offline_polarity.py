@@ -178,9 +178,10 @@ def test_an_opposite_word_on_the_same_topic_is_a_contradiction(claim, passage):
 ])
 def test_a_negated_opposite_agrees(claim, passage):
     """"not disabled" is no opposite of "enabled": the rule refuses nothing for it."""
-    from pytest_faithfulness.verification import _features, _opposites
+    from pytest_faithfulness.language.features import text_features
+    from pytest_faithfulness.judges.offline.heuristic import opposite_pairs
 
-    assert _opposites(_features(claim), _features(passage, sentence_start_exempt=False)) == []
+    assert opposite_pairs(text_features(claim), text_features(passage, sentence_start_exempt=False)) == []
 
 
 def test_a_faithful_support_suite_passes_its_gate(pytester):

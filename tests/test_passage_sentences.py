@@ -10,14 +10,13 @@ from hypothesis import strategies as st
 
 from pytest_faithfulness import OfflineJudge, evaluate
 from pytest_faithfulness.records import Passage
-from pytest_faithfulness.text import MAX_SENTENCE_CHARS, passage_sentence_spans
-from pytest_faithfulness.verification import (
+from pytest_faithfulness.language.text import MAX_SENTENCE_CHARS, passage_sentence_spans
+from pytest_faithfulness.language.features import evidence_spans, text_features
+from pytest_faithfulness.judges.offline.heuristic import (
     SUPPORT_COVERAGE,
     TOPIC_COVERAGE,
     HeuristicVerifier,
-    _candidate_windows,
-    _features,
-    _windows,
+    candidate_windows,
 )
 
 # Pieces that exercise every rule of the splitter: abbreviations, initials, dotted forms,
@@ -156,12 +155,12 @@ phrases = st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=12).map(" "
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(phrases, st.lists(phrases, min_size=1, max_size=6).map(" ".join))
 def test_prefilter_keeps_every_window_that_could_matter(claim, passage):
-    cf = _features(claim)
+    cf = text_features(claim)
     if not cf.content:
         return
-    kept = set(_candidate_windows(cf, passage))
-    for start, end in _windows(passage):
-        wf = _features(passage[start:end], sentence_start_exempt=False)
+    kept = set(candidate_windows(cf, passage))
+    for start, end in evidence_spans(passage):
+        wf = text_features(passage[start:end], sentence_start_exempt=False)
         coverage = len(cf.content & wf.content) / len(cf.content)
         topic = len(cf.words & wf.words) / len(cf.words) if cf.words else 0.0
         if coverage >= SUPPORT_COVERAGE or topic >= TOPIC_COVERAGE:

@@ -123,7 +123,7 @@ def test_every_format_character_is_dropped():
     import sys
     import unicodedata
 
-    from pytest_faithfulness.verification import _FORMAT_CHARS
+    from pytest_faithfulness.language.quantities import FORMAT_CHARS
 
     cf = [chr(i) for i in range(sys.maxunicode + 1) if unicodedata.category(chr(i)) == "Cf"]
-    assert [hex(ord(c)) for c in cf if not _FORMAT_CHARS.fullmatch(c)] == []
+    assert [hex(ord(c)) for c in cf if not FORMAT_CHARS.fullmatch(c)] == []

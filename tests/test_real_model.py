@@ -27,7 +27,7 @@ import pytest
 from scripted_model import AUDIT_ANSWER, AUDIT_PASSAGES
 
 from pytest_faithfulness import LiteLLMJudge, evaluate
-from pytest_faithfulness.text import quote_in_passage
+from pytest_faithfulness.language.text import quote_in_passage
 
 pytestmark = pytest.mark.real_model
 ALIAS = "smollm2"

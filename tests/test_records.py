@@ -19,7 +19,7 @@ from pytest_faithfulness import (
 from pytest_faithfulness.gate import GateConfig, gate_failures
 from pytest_faithfulness.pipeline import passage_windows
 from pytest_faithfulness.records import to_passages
-from pytest_faithfulness.verification import check_verdict
+from pytest_faithfulness.trust.quote_check import check_verdict
 
 
 class LangChainLikeDocument:

@@ -1,4 +1,4 @@
-"""Train the calibrated offline judge (``pytest_faithfulness.judges.calibrated``).
+"""Train the calibrated offline judge (``pytest_faithfulness.judges.offline.calibrated``).
 
     python training/train_calibrated_judge.py [--data-dir ../shared/data] [--nli 6000]
 
@@ -21,8 +21,8 @@ Data (training only; see the READMEs in ``--data-dir``):
 Split: a seeded hash of each record's passages sends 20% of the groups to a held-out split.
 The support threshold maximises, on that split, the mean balanced accuracy over its sources
 (claim-level for claim files and NLI, answer-level for answer files), counting a supported
-verdict only when no hard rule vetoes it (``judges.calibrated.vetoes``) and its quote passes
-``verification.check_verdict``, as at run time. The contradiction model is
+verdict only when no hard rule vetoes it (``judges.offline.calibrated.vetoes``) and its quote passes
+``trust.quote_check.check_verdict``, as at run time. The contradiction model is
 fitted on the not-supported examples of the sources that label contradiction.
 """
 
@@ -45,12 +45,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pytest_faithfulness.judges.calibrated import vetoes
-from pytest_faithfulness.judges.features import FEATURE_NAMES, align
+from pytest_faithfulness.judges.offline.calibrated import vetoes
 from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer
+from pytest_faithfulness.judges.offline.window_features import (
+    FEATURE_NAMES,
+    best_window,
+)
+from pytest_faithfulness.language.features import text_features
+from pytest_faithfulness.language.text import passage_sentence_spans
 from pytest_faithfulness.records import Verdict, to_passages
-from pytest_faithfulness.text import passage_sentence_spans
-from pytest_faithfulness.verification import _features, check_verdict
+from pytest_faithfulness.trust.quote_check import check_verdict
 
 SEED = 20261201
 MODELS = ROOT / "pytest_faithfulness" / "models"
@@ -110,7 +114,7 @@ def idf_table(claims, answers):
             seen.add(key)
             text = p["text"]
             for s, e in passage_sentence_spans(text):
-                df.update(_features(text[s:e], sentence_start_exempt=False).content)
+                df.update(text_features(text[s:e], sentence_start_exempt=False).content)
                 n += 1
     default = math.log((n + 1) / 1) + 1
     idf = {w: round(math.log((n + 1) / (c + 1)) + 1, 2) for w, c in df.items() if c >= 3}
@@ -119,7 +123,7 @@ def idf_table(claims, answers):
 
 def featurize(rec_claim, passages, idf, default):
     ps = to_passages(passages)
-    al = align(rec_claim, ps, idf, default)
+    al = best_window(rec_claim, ps, idf, default)
     ok = False
     if al.quote is not None and vetoes(al) is None:
         v = Verdict("supported", passage_ids=[al.passage_id], quote=al.quote)

@@ -45,8 +45,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pytest_faithfulness import nli  # noqa: E402
-from pytest_faithfulness.verification import _features  # noqa: E402
+from pytest_faithfulness.judges.offline import nli  # noqa: E402
+from pytest_faithfulness.language.features import text_features  # noqa: E402
 
 DATA_DIR = ROOT.parent / "shared" / "data" / "nli"
 FILES = ("snli.jsonl.gz", "mnli.jsonl", "mnli_dev_annotator2.jsonl.gz", "fever_nli.jsonl.gz",
@@ -107,7 +107,7 @@ def distractors(rows, rng: np.random.Generator, per_split_limit: int):
     premises = sorted({r[0] for r in rows})
     index: dict[str, list[int]] = {}
     for i, p in enumerate(premises):
-        for w in _features(p, sentence_start_exempt=False).words:
+        for w in text_features(p, sentence_start_exempt=False).words:
             index.setdefault(w, []).append(i)
     own = {}
     for r in rows:
@@ -116,7 +116,7 @@ def distractors(rows, rng: np.random.Generator, per_split_limit: int):
     rng.shuffle(hyps)
     out = []
     for h in hyps[:per_split_limit]:
-        words = _features(h).words
+        words = text_features(h).words
         counts: dict[int, int] = {}
         for w in words:
             postings = index.get(w, ())

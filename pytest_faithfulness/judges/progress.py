@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..records import Decomposition, Passage, Verdict
-from ..verification import check_verdict
+from ..trust.quote_check import check_verdict
 
 _MARK = {"supported": "supported", "contradicted": "CONTRADICTED",
          "unsupported": "UNSUPPORTED"}

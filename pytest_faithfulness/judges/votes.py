@@ -66,7 +66,7 @@ from typing import Any
 
 from .. import _loop
 from ..records import Passage, Verdict, Vote
-from ..verification import check_verdict
+from ..trust.quote_check import check_verdict
 from .protocol import as_verdict, call_judge, judge_description
 
 #: The sampling temperature of votes 2..N for judges that sample (``LiteLLMJudge.for_vote``).

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..records import AnswerResult, ClaimResult, Span
-from ..text import sentence_spans
+from ..language.text import sentence_spans
 
 _MARKERS = re.compile(r"\[[^\]\n]*\]|\u3010[^\u3011\n]*\u3011|\((?:sources?|refs?)[^)\n]*\)",
                       re.IGNORECASE)

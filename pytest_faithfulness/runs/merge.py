@@ -410,7 +410,7 @@ def recheck_supported(session: Any, shards: Sequence[Shard] = ()) -> list[str]:
     Returns:
         one gate failure per answer with a verdict that was not accepted (empty: all held).
     """
-    from ..verification import check_verdict
+    from ..trust.quote_check import check_verdict
 
     sources = {a.test_id: shard.path for shard in shards for a in shard.run.answers}
     failures: list[str] = []
@@ -478,7 +478,7 @@ def recheck_coverage(session: Any, shards: Sequence[Shard] = ()) -> list[str]:
         one gate failure per answer with a sentence that no claim covers, naming the shard,
         the answer and the sentence (empty: every answer is covered).
     """
-    from ..alignment import align
+    from ..trust.alignment import align
     from ..records import Decomposition
 
     sources = {a.test_id: shard.path for shard in shards for a in shard.run.answers}

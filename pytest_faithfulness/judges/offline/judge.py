@@ -12,8 +12,8 @@ from typing import Any
 
 from ...accounting import record as record_usage
 from ...records import Decomposition, Passage, Verdict
-from ..heuristic import HeuristicVerifier
 from .decomposer import RuleDecomposer
+from .heuristic import HeuristicVerifier
 
 
 class OfflineJudge:
@@ -24,7 +24,7 @@ class OfflineJudge:
 
     Args:
         verifier: ``"calibrated"`` (default, judge name ``offline``):
-            ``judges.calibrated.CalibratedVerifier``, a logistic regression over
+            ``judges.offline.calibrated.CalibratedVerifier``, a logistic regression over
             claim-versus-window features with a confidence per verdict, pure Python;
             ``"heuristic"`` (judge name ``offline-heuristic``): the rules of
             ``verification.HeuristicVerifier`` alone, no model file; ``"nli"`` (judge name
@@ -50,13 +50,13 @@ class OfflineJudge:
     def __init__(self, verifier: str = "calibrated") -> None:
         self._decomposer = RuleDecomposer()
         if verifier == "calibrated":
-            from ..calibrated import CalibratedVerifier
+            from .calibrated import CalibratedVerifier
 
             self._verifier = CalibratedVerifier()
         elif verifier == "heuristic":
             self._verifier = HeuristicVerifier()
         elif verifier == "nli":
-            from ...nli import EmbeddingVerifier
+            from .nli import EmbeddingVerifier
 
             self._verifier = EmbeddingVerifier()
         else:
@@ -85,7 +85,7 @@ class OfflineJudge:
     def describe(self) -> str:
         """One line for report headers."""
         if self.verifier == "calibrated":
-            from ..calibrated import DEV_BALANCED_ACCURACY as acc
+            from .calibrated import DEV_BALANCED_ACCURACY as acc
 
             return (f"offline calibrated judge {self._verifier.version} (word coverage, numbers, "
                     "negation and quantifiers, weighed by a model trained on public data): "
@@ -95,7 +95,7 @@ class OfflineJudge:
             return ("offline embedding judge (MiniLM int8 + a small head trained on public NLI "
                     "data, with the number/name rules), experimental: a first filter, not a "
                     "gate to trust on its own")
-        from ...verification import DEV_BALANCED_ACCURACY as acc
+        from .heuristic import DEV_BALANCED_ACCURACY as acc
 
         return (f"offline heuristic judge {self._verifier.version} (word coverage, numbers, "
                 f"negation): balanced accuracy on the public dev data claims {acc['claims']:.3f}, "

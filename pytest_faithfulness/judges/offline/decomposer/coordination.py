@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ....text import has_cjk
+from ....language.text import has_cjk
 from .words import (
     AUX,
     DETERMINERS,

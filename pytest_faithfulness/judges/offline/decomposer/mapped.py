@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from ....text import citation_spans, sentence_spans
+from ....language.markers import citation_spans
+from ....language.text import sentence_spans
 from .words import WORD
 
 

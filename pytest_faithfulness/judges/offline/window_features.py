@@ -1,6 +1,6 @@
 """Claim-versus-window features for the calibrated offline judge (pure Python, no numpy).
 
-``align(claim, passages, idf, default_idf)`` finds the best-aligned evidence window of the
+``best_window(claim, passages, idf, default_idf)`` finds the best-aligned evidence window of the
 passages (a sentence, or up to ``MAX_WINDOW_SENTENCES`` neighbouring sentences, of one
 passage; or a passage's title) and describes how the claim stands against it, as a fixed vector of numbers
 (``FEATURE_NAMES``, same order). Each feature catches one real thing:
@@ -12,7 +12,7 @@ passage; or a passage's title) and describes how the claim stands against it, as
   with their units, or states another number in the same unit (``14 days`` against
   ``14 hours``, ``$5.99`` against ``$4.99``, ``10 business days`` against ``5``);
 * polarity scoped to the window: a claim word negated on one side only, in any of the
-  languages ``verification`` reads negation in (English, German, French, Spanish, Chinese,
+  languages ``language.features`` reads negation in (English, German, French, Spanish, Chinese,
   Japanese);
 * quantifiers: a claim that says ``all``/``every``/``any`` against a window that says
   ``only``, and a restricting word (``only``, ``exclusively``) the window does not state;
@@ -21,13 +21,13 @@ passage; or a passage's title) and describes how the claim stands against it, as
 * the heuristic verifier's own verdict on the same claim, as two indicators.
 
 The best window is one whose words can pass the quote check for ``supported``
-(``verification.check_verdict``) when any can, then the one with the highest idf-weighted
-coverage of the claim's content words (``verification`` tokenisation, so units, currencies
+(``trust.quote_check.check_verdict``) when any can, then the one with the highest idf-weighted
+coverage of the claim's content words (``language.features`` tokenisation, so units, currencies
 and number words are read the same way everywhere), then the shortest. Windows are single
 sentences, titles, and runs of up to ``MAX_WINDOW_SENTENCES`` neighbouring sentences that
 start and end on a sentence holding a claim word, so the quote is always verbatim; a
 Markdown table's body row is read with its header row on its own (no run spans two rows; a
-yes/no cell answers its column: ``verification.table_readings``).
+yes/no cell answers its column: ``trust.evidence.table_readings``).
 """
 
 from __future__ import annotations
@@ -37,31 +37,27 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from ..records import Passage
-from ..text import passage_sentence_spans
-from ..verification import (
-    _FILLERS,
-    _TOKEN,
-    QUOTE_CLAIM_COVERAGE,
+from ...language.features import TextFeatures, text_features, unmatched_quantities
+from ...language.lexicon import FILLERS
+from ...language.quantities import surface_form
+from ...language.text import passage_sentence_spans
+from ...language.words import TOKEN_PATTERN, fold_phrases, is_content, stem_word
+from ...records import Passage
+from ...trust.evidence import table_readings
+from ...trust.quote_check import QUOTE_CLAIM_COVERAGE
+from .heuristic import (
     TOPIC_COVERAGE,
-    _contradiction,
-    _Features,
-    _features,
-    _flipped,
-    _fold_phrases,
-    _is_content,
-    _opposites,
-    _stem,
-    _surface,
-    _unmatched_quantities,
-    _with_title,
+    HeuristicVerifier,
+    contradiction,
+    flipped_words,
+    opposite_pairs,
     said_otherwise,
     statement_problem,
-    table_readings,
+    stitches,
+    with_title,
 )
-from .heuristic import HeuristicVerifier, stitches
 
-#: The names of the features, in the order of ``Alignment.features``.
+#: The names of the features, in the order of ``WindowMatch.features``.
 FEATURE_NAMES = (
     "wcov_window", "cov_window", "wcov_all", "missing_max_idf", "n_missing_log",
     "names_missing_window", "names_missing_all", "has_numbers", "numbers_in_window",
@@ -81,12 +77,12 @@ _HEURISTIC = HeuristicVerifier()
 #: The longest run of neighbouring sentences one window may span.
 MAX_WINDOW_SENTENCES = 4
 #: Share of the claim's non-numeric content words a window must hold to show a number or
-#: polarity mismatch (as ``verification.TOPIC_COVERAGE``).
+#: polarity mismatch (as ``heuristic.TOPIC_COVERAGE``).
 TOPIC = TOPIC_COVERAGE
 
 
 @dataclass(frozen=True)
-class Alignment:
+class WindowMatch:
     """The best-aligned window of the passages for one claim.
 
     Attributes:
@@ -113,14 +109,14 @@ class Alignment:
 @lru_cache(maxsize=65536)
 def _sequence(text: str) -> tuple[str, ...]:
     """The content words of ``text`` in order (stems, numbers as digits), for word order."""
-    lower = _fold_phrases(_surface(text).lower())
-    return tuple(tok if tok[0].isdigit() else _stem(tok)
-                 for tok in _TOKEN.findall(lower) if tok[0].isdigit() or _is_content(tok))
+    lower = fold_phrases(surface_form(text).lower())
+    return tuple(tok if tok[0].isdigit() else stem_word(tok)
+                 for tok in TOKEN_PATTERN.findall(lower) if tok[0].isdigit() or is_content(tok))
 
 
 @lru_cache(maxsize=65536)
 def _raw_words(text: str) -> frozenset[str]:
-    return frozenset(_TOKEN.findall(_surface(text).lower()))
+    return frozenset(TOKEN_PATTERN.findall(surface_form(text).lower()))
 
 
 def _order_agreement(claim_seq: tuple[str, ...], window_seq: tuple[str, ...]) -> float:
@@ -167,21 +163,21 @@ def _windows_of(passage: Passage):
     return out, spans
 
 
-def align(claim: str, passages: list[Passage], idf: dict[str, float],
-          default_idf: float) -> Alignment:
+def best_window(claim: str, passages: list[Passage], idf: dict[str, float],
+                default_idf: float) -> WindowMatch:
     """The best window of ``passages`` for ``claim`` and the features of the pair.
 
     Args:
         claim: the claim text.
         passages: the passages to judge it against (title and text of each).
-        idf: inverse document frequency per content word (``verification`` stems).
+        idf: inverse document frequency per content word (``language.words.stem_word`` stems).
         default_idf: the weight of a word ``idf`` does not list (rare).
 
     Returns:
-        An ``Alignment``; with no passage or no content word its quote is ``None`` and the
+        A ``WindowMatch``; with no passage or no content word its quote is ``None`` and the
         features describe an empty window.
     """
-    cf = _features(claim)
+    cf = text_features(claim)
     heuristic = _HEURISTIC.verify(claim, passages)
     content = cf.content
     total = _weight(content, idf, default_idf) or 1.0
@@ -199,11 +195,11 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
         sent_feats = []
         title_f = None
         for text, _, k in windows:
-            wf = _features(rows.get(k, text), sentence_start_exempt=False)
+            wf = text_features(rows.get(k, text), sentence_start_exempt=False)
             if k is None:
                 title_f = wf
             else:
-                wf = _with_title(cf, wf, title_f)
+                wf = with_title(cf, wf, title_f)
             union |= wf.content
             if k is not None:
                 sent_feats.append(wf)
@@ -229,17 +225,17 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
                 if rank > best[0]:
                     best = (rank, passage.id, text, title_f, True)
     if best is not None and best[4]:
-        best = (*best[:3], _with_title(cf, _features(best[2], sentence_start_exempt=False),
-                                       best[3]), best[4])
+        best = (*best[:3], with_title(cf, text_features(best[2], sentence_start_exempt=False),
+                                      best[3]), best[4])
     if best is None or not content:
         feats = [0.0] * len(FEATURE_NAMES)
         feats[FEATURE_NAMES.index("claim_len_log")] = math.log1p(len(content))
         feats[FEATURE_NAMES.index("order_agreement")] = 1.0
         feats[FEATURE_NAMES.index("names_missing_window")] = 1.0 if cf.mandatory else 0.0
         feats[FEATURE_NAMES.index("names_missing_all")] = 1.0 if cf.mandatory else 0.0
-        return Alignment(None, None, tuple(feats), heuristic.label, None)
+        return WindowMatch(None, None, tuple(feats), heuristic.label, None)
     _, pid, quote, wf, is_pair = best
-    return Alignment(pid, quote, tuple(_vector(claim, cf, quote, wf, is_pair, union, idf,
+    return WindowMatch(pid, quote, tuple(_vector(claim, cf, quote, wf, is_pair, union, idf,
                                                default_idf, total, heuristic.label)),
                      heuristic.label, _mismatch(cf, wf), _quantity_problem(cf, wf),
                      _role_swap(claim, quote), _short_claim_gap(cf, wf), _coverage_gap(cf, wf))
@@ -251,10 +247,10 @@ def align(claim: str, passages: list[Passage], idf: dict[str, float],
 SHORT_CLAIM_WORDS = 4
 
 
-def _short_claim_gap(cf: _Features, wf: _Features) -> str | None:
+def _short_claim_gap(cf: TextFeatures, wf: TextFeatures) -> str | None:
     if len(cf.content) > SHORT_CLAIM_WORDS:
         return None
-    if missing := sorted(cf.content - wf.content - said_otherwise(cf, wf) - _FILLERS):
+    if missing := sorted(cf.content - wf.content - said_otherwise(cf, wf) - FILLERS):
         return f"the passage does not say {', '.join(missing)}"
     return None
 
@@ -282,14 +278,14 @@ def _role_swap(claim: str, quote: str) -> bool:
 TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year"})
 
 
-def _quantity_problem(cf: _Features, wf: _Features) -> str | None:
-    """The heuristic's rules on what a window states (``verification.statement_problem``):
+def _quantity_problem(cf: TextFeatures, wf: TextFeatures) -> str | None:
+    """The heuristic's rules on what a window states (``heuristic.statement_problem``):
     each quantity with its unit, each bound ("within 14") and count ("20 users") as the
     claim states it, each number with the name the claim ties it to, and negation."""
     return statement_problem(cf, wf)
 
 
-def _coverage_gap(cf: _Features, wf: _Features) -> str | None:
+def _coverage_gap(cf: TextFeatures, wf: TextFeatures) -> str | None:
     """Why the window holds too little of the claim for this word-level judge to support it
     (``_quotable``: a name or number missing, or under ``QUOTE_CLAIM_COVERAGE`` of the content
     words), or ``None``. The judge's own floor: it reads word overlap, not meaning, so a claim
@@ -303,9 +299,9 @@ def _coverage_gap(cf: _Features, wf: _Features) -> str | None:
             "words")
 
 
-def _quotable(cf: _Features, covered) -> bool:
+def _quotable(cf: TextFeatures, covered) -> bool:
     """Whether a window holding the claim words ``covered`` can pass the quote check's word
-    rules for ``supported`` (``verification.check_verdict``: every name and number, and
+    rules for ``supported`` (``trust.quote_check.check_verdict``: every name and number, and
     ``QUOTE_CLAIM_COVERAGE`` of the content words, all but one of three or fewer)."""
     n = len(cf.content)
     if not n or cf.mandatory - covered:
@@ -313,27 +309,27 @@ def _quotable(cf: _Features, covered) -> bool:
     return len(covered) >= (QUOTE_CLAIM_COVERAGE * n if n > 3 else n - 1)
 
 
-def _mismatch(cf: _Features, wf: _Features) -> str | None:
+def _mismatch(cf: TextFeatures, wf: TextFeatures) -> str | None:
     """The heuristic's number or polarity mismatch between claim and window, only when the
     window is about the same thing (``TOPIC`` of the claim's non-numeric words)."""
     if not cf.words or len(cf.words & wf.words) / len(cf.words) < TOPIC:
         return None
-    for number, unit in sorted(_unmatched_quantities(cf, wf)):
+    for number, unit in sorted(unmatched_quantities(cf, wf)):
         if unit in TIME_UNITS:
             other = sorted(u for n, u in wf.number_units if n == number and u in TIME_UNITS
                            and u != unit and (n, unit) not in wf.number_units)
             if other:
                 return (f"unit mismatch: the claim says {number} {unit}, the passage says "
                         f"{number} {other[0]}")
-    return _contradiction(cf, wf, _coverage(cf, wf))
+    return contradiction(cf, wf, _coverage(cf, wf))
 
 
-def _coverage(cf: _Features, wf: _Features) -> float:
+def _coverage(cf: TextFeatures, wf: TextFeatures) -> float:
     return (len(cf.content & wf.content | said_otherwise(cf, wf)) / len(cf.content)
             if cf.content else 0.0)
 
 
-def _vector(claim: str, cf: _Features, quote: str, wf: _Features, is_pair: bool,
+def _vector(claim: str, cf: TextFeatures, quote: str, wf: TextFeatures, is_pair: bool,
             union: set[str], idf: dict[str, float], default_idf: float, total: float,
             heuristic_label: str) -> list[float]:
     content = cf.content
@@ -342,7 +338,7 @@ def _vector(claim: str, cf: _Features, quote: str, wf: _Features, is_pair: bool,
     c_raw, w_raw = _raw_words(claim), _raw_words(quote)
     c_seq, w_seq = _sequence(claim), _sequence(quote)
     c_bi = _bigrams(c_seq)
-    flipped = _flipped(cf, wf) or _opposites(cf, wf)
+    flipped = flipped_words(cf, wf) or opposite_pairs(cf, wf)
     mismatch = _mismatch(cf, wf) or ""
     return [
         _weight(content & wf.content, idf, default_idf) / total,
@@ -353,7 +349,7 @@ def _vector(claim: str, cf: _Features, quote: str, wf: _Features, is_pair: bool,
         len(names - wf.content) / len(names) if names else 0.0,
         len(names - union) / len(names) if names else 0.0,
         1.0 if cf.numbers else 0.0,
-        1.0 if cf.numbers and not (cf.numbers - wf.numbers) and not _unmatched_quantities(cf, wf)
+        1.0 if cf.numbers and not (cf.numbers - wf.numbers) and not unmatched_quantities(cf, wf)
         else 0.0,
         1.0 if mismatch.startswith("number mismatch") else 0.0,
         1.0 if flipped else 0.0,

@@ -8,10 +8,10 @@ against its cited passages first and against all of them only when those do not 
 
 Rules (this package's, stated so they can be argued with):
 
-1. **Markers.** The styles recognised are those of ``text.citation_markers``: ``[1]``,
+1. **Markers.** The styles recognised are those of ``markers.citation_markers``: ``[1]``,
    ``[1, 2]``, ``[1-3]``, ``[^1]``, ``【1】``, ``[p-2071]``, ``[p-2071, p-2072]``, a labelled
    parenthetical ``(Source 2)`` / ``(Sources 1, 3)`` / ``(source: p-2071)``, a line that lists
-   sources (``Sources: p-2071, p-2072``, ``References: [1], [2]``; ``text.source_line_refs``)
+   sources (``Sources: p-2071, p-2072``, ``References: [1], [2]``; ``markers.source_line_refs``)
    and Markdown footnotes (``[^1]`` with a definition line ``[^1]: p-2071``).
 2. **Mapping.** An id maps to the passage with exactly that id. A number ``N`` maps to the
    passage whose id is ``N`` when there is one, else to the ``N``-th passage (1-based, the
@@ -24,7 +24,7 @@ Rules (this package's, stated so they can be argued with):
    ``[p-9999]``) is an **unknown citation**: it is kept (``unknown``), it can never make a
    citation correct, and the claim's note says so. A bracket of numbers *inside* a sentence
    that maps to no passage ("weighs [800].") is a value, not a marker
-   (``text.citation_spans`` with ``passage_count``): it stays in the claim and is judged.
+   (``markers.citation_spans`` with ``passage_count``): it stays in the claim and is judged.
 3. **Attachment.** A marker inside a sentence (before its closing punctuation) cites the clause
    it follows: the text of its sentence since the previous marker of that sentence. A marker
    after a sentence's closing punctuation (``... indefinitely. [p-2071]``) cites the text since
@@ -49,14 +49,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .records import Passage, Span, Verdict
-from .text import (
+from ..language.markers import (
     FOOTNOTE_DEFINITION,
     citation_markers,
     footnote_refs,
-    sentence_spans,
     source_line_refs,
 )
+from ..language.text import sentence_spans
+from ..records import Passage, Span, Verdict
 
 #: The most passages one range (``[1-40]``) stands for; a longer range is one unknown citation.
 MAX_RANGE = 50
@@ -280,7 +280,7 @@ def _footnotes(answer: str, passages: Sequence[Passage]
                ) -> dict[str, tuple[list[str], list[str]]]:
     """Footnote label -> (passage ids, unknown references) of what its definition line names.
 
-    A definition that only names sources (``text.footnote_refs``: ``p-2071``, ``3``, ``[3]``,
+    A definition that only names sources (``markers.footnote_refs``: ``p-2071``, ``3``, ``[3]``,
     ``Source 3``, ``Passage 3``) is resolved like an inline marker (rule 2: an id, else a
     number's id or position); one with prose in it names the passage ids written in it. A
     definition that names no passage at all is an unknown reference (``^1``): the footnote
