@@ -58,7 +58,8 @@ _INTERJECTION = re.compile(
     r"^(?:(?:(?:yes|yeah|yep|yup|sure|ok|okay|well|oh|ah|hmm+|wow|indeed|certainly|"
     r"absolutely|of course|great question|good question|" + RECAP_OPENER +
     r")\b\s*[,!.:;\u2013\u2014-]*|"
-    r"(?:no|nope|nah)\b(?:\s*[,!.:;\u2013\u2014-]+|(?=\s+(?:but|and|so)\b)))\s*)+",  # "No immediate injuries": a determiner
+    # "No immediate injuries": a determiner
+    r"(?:no|nope|nah)\b(?:\s*[,!.:;\u2013\u2014-]+|(?=\s+(?:but|and|so)\b)))\s*)+",
     re.IGNORECASE,
 )
 PUNCT = re.compile(r"[^\w\s]")

@@ -175,7 +175,8 @@ _EXCEPTION = re.compile(r"\b(?:except|excepting|excluding|other than|apart from|
                         r"save for|unless|but not|with the exception of)\b")
 
 
-def restates(claim: str, cf: TextFeatures, xf: TextFeatures, qf: TextFeatures, ev: QuotedEvidence) -> bool:
+def restates(claim: str, cf: TextFeatures, xf: TextFeatures, qf: TextFeatures,
+             ev: QuotedEvidence) -> bool:
     """Whether the evidence (``xf``: quotes and their sentences; ``qf``: the quotes) says
     the claim as it is, so cannot carry ``contradicted``: it states every content word of the
     claim, with the claim's polarity (no word negated on one side only, no opposite word, no

@@ -2,8 +2,8 @@
 
 ``best_window(claim, passages, idf, default_idf)`` finds the best-aligned evidence window of the
 passages (a sentence, or up to ``MAX_WINDOW_SENTENCES`` neighbouring sentences, of one
-passage; or a passage's title) and describes how the claim stands against it, as a fixed vector of numbers
-(``FEATURE_NAMES``, same order). Each feature catches one real thing:
+passage; or a passage's title) and describes how the claim stands against it, as a fixed vector
+of numbers (``FEATURE_NAMES``, same order). Each feature catches one real thing:
 
 * content-word coverage, plain and weighted by inverse document frequency (``idf``: rare
   words carry a claim, common ones do not), in the best window and in all passages together,
