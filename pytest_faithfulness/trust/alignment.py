@@ -222,13 +222,13 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
                                        reason=set_aside_label(item.reason, verdicts),
                                        spans=[span]))
             continue
-        for part, reason in verdicts:
+        for piece, reason in verdicts:
             if reason is not None:
-                trusted.append(DroppedText(text=answer[part[0]:part[1]],
-                                           reason=set_aside_label(item.reason, [(part, reason)]),
-                                           spans=[part]))
+                trusted.append(DroppedText(text=answer[piece[0]:piece[1]],
+                                           reason=set_aside_label(item.reason, [(piece, reason)]),
+                                           spans=[piece]))
             else:  # not trusted: its sentence must be covered by claims like any other
-                flagged.append((part, item.reason))
+                flagged.append((piece, item.reason))
     dropped[:0] = trusted
 
     # 3. sources of claims; bracketed values kept in them

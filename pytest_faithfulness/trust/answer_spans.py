@@ -194,8 +194,11 @@ def markdown_structure(answer: str) -> list[tuple[int, int, str]]:
 
     def prose(opened: int, close: int) -> bool:  # the block between two fence lines
         inner = [b for _, _, b in lines[opened + 1:close]]
-        return bool(inner) and not reads_as_code(MD_FENCE.match(lines[opened][2]).group(2),
-                                                 inner)
+        if not inner:
+            return False
+        fence = MD_FENCE.match(lines[opened][2])
+        assert fence is not None  # ``opened`` is a fence line
+        return not reads_as_code(fence.group(2), inner)
 
     opened: int | None = None
     for i, (_, _, body) in enumerate(lines):

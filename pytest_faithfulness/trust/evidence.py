@@ -78,8 +78,8 @@ def read_evidence(items: list[Evidence], by_id: dict[str, Passage],
                     continue
                 whole = whole or (bare_quote(fold_typography(source))
                                   == bare_quote(fold_typography(quote)))
-                if rows := _table_rows(source, fold_typography(quote)):
-                    rows = _claim_rows(rows, claim)
+                if table := _table_rows(source, fold_typography(quote)):
+                    rows = _claim_rows(table, claim)
                     around.append(" ".join(rows))
                     units += rows
                     break
@@ -225,10 +225,10 @@ def _table_rows(source: str, quote: str) -> list[tuple[str, str]] | None:
     while at >= 0:
         end = at + len(quote)
         touched = [i for i, s0 in enumerate(starts) if s0 < end and s0 + len(lines[i]) > at]
-        rows: list[tuple[str, str]] | None = []
+        rows: list[tuple[str, str]] = []  # emptied when the quote leaves the table
         for i in touched:
             if not lines[i].startswith("|"):
-                rows = None
+                rows = []
                 break
             top = i
             while top > 0 and lines[top - 1].startswith("|"):
@@ -236,7 +236,7 @@ def _table_rows(source: str, quote: str) -> list[tuple[str, str]] | None:
             if top == i or TABLE_DELIMITER.fullmatch(lines[i]):
                 continue  # the header or delimiter row
             if (reading := row_reading(lines[top], lines[i])) is None:
-                rows = None
+                rows = []
                 break
             rows.append((reading, " ".join(c for c in _table_cells(lines[i]) if c)))
         if rows:

@@ -200,7 +200,7 @@ def _range_problem(cf: TextFeatures, xf: TextFeatures) -> str | None:
     ("3 days", "5 days"; "at least 3 days", "up to 5 days" and the range itself are stated).
     Compared as written and as a quantity ("72 hours" is the 3 of "3-5 days"). ``None`` when
     there is none."""
-    ends = {}
+    ends: dict[str, tuple[str, str, str]] = {}
     for lo, hi in xf.ranges:
         ends.setdefault(lo, (">=", lo, hi))
         ends.setdefault(hi, ("<=", lo, hi))

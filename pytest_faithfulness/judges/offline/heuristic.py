@@ -105,7 +105,7 @@ def with_title(cf: TextFeatures, wf: TextFeatures, title: TextFeatures | None) -
     of the Vela lamp): the title's words count as the window's, with the title's polarity.
     Numbers, units, bounds and clause parts stay the window's own; any other title adds
     nothing (a "Refund policy" title does not make every sentence say "refund")."""
-    if not title_speaks(cf, title):
+    if title is None or not title_speaks(cf, title):
         return wf
     extra = title.words - wf.content
     if not extra:
