@@ -30,7 +30,20 @@ IDIOMS = frozenset({"order", "addition", "term", "respons", "fact", "particular"
 
 COORDINATORS = frozenset({"and", "or", "&", ",", "/"})
 
+#: Articles and possessives: the words before a name that are no part of it ("the Pro plan",
+#: "its Vela lamp"; ``trust.name_rules`` skips them). Not ``NOUN_PHRASE_OPENERS``, the
+#: decomposer's wider list (demonstratives and quantifiers too, no "my"): the two were tuned
+#: on their own rules' cases, and one list for both would change verdicts.
 DETERMINERS = frozenset({"a", "an", "the", "its", "his", "her", "their", "our", "my", "your"})
+
+#: Words that open a noun phrase ("the", "its", "every"): how the decomposer tells a noun
+#: phrase (an appositive, a subject carried to the next clause) from a clause
+#: (``judges.offline.decomposer.embedded`` and ``.coordination``). Not ``DETERMINERS``: it
+#: holds the demonstratives and quantifiers that open a subject ("this", "those", "each",
+#: "most", "both") and no "my"; one list for both would change verdicts.
+NOUN_PHRASE_OPENERS = frozenset({"the", "a", "an", "its", "their", "our", "your", "his", "her",
+                                 "this", "these", "those", "each", "every", "all", "some",
+                                 "most", "many", "both"})
 
 AFTER_SUBJECT = frozenset({"is", "was", "will", "has", "had", "and", "or", "to", "of"})
 

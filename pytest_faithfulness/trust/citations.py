@@ -65,7 +65,12 @@ MAX_RANGE = 50
 CITATION_LABELS = ("correct", "misattributed", "unsupported", "uncited")
 
 _WORD = re.compile(r"[^\W_]+")
-_STOP = frozenset("""a an the and or but of to in on at for by with from as is are was were be been
+#: Words left out when a claim's words are compared with a marker's cited text (which marker a
+#: claim attaches to). Not ``language.lexicon.STOP_WORDS``: a 50-word subset of it, the list
+#: the citation figures were measured with; the full list also drops words such as "about",
+#: "only", "most", "per", "always", which would move markers.
+_MARKER_STOP_WORDS = frozenset("""
+a an the and or but of to in on at for by with from as is are was were be been
 it its this that these those there their they we you your our can may will would should not no
 yes so than then also any all each""".split())
 #: A claim states a marker's cited text when it holds this share of its content words.
@@ -229,7 +234,7 @@ def _may_cite(answer: str) -> bool:
 
 
 def _content(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP}
+    return {w.lower() for w in _WORD.findall(text) if w.lower() not in _MARKER_STOP_WORDS}
 
 
 def _resolve(refs: Sequence[str], passages: Sequence[Passage],
