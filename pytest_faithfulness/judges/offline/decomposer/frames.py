@@ -45,6 +45,9 @@ RECAP_OPENER = (
     r"as (?:noted|mentioned|said|stated|explained|discussed|described|shown|covered|"
     r"pointed out) (?:above|earlier|before|previously)"
 )
+#: Interjections and summary lead-ins split off the assertion after them. Not the lists
+#: ``trust.answer_spans`` strips before it measures coverage (a different job, tuned on its
+#: own cases).
 _INTERJECTION = (
     r"yes|yeah|yep|no|nope|sure|certainly|absolutely|indeed|of course|definitely|obviously|"
     r"okay|ok|well|alright|right|great|so|in short|in summary|to summari[sz]e|to sum up|"
