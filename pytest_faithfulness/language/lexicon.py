@@ -3,8 +3,8 @@
 Plain data (frozensets, dicts, tuples of lower-cased words or stems), no functions: stop words,
 fillers, negations, number words, units, bound and scope words, claim openers, discourse words,
 quantifiers, modals, determiners and noun-phrase openers, opposite-word pairs and families,
-synonyms. A list that changes here
-changes verdicts: bump ``judges.offline.heuristic.HEURISTIC_VERSION`` with it.
+synonyms. A list that changes here changes verdicts: bump
+``judges.offline.heuristic.HEURISTIC_VERSION`` with it.
 """
 
 from __future__ import annotations
