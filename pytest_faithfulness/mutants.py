@@ -59,8 +59,11 @@ class Mutant:
 
 # --- word lists -----------------------------------------------------------------------------
 
-_AUX = ("is", "are", "was", "were", "has", "have", "had", "can", "could", "will", "would",
-        "should", "may", "might", "must", "does", "do", "did", "shall")
+#: Auxiliaries that the negation mutant puts "not" after ("is" -> "is not"). Not the
+#: decomposer's ``AUX``: no contractions ("isn't") and no "be", "been", "being", "am": the
+#: finite forms after which "not" negates a third-person claim.
+_NEGATABLE_AUX = ("is", "are", "was", "were", "has", "have", "had", "can", "could", "will",
+                  "would", "should", "may", "might", "must", "does", "do", "did", "shall")
 
 #: word -> its in-word negation (prefix or suffix). Both directions are used.
 _IN_WORD: dict[str, str] = {
@@ -166,8 +169,12 @@ _PER = ["per year", "per month", "per week", "per day", "per hour", "a year", "a
         "a week", "a day", "annually", "monthly", "weekly", "daily"]
 _CURRENCY = ["$", "€", "£", "¥"]
 
-_NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-                 "ten", "eleven", "twelve"]
+#: The small cardinals the number mutant swaps between, in counting order (index = value).
+#: Not ``language.lexicon.NUMBER_WORDS`` (word -> digits, with ordinals, "dozen", "twice"):
+#: a word mutated here must read as a plain count in any sentence. (This module imports
+#: nothing of ours, so the lexicon's list is not read here.)
+_SWAP_NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                      "nine", "ten", "eleven", "twelve"]
 
 _CLAUSES = [
     "and shipping is free worldwide", "and it was later cancelled by regulators",
@@ -308,9 +315,9 @@ def _number(claim: str, hay: str) -> Mutant:
         return _skip("number", f"no new value for {old} that the passages do not state")
     for w in _words(claim):
         low = w.group(0).lower()
-        if low in _NUMBER_WORDS[1:]:
-            i = _NUMBER_WORDS.index(low)
-            options = [n for n in _NUMBER_WORDS[2:] if n != low and n not in hay.lower()]
+        if low in _SWAP_NUMBER_WORDS[1:]:
+            i = _SWAP_NUMBER_WORDS.index(low)
+            options = [n for n in _SWAP_NUMBER_WORDS[2:] if n != low and n not in hay.lower()]
             if i == 1:
                 options = [n for n in options if n in ("two", "three")]  # keep grammar sane
             if options:
@@ -353,7 +360,7 @@ def _negation(claim: str, hay: str) -> Mutant:
             head = re.sub(r"\b(ca|wo|sha)$", lambda m: {"ca": "can", "wo": "will", "sha": "shall"}[m.group(1)], head)
         return _built("negation", head + claim[neg.end():], f"removed {neg.group(0).strip()!r}")
     for w in _words(claim):
-        if w.group(0).lower() in _AUX:
+        if w.group(0).lower() in _NEGATABLE_AUX:
             return _built("negation", claim[:w.end()] + " not" + claim[w.end():],
                           f"{w.group(0)} -> {w.group(0)} not")
     # a past-tense or present verb: "X launched Y" -> "X did not launch Y" is grammar work;
@@ -442,7 +449,7 @@ def _quantifier(claim: str, hay: str) -> Mutant:
     rng = _rng(claim, "quantifier")
     options = []
     numeric_only = {"over", "under", "about", "around", "nearly", "almost", "within"}
-    number_ahead = r"(?=\s+(?:[$€£]?\d|" + "|".join(_NUMBER_WORDS) + r")\b)"
+    number_ahead = r"(?=\s+(?:[$€£]?\d|" + "|".join(_SWAP_NUMBER_WORDS) + r")\b)"
     for old, new in _QUANTIFIERS:
         tail = number_ahead if old in numeric_only else ""
         for m in re.finditer(r"\b" + re.escape(old) + r"\b" + tail, claim, flags=re.IGNORECASE):

@@ -293,8 +293,8 @@ def text_features(text: str, *, sentence_start_exempt: bool = True) -> TextFeatu
         for i, tok in enumerate(ctoks):
             if is_number_token(tok) and (b := _bound(ctoks, i)):
                 bounds.add((canonical_number(tok), b))
-                bound_units.add((canonical_number(tok), b, stem_word(ctoks[i + 1]) if i + 1 < len(ctoks)
-                                 else ""))
+                bound_units.add((canonical_number(tok), b,
+                                 stem_word(ctoks[i + 1]) if i + 1 < len(ctoks) else ""))
                 if ctoks[i - 1] in APPROXIMATE or " ".join(ctoks[i - 2:i]) in APPROXIMATE:
                     approximate.add(canonical_number(tok))
             elif is_number_token(tok):
@@ -320,7 +320,8 @@ def text_features(text: str, *, sentence_start_exempt: bool = True) -> TextFeatu
         and stem_word(tokens[i + 2]) in QUALIFIED_UNITS and is_content(tokens[i + 1])
         and not is_number_token(tokens[i + 1]) and tokens[i + 1] not in UNITS
         and tokens[i + 1] not in RATE and stem_word(tokens[i + 1]) not in UNITS)
-    joined = frozenset((stem_word(a), stem_word(b), stem_word(a + b)) for a, b in HYPHENATED.findall(lower))
+    joined = frozenset((stem_word(a), stem_word(b), stem_word(a + b))
+                       for a, b in HYPHENATED.findall(lower))
     # the low end of "3 to 5 days" counts days too
     number_units |= {(lo, u) for lo, hi in ranges for n, u in number_units
                      if n == hi and u in UNITS}

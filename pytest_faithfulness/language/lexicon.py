@@ -2,8 +2,9 @@
 
 Plain data (frozensets, dicts, tuples of lower-cased words or stems), no functions: stop words,
 fillers, negations, number words, units, bound and scope words, claim openers, discourse words,
-quantifiers, modals, opposite-word pairs and families, synonyms. A list that changes here
-changes verdicts: bump ``judges.offline.heuristic.HEURISTIC_VERSION`` with it.
+quantifiers, modals, determiners and noun-phrase openers, opposite-word pairs and families,
+synonyms. A list that changes here changes verdicts: bump
+``judges.offline.heuristic.HEURISTIC_VERSION`` with it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,20 @@ IDIOMS = frozenset({"order", "addition", "term", "respons", "fact", "particular"
 
 COORDINATORS = frozenset({"and", "or", "&", ",", "/"})
 
+#: Articles and possessives: the words before a name that are no part of it ("the Pro plan",
+#: "its Vela lamp"; ``trust.name_rules`` skips them). Not ``NOUN_PHRASE_OPENERS``, the
+#: decomposer's wider list (demonstratives and quantifiers too, no "my"): the two were tuned
+#: on their own rules' cases, and one list for both would change verdicts.
 DETERMINERS = frozenset({"a", "an", "the", "its", "his", "her", "their", "our", "my", "your"})
+
+#: Words that open a noun phrase ("the", "its", "every"): how the decomposer tells a noun
+#: phrase (an appositive, a subject carried to the next clause) from a clause
+#: (``judges.offline.decomposer.embedded`` and ``.coordination``). Not ``DETERMINERS``: it
+#: holds the demonstratives and quantifiers that open a subject ("this", "those", "each",
+#: "most", "both") and no "my"; one list for both would change verdicts.
+NOUN_PHRASE_OPENERS = frozenset({"the", "a", "an", "its", "their", "our", "your", "his", "her",
+                                 "this", "these", "those", "each", "every", "all", "some",
+                                 "most", "many", "both"})
 
 AFTER_SUBJECT = frozenset({"is", "was", "will", "has", "had", "and", "or", "to", "of"})
 
@@ -168,7 +182,8 @@ OPPOSITE_WORDS = (
     "employer employee", "employers employees", "lender borrower", "lenders borrowers",
     "lend borrow", "lent borrowed", "winner loser", "winners losers", "creditor debtor",
     "sender recipient", "sender receiver", "host guest", "hosts guests",
-    "plaintiff defendant", "predecessor successor", "importer exporter", "majority minority", "inflow outflow", "incoming outgoing", "upstream downstream",
+    "plaintiff defendant", "predecessor successor", "importer exporter", "majority minority",
+    "inflow outflow", "incoming outgoing", "upstream downstream",
     "upgrade downgrade", "upgraded downgraded", "credit debit", "arrival departure",
     "entrance exit", "promoted demoted", "acquitted convicted", "friend foe", "friends foes",
     # directions, outcomes and qualities the list above lacks
@@ -232,7 +247,19 @@ MODALS = frozenset({"may", "might", "must", "can", "could", "will", "would", "sh
 
 
 STOP_WORDS = frozenset(
-    ["a", "an", "the", "and", "or", "but", "if", "then", "than", "of", "to", "in", "on", "at", "by", "for", "from", "with", "within", "into", "onto", "over", "under", "about", "as", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have", "had", "having", "it", "its", "it's", "this", "that", "these", "those", "there", "here", "their", "they", "them", "he", "she", "his", "her", "we", "our", "you", "your", "i", "me", "my", "us", "which", "who", "whom", "whose", "what", "when", "where", "why", "how", "all", "any", "both", "each", "few", "more", "most", "other", "some", "such", "only", "own", "same", "so", "too", "very", "can", "could", "will", "would", "may", "might", "must", "should", "shall", "also", "just", "not", "no", "nor", "yet", "up", "out", "down", "off", "again", "further", "once", "s", "t", "ll", "re", "ve", "d", "m", "also", "currently", "typically", "usually", "generally", "normally", "often", "always", "sometimes", "around", "approximately", "about", "roughly", "nearly", "almost", "make", "sure", "please", "note", "ensure", "remember", "want", "need", "per", "via", "one's", "yes"]
+    ["a", "an", "the", "and", "or", "but", "if", "then", "than", "of", "to", "in", "on", "at", "by",
+     "for", "from", "with", "within", "into", "onto", "over", "under", "about", "as", "is", "are",
+     "was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have", "had",
+     "having", "it", "its", "it's", "this", "that", "these", "those", "there", "here", "their",
+     "they", "them", "he", "she", "his", "her", "we", "our", "you", "your", "i", "me", "my", "us",
+     "which", "who", "whom", "whose", "what", "when", "where", "why", "how", "all", "any", "both",
+     "each", "few", "more", "most", "other", "some", "such", "only", "own", "same", "so", "too",
+     "very", "can", "could", "will", "would", "may", "might", "must", "should", "shall", "also",
+     "just", "not", "no", "nor", "yet", "up", "out", "down", "off", "again", "further", "once", "s",
+     "t", "ll", "re", "ve", "d", "m", "also", "currently", "typically", "usually", "generally",
+     "normally", "often", "always", "sometimes", "around", "approximately", "about", "roughly",
+     "nearly", "almost", "make", "sure", "please", "note", "ensure", "remember", "want", "need",
+     "per", "via", "one's", "yes"]
 )
 
 #: Words a claim may hold that its passage need not (at most ``MAX_MISSING_FILLERS`` of them):
@@ -281,11 +308,12 @@ NUMBER_WORDS = {
 
 UNITS = frozenset({"percent", "rpm", "kmh", "mph", "kg", "g", "mm", "cm", "km", "m", "l", "ml",
                    "db", "w", "wh", "kwh", "v", "hour", "minute", "minut", "second", "day", "week",
-                   "month", "year", "gb", "mb", "tb", "ghz", "mhz", "hz", "lumen", "inch",
-                   "foot", "feet", "lb", "pound", "mg", "oz", "dollar", "euro", "usd", "eur", "point", "fortnight",
-                   "time", "people", "person", "page", "mile", "seat", "port", "level", "gbp", "jpy", "am", "pm", "january", "february", "march", "april", "may",
-                   "june", "july", "august", "september", "october", "november", "december",
-                   "oclock", "celsius", "fahrenheit"})
+                   "month", "year", "gb", "mb", "tb", "ghz", "mhz", "hz", "lumen", "inch", "foot",
+                   "feet", "lb", "pound", "mg", "oz", "dollar", "euro", "usd", "eur", "point",
+                   "fortnight", "time", "people", "person", "page", "mile", "seat", "port", "level",
+                   "gbp", "jpy", "am", "pm", "january", "february", "march", "april", "may", "june",
+                   "july", "august", "september", "october", "november", "december", "oclock",
+                   "celsius", "fahrenheit"})
 
 
 #: Words between a number and the unit of a rate ("$20 per month", "3 days a week"), which also

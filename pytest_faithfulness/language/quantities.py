@@ -358,7 +358,8 @@ def _iso_date(match: re.Match[str]) -> str:
 
 
 def _marked(match: re.Match[str]) -> str:
-    """Digits joined by dots, slashes or hyphens, joined by U+2024 (one token, ``canonical_number``)."""
+    """Digits joined by dots, slashes or hyphens, joined by U+2024 (one token,
+    ``canonical_number``)."""
     return _JOINERS.sub("\u2024", match.group(0))
 
 
@@ -417,7 +418,8 @@ def name_parts(lowered: str) -> tuple[str, ...]:
     """The content words of one capitalised token (lower-cased), phrases folded, stemmed: what
     it makes mandatory for ``text_features``."""
     return tuple(stem_word(part) if not part[0].isdigit() else part
-                 for part in (NUMBER_WORDS.get(t, t) for t in TOKEN_PATTERN.findall(fold_phrases(lowered)))
+                 for part in (NUMBER_WORDS.get(t, t)
+                              for t in TOKEN_PATTERN.findall(fold_phrases(lowered)))
                  if part not in STOP_WORDS)
 
 
@@ -434,7 +436,8 @@ def read_clock_ranges(lower: str) -> tuple[frozenset, frozenset]:
     """``TextFeatures.clock_ranges`` and ``loose_clocks`` of the folded text ``lower``."""
     if "am" not in lower and "pm" not in lower and "oclock" not in lower:
         return frozenset(), frozenset()
-    ranges = frozenset(((canonical_number(m.group(1)), m.group(2)), (canonical_number(m.group(3)), m.group(4)))
+    ranges = frozenset(((canonical_number(m.group(1)), m.group(2)),
+                        (canonical_number(m.group(3)), m.group(4)))
                        for m in _CLOCK_RANGE.finditer(lower))
     rest = _CLOCK_RANGE.sub(" ", lower) if ranges else lower
     return ranges, frozenset((canonical_number(m.group(1)), m.group(2))
@@ -510,7 +513,8 @@ def read_ranges(lower: str) -> tuple[frozenset[tuple[str, str]], frozenset[str] 
         rest.append(lower[last:start])
         last = end
     rest.append(lower[last:])
-    loose = {canonical_number(t) for t in (NUMBER_WORDS.get(t, t) for t in TOKEN_PATTERN.findall(" ".join(rest)))
+    loose = {canonical_number(t)
+             for t in (NUMBER_WORDS.get(t, t) for t in TOKEN_PATTERN.findall(" ".join(rest)))
              if is_number_token(t)}
     return frozenset(ranges), frozenset(loose)
 

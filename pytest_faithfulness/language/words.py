@@ -263,7 +263,8 @@ CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
 #: A number as ``TOKEN_PATTERN`` reads it: a sign that is no hyphen ("-20", not the "-5" of "3-5"),
 #: digits with dots (a decimal "2.5", a dotted "1.2.3", a version or date ``surface_form`` marked
 #: with U+2024: "2\u202410"), an ordinal ending ("3rd") and an exponent ("10^2").
-NUMBER_PATTERN = (r"(?:(?<![\w.])-)?\d+(?:[.\u2024]\d+)*(?:(?:(?<=1)st|(?<=2)nd|(?<=3)rd|th)(?![^\W_]))?"
+NUMBER_PATTERN = (r"(?:(?<![\w.])-)?\d+(?:[.\u2024]\d+)*"
+                  r"(?:(?:(?<=1)st|(?<=2)nd|(?<=3)rd|th)(?![^\W_]))?"
                   r"(?:\^-?\d+)?")
 
 #: A token: a letter-led word with a digit in it (a name: "S3", "A320", "mp3"), a number, a
@@ -314,8 +315,8 @@ def is_number_token(tok: str) -> bool:
 
 
 def is_plain_number(number: str) -> bool:
-    """Whether ``number`` (as ``canonical_number`` writes it) is a value: "-20", "2.5"; not "2.10" of
-    a version, "3rd", "10^2", "03.04.2025"."""
+    """Whether ``number`` (as ``canonical_number`` writes it) is a value: "-20", "2.5"; not
+    "2.10" of a version, "3rd", "10^2", "03.04.2025"."""
     return _PLAIN_NUMBER.fullmatch(number) is not None
 
 

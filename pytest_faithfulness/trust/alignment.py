@@ -20,9 +20,10 @@ aside with reasons. Rules, in order:
    test (``decomposition.non_assertive_reason``), have no content words at all ("Yes"), lie
    in Markdown structure (rule 4), or be a piece of a sentence that the local rules set aside
    in it (``decomposition.set_aside_parts``: "Shall I also cancel your subscription," before
-   "which renews daily?", whose relative clause is a claim). A sentence that fails is not set aside: it must be covered
-   by claims like any other sentence (rule 5), and when it is not, it becomes a claim with a
-   note saying the decomposer had set it aside. A yes/no question followed by an affirmative
+   "which renews daily?", whose relative clause is a claim). A sentence that fails is not set
+   aside: it must be covered by claims like any other sentence (rule 5), and when it is not,
+   it becomes a claim with a note saying the decomposer had set it aside. A yes/no question
+   followed by an affirmative
    or negative reply ("Yes.", "Absolutely!", "They can.", "No.") is not set aside: the pair
    asserts the question's proposition (or its negation), and the question's sentence is
    covered only by claims that match that statement, negation included
@@ -31,8 +32,9 @@ aside with reasons. Rules, in order:
 3. **Sources of claims.** A claim's spans are the decomposer's ``claim_spans`` when given and
    inside the answer; otherwise a claim that is text of the answer word for word (normalised
    as in rule 2) gets that text's span, and any other claim is aligned to the answer sentence
-   that holds most of its content words, weighing first the words no other claim has (so "The Kestrel e-bike
-   is red." goes to "It is red.", not to the sentence that named the e-bike), numbers three
+   that holds most of its content words, weighing first the words no other claim has (so
+   "The Kestrel e-bike is red." goes to "It is red.", not to the sentence that named the e-bike),
+   numbers three
    times and names twice. A claim whose words or numbers are not in the answer gets no spans
    and a note saying its source was not found. A bracket of numbers inside a sentence that
    names no passage ("weighs [800]." with three passages: ``markers.citation_spans``) is a value,
@@ -43,8 +45,9 @@ aside with reasons. Rules, in order:
    (``decomposition.markup_spans``): other text in angle brackets, and the value of an
    attribute a reader sees (``alt``, ``title``), is text and judged. Fenced blocks that read
    as code (``decomposition.reads_as_code``; a fence of prose sentences, "The API allows 100
-   requests per minute.", is text and judged, only its fence lines are markup), and headings, label lines ("Key features:"), whole-bold
-   lines and table header rows of at most eight words are Markdown structure (the offline
+   requests per minute.", is text and judged, only its fence lines are markup), and headings,
+   label lines ("Key features:"), whole-bold lines and table header rows of at most eight words are
+   Markdown structure (the offline
    decomposer's rule 1), not assertions: they
    need no claim and, when the decomposer did not list them, are recorded as set aside by
    the pipeline. So are lines that list sources ("Sources: p-1, p-2") and Markdown footnote
@@ -58,8 +61,9 @@ aside with reasons. Rules, in order:
    stems, number words as digits, CJK as character bigrams), and when their polarity matches
    the sentence's both ways: a negated sentence has a negated claim among them, and a sentence
    that is not negated has none; and when they hold every quantifier and modal verb of it
-   (``strength_of``: "All plans include SSO." is not covered by "Some plans include SSO."). A part with no content words needs nothing. An uncovered part
-   that the local test finds non-assertive is recorded as set aside by the pipeline with that
+   (``strength_of``: "All plans include SSO." is not covered by "Some plans include SSO.").
+   A part with no content words needs nothing. An uncovered part that the local test finds
+   non-assertive is recorded as set aside by the pipeline with that
    reason; any other uncovered part becomes a claim of its own, verified like the others,
    with a note saying why.
 6. **Duplicates.** Claims identical after normalisation (case, whitespace, punctuation,
@@ -214,16 +218,17 @@ def align(answer: str, decomposition: Decomposition, passage_ids: tuple[str, ...
         verdicts = [(p, None if reason == "question" and answered_in_answer(answer, p, all_units)
                      else reason) for p, reason in verdicts]
         if all(reason is not None for _, reason in verdicts):
-            trusted.append(DroppedText(text=item.text, reason=set_aside_label(item.reason, verdicts),
+            trusted.append(DroppedText(text=item.text,
+                                       reason=set_aside_label(item.reason, verdicts),
                                        spans=[span]))
             continue
-        for part, reason in verdicts:
+        for piece, reason in verdicts:
             if reason is not None:
-                trusted.append(DroppedText(text=answer[part[0]:part[1]],
-                                           reason=set_aside_label(item.reason, [(part, reason)]),
-                                           spans=[part]))
+                trusted.append(DroppedText(text=answer[piece[0]:piece[1]],
+                                           reason=set_aside_label(item.reason, [(piece, reason)]),
+                                           spans=[piece]))
             else:  # not trusted: its sentence must be covered by claims like any other
-                flagged.append((part, item.reason))
+                flagged.append((piece, item.reason))
     dropped[:0] = trusted
 
     # 3. sources of claims; bracketed values kept in them

@@ -48,17 +48,24 @@ NUMBER_WEIGHT, NAME_WEIGHT = 3, 2
 
 _MD_MARKS = set("*_`#|>")
 _WHOLE_BOLD = re.compile(r"^\s*(\*\*|__)[^*_]+\1:?\s*$")
-_ATTRIBUTION = re.compile(
+#: An attribution lead-in ("According to the docs,") and the interjections opening a sentence
+#: ("Yeah, ", "No, "), which coverage leaves out of a sentence (``bare_sentence``). Not the
+#: decomposer's opener lists (``judges.offline.decomposer.frames``), which split an opener
+#: off its assertion: these strip only what carries no fact at the start of any sentence
+#: ("no" only as a reply: "No immediate injuries" keeps it), and one list for both jobs would
+#: change verdicts.
+_COVERAGE_ATTRIBUTION = re.compile(
     r"\b(?:according to|based on|as (?:stated|mentioned|noted|shown|described) in)\s+"
     r"(?:the\s+)?(?:\w+\s+)?(?:documents?|context|passages?|sources?|information|"
     r"documentation|docs|text|data|results?)\b\s*,?",
     re.IGNORECASE,
 )
-_INTERJECTION = re.compile(
+_COVERAGE_INTERJECTION = re.compile(
     r"^(?:(?:(?:yes|yeah|yep|yup|sure|ok|okay|well|oh|ah|hmm+|wow|indeed|certainly|"
     r"absolutely|of course|great question|good question|" + RECAP_OPENER +
     r")\b\s*[,!.:;\u2013\u2014-]*|"
-    r"(?:no|nope|nah)\b(?:\s*[,!.:;\u2013\u2014-]+|(?=\s+(?:but|and|so)\b)))\s*)+",  # "No immediate injuries": a determiner
+    # "No immediate injuries": a determiner
+    r"(?:no|nope|nah)\b(?:\s*[,!.:;\u2013\u2014-]+|(?=\s+(?:but|and|so)\b)))\s*)+",
     re.IGNORECASE,
 )
 PUNCT = re.compile(r"[^\w\s]")
@@ -193,8 +200,11 @@ def markdown_structure(answer: str) -> list[tuple[int, int, str]]:
 
     def prose(opened: int, close: int) -> bool:  # the block between two fence lines
         inner = [b for _, _, b in lines[opened + 1:close]]
-        return bool(inner) and not reads_as_code(MD_FENCE.match(lines[opened][2]).group(2),
-                                                 inner)
+        if not inner:
+            return False
+        fence = MD_FENCE.match(lines[opened][2])
+        assert fence is not None  # ``opened`` is a fence line
+        return not reads_as_code(fence.group(2), inner)
 
     opened: int | None = None
     for i, (_, _, body) in enumerate(lines):
@@ -304,7 +314,7 @@ def bare_sentence(text: str, ids: tuple[str, ...]) -> str:
     interjection ("Yeah, ...", "No, ...") or attribution lead-in ("According to the docs,")."""
     text = MD_BULLET.sub("", collapse_ws(text))
     text = strip_citations(text, passage_ids=ids, passage_count=len(ids))
-    text = _ATTRIBUTION.sub(" ", _INTERJECTION.sub("", text.strip()))
+    text = _COVERAGE_ATTRIBUTION.sub(" ", _COVERAGE_INTERJECTION.sub("", text.strip()))
     return collapse_ws(text)
 
 

@@ -65,7 +65,12 @@ MAX_RANGE = 50
 CITATION_LABELS = ("correct", "misattributed", "unsupported", "uncited")
 
 _WORD = re.compile(r"[^\W_]+")
-_STOP = frozenset("""a an the and or but of to in on at for by with from as is are was were be been
+#: Words left out when a claim's words are compared with a marker's cited text (which marker a
+#: claim attaches to). Not ``language.lexicon.STOP_WORDS``: a 50-word subset of it, the list
+#: the citation figures were measured with; the full list also drops words such as "about",
+#: "only", "most", "per", "always", which would move markers.
+_MARKER_STOP_WORDS = frozenset("""
+a an the and or but of to in on at for by with from as is are was were be been
 it its this that these those there their they we you your our can may will would should not no
 yes so than then also any all each""".split())
 #: A claim states a marker's cited text when it holds this share of its content words.
@@ -204,19 +209,20 @@ def citation_label(verdict: Verdict | None, citation: ClaimCitation) -> str | No
 # --------------------------------------------------------------------------------------------
 
 def _attached(answer: str, markers: list[Marker], spans: list[Span], text: str) -> list[Marker]:
-    candidates = [m for m in markers if m.cites and m.cites[1] > m.cites[0]
+    candidates = [(m, m.cites) for m in markers if m.cites and m.cites[1] > m.cites[0]
                   and any(s < m.cites[1] and m.cites[0] < e for s, e in spans)]
     if not candidates:
         return []
     words = _content(text)
     scored = []
-    for m in candidates:
-        cited = _content(answer[m.cites[0]:m.cites[1]])
+    for m, cites in candidates:
+        cited = _content(answer[cites[0]:cites[1]])
         scored.append((len(words & cited) / len(cited) if cited else 0.0, m))
     best = max(score for score, _ in scored)
     if best == 0:  # no word in common (a resolved pronoun): the marker after the claim's start
         first = min(s for s, _ in spans)
-        return [m for m in candidates if m.cites[0] <= first < m.cites[1]][:1] or candidates[:1]
+        return ([m for m, cites in candidates if cites[0] <= first < cites[1]][:1]
+                or [m for m, _ in candidates[:1]])
     return [m for score, m in scored if score == best or score >= _STATES]
 
 
@@ -228,11 +234,12 @@ def _may_cite(answer: str) -> bool:
 
 
 def _content(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP}
+    return {w.lower() for w in _WORD.findall(text) if w.lower() not in _MARKER_STOP_WORDS}
 
 
 def _resolve(refs: Sequence[str], passages: Sequence[Passage],
-             footnotes: dict[str, list[str]]) -> tuple[list[str], list[str]]:
+             footnotes: dict[str, tuple[list[str], list[str]]]
+             ) -> tuple[list[str], list[str]]:
     by_id = {p.id for p in passages}
     found: list[str] = []
     unknown: list[str] = []

@@ -288,7 +288,8 @@ def ungrounded_reason(answer: str, claim: AlignedClaim, units: list[Span]) -> st
     if _YOU.search(answer[:end]):
         context = context | _frame_stems(_READER_STEMS)
     words = {w for w in text_features(claim.text).content if not _CJK_BIGRAM.fullmatch(w)}
-    missing = sorted(words - context - _frame_stems(_FRAME_STEMS) - _name_kinds(claim.text, _context_names(answer[:end])))
+    missing = sorted(words - context - _frame_stems(_FRAME_STEMS)
+                     - _name_kinds(claim.text, _context_names(answer[:end])))
     if missing:
         return ("not grounded in the answer: " + ", ".join(repr(w) for w in missing[:5])
                 + (" ..." if len(missing) > 5 else "") + " in neither the sentence it is "
@@ -361,7 +362,8 @@ def _changed_strength(answer: str, claim: AlignedClaim, units: list[Span]) -> st
     return None
 
 
-_CJK_BIGRAM = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{1,2}")
+_CJK_BIGRAM = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+                         r"\uf900-\ufaff]{1,2}")
 
 
 @lru_cache(maxsize=256)

@@ -98,16 +98,16 @@ def hedged_problem(claim: str, cf: TextFeatures, evidence: str) -> str | None:
             continue
         for clause in CLAUSE_BREAK.split(lower):
             for m in _CONDITION.finditer(clause):
-                rest = PART_BREAK.split(clause[m.end():])[0]
-                words = text_features(rest, sentence_start_exempt=False).content
-                main = text_features(clause[:m.start()] + clause[m.end() + len(rest):],
+                tail = PART_BREAK.split(clause[m.end():])[0]
+                words = text_features(tail, sentence_start_exempt=False).content
+                main = text_features(clause[:m.start()] + clause[m.end() + len(tail):],
                                      sentence_start_exempt=False).content
                 if len(cf.content & main) * 4 < len(cf.content) * 3 or not words or covers_any(
                         words, cf.content) or any(stem_word(g.group(1)) not in cf.content
                                                   for g in _MAY.finditer(clause)):
                     continue  # the condition is on another clause or on a modal's other
                     # word ("if ..., the flat could be worth"), or the claim states it
-                return (f"puts a condition on it ({m.group(0) + rest!r}) that the claim "
+                return (f"puts a condition on it ({m.group(0) + tail!r}) that the claim "
                         "drops")
     return None
 
@@ -175,7 +175,8 @@ _EXCEPTION = re.compile(r"\b(?:except|excepting|excluding|other than|apart from|
                         r"save for|unless|but not|with the exception of)\b")
 
 
-def restates(claim: str, cf: TextFeatures, xf: TextFeatures, qf: TextFeatures, ev: QuotedEvidence) -> bool:
+def restates(claim: str, cf: TextFeatures, xf: TextFeatures, qf: TextFeatures,
+             ev: QuotedEvidence) -> bool:
     """Whether the evidence (``xf``: quotes and their sentences; ``qf``: the quotes) says
     the claim as it is, so cannot carry ``contradicted``: it states every content word of the
     claim, with the claim's polarity (no word negated on one side only, no opposite word, no
@@ -223,7 +224,7 @@ MIN_PART_WORDS = 3
 
 
 def unattached(cf: TextFeatures, xf: TextFeatures, tf: TextFeatures | None,
-               opening: set[str] = frozenset()) -> str | None:
+               opening: set[str] | frozenset[str] = frozenset()) -> str | None:
     """A number of the claim that the evidence states (rule 5) only in comma-separated parts
     holding none of the other content words of its part of the claim, while another part of
     the evidence states at least half of those words with a number of the claim's kind (year

@@ -76,9 +76,10 @@ def read_evidence(items: list[Evidence], by_id: dict[str, Passage],
             for source in (passage.text, passage.title):
                 if not source or not quote_in_passage(quote, source):
                     continue
-                whole = whole or bare_quote(fold_typography(source)) == bare_quote(fold_typography(quote))
-                if rows := _table_rows(source, fold_typography(quote)):
-                    rows = _claim_rows(rows, claim)
+                whole = whole or (bare_quote(fold_typography(source))
+                                  == bare_quote(fold_typography(quote)))
+                if table := _table_rows(source, fold_typography(quote)):
+                    rows = _claim_rows(table, claim)
                     around.append(" ".join(rows))
                     units += rows
                     break
@@ -143,7 +144,8 @@ def _claim_rows(rows: list[tuple[str, str]], claim: str | None) -> list[str]:
 #: A bare reply to a yes/no question: "Yes", "No", and the negative replies other than "No"
 #: ("Nope", "Unfortunately not", "Sadly, no", "Not really", "I'm afraid not").
 _REPLY = (r"(?:Yes|No(?:pe)?|Nah|Not really|Not at all|Not yet|(?:Unfortunately|Sadly|Regrettably"
-          r"|I'm afraid|I am afraid|Afraid|Certainly|Definitely|Absolutely|Of course),? (?:not|no))")
+          r"|I'm afraid|I am afraid|Afraid|Certainly|Definitely|Absolutely|Of course),? "
+          r"(?:not|no))")
 
 #: A bare answer of a question-and-answer passage: "Yes.", "No", "A: No.", "Nope.".
 _BARE_ANSWER = re.compile(rf"(?:(?:A|Answer)\s*:\s*)?{_REPLY}", re.IGNORECASE)
@@ -223,10 +225,10 @@ def _table_rows(source: str, quote: str) -> list[tuple[str, str]] | None:
     while at >= 0:
         end = at + len(quote)
         touched = [i for i, s0 in enumerate(starts) if s0 < end and s0 + len(lines[i]) > at]
-        rows: list[tuple[str, str]] | None = []
+        rows: list[tuple[str, str]] = []  # emptied when the quote leaves the table
         for i in touched:
             if not lines[i].startswith("|"):
-                rows = None
+                rows = []
                 break
             top = i
             while top > 0 and lines[top - 1].startswith("|"):
@@ -234,7 +236,7 @@ def _table_rows(source: str, quote: str) -> list[tuple[str, str]] | None:
             if top == i or TABLE_DELIMITER.fullmatch(lines[i]):
                 continue  # the header or delimiter row
             if (reading := row_reading(lines[top], lines[i])) is None:
-                rows = None
+                rows = []
                 break
             rows.append((reading, " ".join(c for c in _table_cells(lines[i]) if c)))
         if rows:
@@ -249,8 +251,9 @@ _ANSWER_AFTER = re.compile(rf"\s*(?:(?:A|Answer)\s*:\s*)?{_REPLY}\b[.!]?", re.IG
 
 def _sentence_around(quote: str, source: str) -> tuple[str, str]:
     """The sentence(s) of ``source`` that the first occurrence of ``quote`` lies in (the
-    quote widened to sentence breaks; a question with the bare yes/no answer after it), and the sentence just before them when the quote is a
-    bare yes/no answer (its question), else ``""``. Both typography-folded."""
+    quote widened to sentence breaks; a question with the bare yes/no answer after it), and
+    the sentence just before them when the quote is a bare yes/no answer (its question), else
+    ``""``. Both typography-folded."""
     text, q = fold_typography(source), fold_typography(quote)
     start = text.find(q)
     if start < 0:

@@ -36,7 +36,8 @@ def _capitalised_runs(tokens: list[str], opening: bool) -> list[tuple[int, int]]
         tok = tokens[i]
         if tok[:1].isupper() and tok.lower() not in STOP_WORDS and (i or opening):
             j = i
-            while j < len(tokens) and tokens[j][:1].isupper() and tokens[j].lower() not in STOP_WORDS:
+            while (j < len(tokens) and tokens[j][:1].isupper()
+                   and tokens[j].lower() not in STOP_WORDS):
                 j += 1
             runs.append((i, j))
             i = j
@@ -48,8 +49,9 @@ def _capitalised_runs(tokens: list[str], opening: bool) -> list[tuple[int, int]]
 def _name_runs(text: str, opening: bool) -> list[tuple[tuple[str, ...], str | None]]:
     """The names of ``text`` (runs of capitalised words, no stop word; the first word of the
     text only when ``opening``), each with the stemmed content word right after it (``None``
-    at a punctuation mark, a stop word, a preposition or the end), a name joined by "and"/"or"/a comma to the
-    next one taking that one's word ("Pro and Enterprise plans": both "plan")."""
+    at a punctuation mark, a stop word, a preposition or the end), a name joined by
+    "and"/"or"/a comma to the next one taking that one's word ("Pro and Enterprise plans": both
+    "plan")."""
     tokens = SLOT_TOKEN.findall(surface_form(text))
     runs = [([t.lower() for t in tokens[i:j]], j) for i, j in _capitalised_runs(tokens, opening)]
     out: list[tuple[tuple[str, ...], str | None]] = []

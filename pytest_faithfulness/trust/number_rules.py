@@ -77,7 +77,8 @@ def number_problem(cf: TextFeatures, xf: TextFeatures, qf: TextFeatures, claim: 
     for number, unit in sorted(claim_q):
         dim, value = unit_value(number, unit)
         if (number, unit) in xf.number_labels or _computed(value, dim, qf, computing) or any(
-                d == dim and (same_amount(v, value) or thirds(v, value, dim)) for d, v in ev_values) \
+                d == dim and (same_amount(v, value) or thirds(v, value, dim))
+                for d, v in ev_values) \
                 or clock_said(number, unit, xf.number_labels):
             ok.add(number)
             continue
@@ -88,15 +89,17 @@ def number_problem(cf: TextFeatures, xf: TextFeatures, qf: TextFeatures, claim: 
     for number in sorted(cf.numbers - ok):
         if number == "1" and not _DIGIT_ONE.search(claim):
             continue  # "one of the greatest", "a single day": the word, not a figure
-        if ORDINAL.fullmatch(number) and not re.search(rf"\b{number}\b", claim, re.IGNORECASE) \
-                and ORDINAL.fullmatch(number).group(1) not in xf.numbers \
+        if (ordinal := ORDINAL.fullmatch(number)) \
+                and not re.search(rf"\b{number}\b", claim, re.IGNORECASE) \
+                and ordinal.group(1) not in xf.numbers \
                 and not any(ORDINAL.fullmatch(n) for n in xf.numbers - cf.numbers):
             continue  # "a fifth season": a word, refused only beside a rival (3, "4th")
-        if number in xf.numbers or (not any(n == number for n, _ in claim_q) and is_plain_number(number)
+        if number in xf.numbers or (not any(n == number for n, _ in claim_q)
+                                    and is_plain_number(number)
                                     and _computed(float(number), None, qf, computing)):
             continue
-        if not computing and is_plain_number(number) and _computed(float(number), None, qf) and not any(
-                n == number for n, _ in claim_q):
+        if not computing and is_plain_number(number) and _computed(float(number), None, qf) \
+                and not any(n == number for n, _ in claim_q):
             return (f"does not state the claim's number {number} (a sum or difference of "
                     "quoted numbers needs a word of the claim that says so: total, together, "
                     "more than...)")
@@ -197,7 +200,7 @@ def _range_problem(cf: TextFeatures, xf: TextFeatures) -> str | None:
     ("3 days", "5 days"; "at least 3 days", "up to 5 days" and the range itself are stated).
     Compared as written and as a quantity ("72 hours" is the 3 of "3-5 days"). ``None`` when
     there is none."""
-    ends = {}
+    ends: dict[str, tuple[str, str, str]] = {}
     for lo, hi in xf.ranges:
         ends.setdefault(lo, (">=", lo, hi))
         ends.setdefault(hi, ("<=", lo, hi))
@@ -263,7 +266,8 @@ def _clock_range_problem(cf: TextFeatures, xf: TextFeatures) -> str | None:
 def said_by_clock_range(word: str, cf: TextFeatures, xf: TextFeatures) -> bool:
     """Whether the claim's "closes" ("opens") is stated by a range of clock times whose end
     (start) is the claim's time ("closes at 5 pm" / "open 9 am to 5 pm")."""
-    side = "closing" if word in CLOCK_CLOSING_WORDS else "opening" if word in CLOCK_OPENING_WORDS else None
+    side = ("closing" if word in CLOCK_CLOSING_WORDS
+            else "opening" if word in CLOCK_OPENING_WORDS else None)
     return side is not None and any(
         u in ("am", "pm", "oclock") and _clock_side(n, u, xf) == side for n, u in
         quantities(cf))

@@ -61,7 +61,9 @@ from ...trust.name_rules import slot_rival
 from ...trust.number_rules import bound_by_value, said_by_bound, said_by_clock_range
 from ...trust.polarity_rules import hedge_classes, said_by_kin
 
-HEURISTIC_VERSION = "heuristic-2026.12-11"  # issue 20 round 4: numbers in words/groups, clock ranges, rates, framings, clause polarity, conditions, clause parts
+# issue 20 round 4: numbers in words/groups, clock ranges, rates, framings, clause polarity,
+# conditions, clause parts
+HEURISTIC_VERSION = "heuristic-2026.12-11"
 
 #: Measured balanced accuracy (supported vs not) of the offline judge with this verifier on
 #: the public development data (``../shared/data``; measurement only, never tuned on), from
@@ -103,7 +105,7 @@ def with_title(cf: TextFeatures, wf: TextFeatures, title: TextFeatures | None) -
     of the Vela lamp): the title's words count as the window's, with the title's polarity.
     Numbers, units, bounds and clause parts stay the window's own; any other title adds
     nothing (a "Refund policy" title does not make every sentence say "refund")."""
-    if not title_speaks(cf, title):
+    if title is None or not title_speaks(cf, title):
         return wf
     extra = title.words - wf.content
     if not extra:
@@ -431,15 +433,16 @@ _HEADING_WORDS = 3
 def continues(first: str, second: str) -> bool:
     """Whether the sentence ``second`` goes on from ``first``, so that the two read as one
     window: ``second`` opens with a referring word ("It", "They", "The", "Also"...), is a
-    label ("Price: $49"), or names something ``first`` names, or opens with a word ``first`` states ("Exchanges" after
-    "... can be exchanged"); or ``first`` is a heading of at
+    label ("Price: $49"), or names something ``first`` names, or opens with a word ``first``
+    states ("Exchanges" after "... can be exchanged"); or ``first`` is a heading of at
     most ``_HEADING_WORDS`` words. Two sentences about different things ("Acme was founded in
     2001." / "Globex was acquired by Initech in 2021.") are no window: their words together
     would say what neither says ("Acme acquired Globex in 2021.")."""
     opening = _FIRST_WORD.search(second)
     if opening is None or opening.group(0).lower() in _REFERRING or _LABEL.match(second):
         return True
-    if stem_word(opening.group(0).lower()) in text_features(first, sentence_start_exempt=False).content:
+    first_content = text_features(first, sentence_start_exempt=False).content
+    if stem_word(opening.group(0).lower()) in first_content:
         return True  # "... exchanged but not refunded. Exchanges are accepted within 30 days."
     if len(first.split()) <= _HEADING_WORDS:
         return True

@@ -8,12 +8,16 @@ to trust it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...accounting import record as record_usage
 from ...records import Decomposition, Passage, Verdict
 from .decomposer import RuleDecomposer
 from .heuristic import HeuristicVerifier
+
+if TYPE_CHECKING:  # at run time imported where chosen (``__init__``): only the verifier asked for
+    from .calibrated import CalibratedVerifier
+    from .nli import EmbeddingVerifier
 
 
 class OfflineJudge:
@@ -49,6 +53,7 @@ class OfflineJudge:
 
     def __init__(self, verifier: str = "calibrated") -> None:
         self._decomposer = RuleDecomposer()
+        self._verifier: CalibratedVerifier | HeuristicVerifier | EmbeddingVerifier
         if verifier == "calibrated":
             from .calibrated import CalibratedVerifier
 

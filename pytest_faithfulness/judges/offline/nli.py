@@ -22,8 +22,9 @@ How a claim is judged:
    P(contradiction);
 4. the window with the highest P(entailment) decides ``supported`` when that probability
    reaches the head's ``support_threshold`` and its passage contains every number the claim
-   writes in digits and every name it capitalises (the heuristic's rules, kept as hard rules); otherwise the window with the highest
-   P(contradiction) decides ``contradicted`` when it reaches ``contradict_threshold``;
+   writes in digits and every name it capitalises (the heuristic's rules, kept as hard
+   rules); otherwise the window with the highest P(contradiction) decides ``contradicted`` when it
+   reaches ``contradict_threshold``;
    anything else is ``unsupported``. Both thresholds were chosen on a dev split of the NLI
    data, never on the evaluation sets.
 
@@ -316,7 +317,8 @@ class EmbeddingVerifier:
             return Verdict("unsupported", rationale="no passage speaks to this claim")
         candidates = self._candidates(claim, passages)
         if not candidates:
-            return Verdict("unsupported", rationale="no passage window shares a word with this claim")
+            return Verdict("unsupported",
+                           rationale="no passage window shares a word with this claim")
         probs = self.scores(claim, [c[2] for c in candidates])
         # Rules kept from the heuristic (embeddings do not see a swapped number or name): a
         # number the claim writes in digits, and every name it capitalises (not counting its
@@ -362,6 +364,7 @@ class EmbeddingVerifier:
                 if not shared:
                     continue
                 # coverage first, then shorter windows, then passage order (deterministic)
-                ranked.append((shared / len(cf.content), -(end - start), -order, passage.id, window))
+                ranked.append((shared / len(cf.content), -(end - start), -order, passage.id,
+                               window))
         ranked.sort(reverse=True)
         return [(r[0], r[3], r[4]) for r in ranked[: self.candidates]]

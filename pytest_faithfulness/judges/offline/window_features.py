@@ -2,8 +2,8 @@
 
 ``best_window(claim, passages, idf, default_idf)`` finds the best-aligned evidence window of the
 passages (a sentence, or up to ``MAX_WINDOW_SENTENCES`` neighbouring sentences, of one
-passage; or a passage's title) and describes how the claim stands against it, as a fixed vector of numbers
-(``FEATURE_NAMES``, same order). Each feature catches one real thing:
+passage; or a passage's title) and describes how the claim stands against it, as a fixed vector
+of numbers (``FEATURE_NAMES``, same order). Each feature catches one real thing:
 
 * content-word coverage, plain and weighted by inverse document frequency (``idf``: rare
   words carry a claim, common ones do not), in the best window and in all passages together,
@@ -150,10 +150,11 @@ def _weight(words, idf: dict[str, float], default: float) -> float:
     return math.fsum(idf.get(w, default) for w in words)
 
 
-def _windows_of(passage: Passage):
+def _windows_of(passage: Passage
+                ) -> tuple[list[tuple[str, bool, int | None]], list[tuple[int, int]]]:
     """The title and sentences of a passage as ``(text, False, sentence index or None)``, and
     the sentence spans."""
-    out = []
+    out: list[tuple[str, bool, int | None]] = []
     if passage.title is not None and passage.title.strip():
         out.append((passage.title.strip(), False, None))
     text = passage.text
@@ -181,7 +182,8 @@ def best_window(claim: str, passages: list[Passage], idf: dict[str, float],
     heuristic = _HEURISTIC.verify(claim, passages)
     content = cf.content
     total = _weight(content, idf, default_idf) or 1.0
-    best = None  # ((quotable, weighted coverage, -len), pid, text, wf or None, is_run)
+    # ((quotable, weighted coverage, -len), pid, text, wf or None, is_run)
+    best: tuple[tuple[bool, float, int], str, str, TextFeatures | None, bool] | None = None
     union: set[str] = set()
 
     def key(covered: frozenset[str] | set[str], text: str) -> tuple[bool, float, int]:
@@ -195,7 +197,8 @@ def best_window(claim: str, passages: list[Passage], idf: dict[str, float],
         sent_feats = []
         title_f = None
         for text, _, k in windows:
-            wf = text_features(rows.get(k, text), sentence_start_exempt=False)
+            wf = text_features(rows.get(k, text) if k is not None else text,
+                               sentence_start_exempt=False)
             if k is None:
                 title_f = wf
             else:
@@ -222,6 +225,7 @@ def best_window(claim: str, passages: list[Passage], idf: dict[str, float],
                 covered = covered | more
                 text = passage.text[spans[k][0]:spans[j][1]]
                 rank = key(covered, text)
+                assert best is not None  # sentence k, holding a claim word, was ranked above
                 if rank > best[0]:
                     best = (rank, passage.id, text, title_f, True)
     if best is not None and best[4]:
@@ -234,7 +238,9 @@ def best_window(claim: str, passages: list[Passage], idf: dict[str, float],
         feats[FEATURE_NAMES.index("names_missing_window")] = 1.0 if cf.mandatory else 0.0
         feats[FEATURE_NAMES.index("names_missing_all")] = 1.0 if cf.mandatory else 0.0
         return WindowMatch(None, None, tuple(feats), heuristic.label, None)
-    _, pid, quote, wf, is_pair = best
+    _, pid, quote, best_wf, is_pair = best
+    assert best_wf is not None  # a run's features were read with its title above
+    wf = best_wf
     return WindowMatch(pid, quote, tuple(_vector(claim, cf, quote, wf, is_pair, union, idf,
                                                default_idf, total, heuristic.label)),
                      heuristic.label, _mismatch(cf, wf), _quantity_problem(cf, wf),
@@ -267,10 +273,10 @@ def _role_swap(claim: str, quote: str) -> bool:
     first: dict[str, int] = {}
     for i, w in enumerate(w_seq):
         first.setdefault(w, i)
-    w = sorted(c, key=first.__getitem__)
-    diff = [i for i, (a, b) in enumerate(zip(c, w)) if a != b]
+    order = sorted(c, key=first.__getitem__)
+    diff = [i for i, (a, b) in enumerate(zip(c, order)) if a != b]
     return (len(c) >= 3 and len(diff) == 2 and diff[1] - diff[0] >= 2
-            and c[diff[0]] == w[diff[1]] and c[diff[1]] == w[diff[0]])
+            and c[diff[0]] == order[diff[1]] and c[diff[1]] == order[diff[0]])
 
 
 #: Units of time: the same number in another of these is another duration ("14 days" is not

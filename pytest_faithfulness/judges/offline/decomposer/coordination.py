@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 
+from ....language.lexicon import NOUN_PHRASE_OPENERS
 from ....language.text import has_cjk
 from .words import (
     AUX,
-    DETERMINERS,
     IMPERATIVES,
     LEAD_ADVERBIAL,
     SUBJECT_PRONOUNS,
@@ -37,7 +37,8 @@ def attach_topic(text: str, topic: str) -> str:
     if not words:
         return text
     first = words[0].lower()
-    if first in SUBJECT_PRONOUNS or first in DETERMINERS or topic.lower() in text.lower():
+    if (first in SUBJECT_PRONOUNS or first in NOUN_PHRASE_OPENERS
+            or topic.lower() in text.lower()):
         return text
     if any(is_verb(w) for w in words[1:]):  # it has a subject and a verb of its own
         return text
@@ -97,7 +98,7 @@ def _lower_ok(clause: str) -> bool:
     """Whether a main clause's first word may be lower-cased after a copied condition (not a
     name, an acronym or "I")."""
     first = clause.split()[0] if clause.split() else ""
-    return first.lower() in SUBJECT_PRONOUNS - {"i"} or first.lower() in DETERMINERS
+    return first.lower() in SUBJECT_PRONOUNS - {"i"} or first.lower() in NOUN_PHRASE_OPENERS
 
 
 def _split_main(text: str) -> list[tuple[str, int, int]]:
@@ -117,7 +118,7 @@ def _split_main(text: str) -> list[tuple[str, int, int]]:
         shared_subject = False
         if first in SUBJECT_PRONOUNS - {"that"}:
             is_clause = True
-        elif first in DETERMINERS and any(w.lower() in AUX for w in words[1:7]):
+        elif first in NOUN_PHRASE_OPENERS and any(w.lower() in AUX for w in words[1:7]):
             is_clause = True
         elif _BESIDE.fullmatch(glue) and any(w.lower() in AUX for w in words[1:4]) and (
                 glue.strip() == ";" or len(prev.split()) >= 3 or any(
@@ -209,7 +210,8 @@ def resolve_pronouns(clause: str, entity: str | None) -> tuple[str, str | None]:
 
 
 def _the(entity: str) -> str:
-    return entity[:1].lower() + entity[1:] if entity.split()[0].lower() in DETERMINERS else entity
+    return (entity[:1].lower() + entity[1:] if entity.split()[0].lower() in NOUN_PHRASE_OPENERS
+            else entity)
 
 
 def _possessive(np: str) -> str:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 
+from ....language.lexicon import NOUN_PHRASE_OPENERS
 from .frames import CONJUNCT, FRAME_WORDS, META_CLAUSE, has_number
 from .mapped import Mapped
-from .words import AUX, DETERMINERS, SUBJECT_PRONOUNS, WORD, finish_sentence, is_verb
+from .words import AUX, SUBJECT_PRONOUNS, WORD, finish_sentence, is_verb
 
 
 def conjunct_cuts(text: str) -> list[tuple[int, int]]:
@@ -44,7 +45,7 @@ def conjunct_cuts(text: str) -> list[tuple[int, int]]:
                     or (relative and _verb_after_adverbs(words[1:]))
                     or (words[0].lower() in SUBJECT_PRONOUNS - {"i", "you", "we"}
                         and _verb_after_adverbs(words[1:]))
-                    or (words[0].lower() in DETERMINERS
+                    or (words[0].lower() in NOUN_PHRASE_OPENERS
                         and any(is_verb_form(w) for w in words[1:5]))):
                 continue
         out.append(c.span())
@@ -118,7 +119,7 @@ def _embedded_clause(kind: str | None, before: str, after: str) -> bool:
     head = parts[0].split()
     if not head:
         return False
-    if kind in {"appositive", "paren"} and first in DETERMINERS:  # a noun phrase
+    if kind in {"appositive", "paren"} and first in NOUN_PHRASE_OPENERS:  # a noun phrase
         if re.match(r"\s*(?:or|and|nor)\b", "".join(parts[2:])) or re.search(
                 r"\b(?:or|and)\b", parts[0]):
             return False  # a list of alternatives ("the refund, the store credit, or ...")
@@ -128,7 +129,7 @@ def _embedded_clause(kind: str | None, before: str, after: str) -> bool:
     if kind == "appositive":
         return False
     # a causal clause (or a parenthetical one): a subject, then a verb
-    if first in SUBJECT_PRONOUNS - {"i", "you", "we"} or first in DETERMINERS:
+    if first in SUBJECT_PRONOUNS - {"i", "you", "we"} or first in NOUN_PHRASE_OPENERS:
         return _verb_after_adverbs(head[1:]) or any(is_verb_form(w) for w in head[1:5])
     return any(is_verb(w) for w in head[:5])
 
@@ -161,7 +162,7 @@ def relative_claim(frame: str, clause: str) -> str | None:
         rest = " ".join(words[1:])
     elif first in {"it", "they", "this", "these"} and len(words) > 1:
         rest = " ".join(words[1:])
-    elif first in DETERMINERS and not any(is_verb_form(w) for w in words[1:4]):
+    elif first in NOUN_PHRASE_OPENERS and not any(is_verb_form(w) for w in words[1:4]):
         number = "are" if subject.lower().endswith("s") and not subject.endswith("ss") else "is"
         rest = f"{number} {body}"
     else:

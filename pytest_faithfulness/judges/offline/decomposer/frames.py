@@ -45,6 +45,9 @@ RECAP_OPENER = (
     r"as (?:noted|mentioned|said|stated|explained|discussed|described|shown|covered|"
     r"pointed out) (?:above|earlier|before|previously)"
 )
+#: Interjections and summary lead-ins split off the assertion after them. Not the lists
+#: ``trust.answer_spans`` strips before it measures coverage (a different job, tuned on its
+#: own cases).
 _INTERJECTION = (
     r"yes|yeah|yep|no|nope|sure|certainly|absolutely|indeed|of course|definitely|obviously|"
     r"okay|ok|well|alright|right|great|so|in short|in summary|to summari[sz]e|to sum up|"
@@ -152,7 +155,10 @@ CONJUNCT = re.compile(
 META_CLAUSE = re.compile(r"\b(?:summary|answer|response|reply|passages?|documents?|context)\b",
                          re.IGNORECASE)
 #: Number words (besides digits) that make a frame factual; "one" is left out ("find one").
-_NUMBER_WORDS = re.compile(
+#: Not ``language.lexicon.NUMBER_WORDS``: it leaves out "one", "once", "single", the ordinals
+#: and most teens and tens, and has "half", "million", "billion"; a frame is judged factual by
+#: it, and the lexicon's list would change which frames count.
+_FACT_NUMBER_WORDS = re.compile(
     r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
     r"forty|fifty|sixty|hundred|thousand|million|billion|dozen|half|twice|double|triple)\b",
     re.IGNORECASE)
@@ -216,7 +222,7 @@ def _frame_reason(plain: str) -> str | None:
 def has_number(text: str) -> bool:
     """A number as a quantity: digits not inside a name (``K7``, ``A320`` are names), or a
     number word."""
-    return bool(re.search(r"(?<![^\W\d_])\d", text) or _NUMBER_WORDS.search(text))
+    return bool(re.search(r"(?<![^\W\d_])\d", text) or _FACT_NUMBER_WORDS.search(text))
 
 
 def _carries_fact(plain: str, reason: str) -> bool:

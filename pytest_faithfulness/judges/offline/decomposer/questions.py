@@ -167,7 +167,10 @@ def is_interrogative(text: str) -> bool:
     return subject_of(q) is None
 
 
-_MODAL_AUX = frozenset("can could will would may might must should shall do does did".split())
+#: Auxiliaries a base verb follows in a question ("Can items ... be refunded", "Does it ship").
+#: Not ``language.lexicon.MODALS`` (the modal verbs a claim's strength is read from): it has
+#: "do", "does", "did" and no "cannot".
+_BASE_VERB_AUX = frozenset("can could will would may might must should shall do does did".split())
 _BASE_VERBS = frozenset(VERB_BASES) | IMPERATIVES | {"be", "have", "get", "pay", "buy"}
 
 
@@ -179,7 +182,7 @@ def _declarative(aux: str, rest: str, negate: bool = False) -> str | None:
     split = None
     if words and words[0].lower() in SUBJECT_PRONOUNS:
         split = 1
-    elif aux in _MODAL_AUX:  # "Can items bought on sale be refunded": the base verb
+    elif aux in _BASE_VERB_AUX:  # "Can items bought on sale be refunded": the base verb
         split = next((i for i in range(1, len(words))
                       if words[i].lower() in _BASE_VERBS), None)
     if split is None and not (words and words[0].lower() in SUBJECT_PRONOUNS):

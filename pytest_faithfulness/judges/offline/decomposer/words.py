@@ -1,5 +1,6 @@
 """The decomposer's word lists and word tests, shared by its modules: auxiliaries, common verbs,
-imperatives, subject pronouns, determiners, wh-words; whether a word is a verb, where a clause's
+imperatives, subject pronouns, wh-words (the words that open a noun phrase are
+``language.lexicon.NOUN_PHRASE_OPENERS``); whether a word is a verb, where a clause's
 subject ends (``subject_of``), and a clause finished as a sentence.
 
 English only, by design: the lists are small and hand-made, for the sentences an assistant
@@ -42,9 +43,6 @@ IMPERATIVES = {
 }
 #: Words that open a clause as its subject ("it", "they", "this", "there", "i").
 SUBJECT_PRONOUNS = {"it", "they", "he", "she", "we", "you", "this", "these", "that", "there", "i"}
-#: Words that open a noun phrase ("the", "its", "every").
-DETERMINERS = {"the", "a", "an", "its", "their", "our", "your", "his", "her", "this", "these",
-               "those", "each", "every", "all", "some", "most", "many", "both"}
 
 
 @lru_cache(maxsize=1)
