@@ -43,6 +43,13 @@ from pathlib import Path
 from typing import Any
 
 from .accounting import record as record_usage
+from .errors import (  # re-exported: their home before errors.py
+    CacheCorruptWarning as CacheCorruptWarning,
+    CacheIntegrityWarning as CacheIntegrityWarning,
+    CacheMiss as CacheMiss,
+    CacheReadOnlyWarning as CacheReadOnlyWarning,
+    CacheRejected as CacheRejected,
+)
 from .records import Decomposition, Passage, Verdict
 
 CACHE_SCHEMA = "pytest-faithfulness-cache-1"
@@ -59,27 +66,6 @@ CACHE_MODES = ("rw", "replay", "refresh")
 _SIGNED = "signed"            # a signed entry: {"signed": <value>, "hmac-sha256": <hex>}
 _SIGNATURE = "hmac-sha256"
 _DBNAME = "cache.db"          # diskcache's database file in the cache directory
-
-
-class CacheMiss(LookupError):
-    """A judge call missed the cache in ``replay`` mode (no judge call is made)."""
-
-
-class CacheRejected(CacheMiss):
-    """In ``replay`` mode: the cached entry exists but is refused (unsigned or mis-signed
-    under the signing key, or not a valid record). No judge call is made."""
-
-
-class CacheCorruptWarning(UserWarning):
-    """The cache directory could not be read and was set aside and rebuilt."""
-
-
-class CacheReadOnlyWarning(UserWarning):
-    """The cache cannot be written: hits are served, new verdicts are not saved."""
-
-
-class CacheIntegrityWarning(UserWarning):
-    """Cache entries were refused (unsigned, mis-signed or invalid); raised once, at close."""
 
 
 def cache_key(fingerprint: dict[str, Any], op: str, payload: dict[str, Any]) -> str:

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .errors import CacheToolError as CacheToolError  # re-exported: its home before errors.py
 from .cache import _DBNAME, _SIGNATURE, _SIGNED, ReadOnlyCache, sign_entry
 
 __all__ = ["CacheMergeReport", "CacheStats", "merge_caches", "cache_stats"]
@@ -54,10 +55,6 @@ def _listed(what: str, rows: list[tuple[str, str, str]]) -> list[str]:
     if len(rows) > _SHOWN:
         out.append(f"  ...and {len(rows) - _SHOWN} more")
     return out
-
-
-class CacheToolError(ValueError):
-    """A cache directory that is not there or cannot be read; the message names it."""
 
 
 @dataclass

@@ -32,6 +32,7 @@ import asyncio
 from typing import Any
 
 from .accounting import usage_scope
+from .errors import error_kind_of
 from .pipeline import (
     DEFAULT_CONCURRENCY,
     _evaluate_many,
@@ -39,7 +40,7 @@ from .pipeline import (
     check_cases,
     passage_windows,
 )
-from .records import AnswerResult, ClaimResult, Passage
+from .records import AnswerResult, ClaimResult, ErrorKind, Passage
 from .redaction import redact
 
 
@@ -172,18 +173,20 @@ async def _own_passages_first(result: AnswerResult, own: list[Passage], judge: A
         return
     budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
     checks = [ClaimResult(text=c.text) for c in stale]
+    windows_failed = False
     with usage_scope(result.usage):
         try:
             windows = passage_windows(own, budget)
         except ValueError as exc:
+            windows_failed = True  # a passage over the judge's context budget
             outcomes: list[Any] = [exc] * len(checks)
         else:
             outcomes = await asyncio.gather(*(_verify_claim(check, windows, judge, semaphore)
                                               for check in checks), return_exceptions=True)
-    failed = False
+    failed: ErrorKind | None = None
     for claim, check, outcome in zip(stale, checks, outcomes):
         if isinstance(outcome, BaseException) or check.verdict is None:
-            failed = True
+            failed = failed or _kind_of(outcome, windows_failed)
             detail = f"{type(outcome).__name__}: {outcome}" \
                 if isinstance(outcome, BaseException) else "no verdict"
             claim.add_note(redact("the check against its own turn's passages failed: "
@@ -209,6 +212,15 @@ async def _own_passages_first(result: AnswerResult, own: list[Passage], judge: A
         result.status = "error"
         result.error = ("the check of claims supported only by an earlier turn's passages "
                         "against the turn's own passages returned no verdict")
+        result.error_kind = failed
+
+
+def _kind_of(outcome: object, windows_failed: bool) -> ErrorKind:
+    """The error kind of a failed own-turn check: ``input`` when a passage is over the judge's
+    context budget, the failure's own kind when the judge raised, ``judge`` for no verdict."""
+    if windows_failed:
+        return "input"
+    return error_kind_of(outcome) if isinstance(outcome, BaseException) else "judge"
 
 
 def _numbered(results: list[AnswerResult], conversation: str) -> list[AnswerResult]:

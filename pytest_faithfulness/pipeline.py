@@ -27,7 +27,8 @@ as a coroutine. Rules (see ``records`` for the vocabulary):
   to nor the answer before it, or no source at all: ``alignment``, rule 7) is ``unsupported``
   without a judge call, with the reason in its note and verdict;
 * faithfulness = supported / claims decomposed; no claims -> ``unscored``; any judge failure
-  or missing verdict -> ``error`` with ``score = None`` (fail closed).
+  or missing verdict -> ``error`` with ``score = None`` (fail closed), its kind in
+  ``error_kind`` (``records.ErrorKind``: from the first failure, ``errors.error_kind_of``).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from typing import Any
 from . import _loop
 from .accounting import usage_scope
 from .alignment import align
+from .errors import error_kind_of
 from .judges.protocol import as_decomposition, as_verdict, call_judge
 from .judges.votes import collect_votes
 from .records import (
@@ -356,6 +358,7 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
     except Exception as exc:  # fail closed: the answer errors, nothing passes
         result.status = "error"
         result.error = redact(f"decompose failed: {type(exc).__name__}: {exc}")
+        result.error_kind = error_kind_of(exc)
         return result
     alignment = align(answer, decomposition, tuple(p.id for p in passages))
     result.dropped = alignment.dropped
@@ -372,6 +375,7 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
     except ValueError as exc:
         result.status = "error"
         result.error = str(exc)
+        result.error_kind = "input"  # a passage over the judge's context budget
         return result
 
     from .citations import cite_claims
@@ -390,6 +394,7 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
         detail = f": {type(first).__name__}: {first}" if first is not None else ""
         result.error = redact(f"judge returned no verdict for {len(missing)} of "
                               f"{len(result.claims)} claim(s){detail}")
+        result.error_kind = error_kind_of(first) if first is not None else "judge"
         for claim_result, exc in failures:
             claim_result.add_note(redact(f"verify failed: {type(exc).__name__}: {exc}"))
         return result

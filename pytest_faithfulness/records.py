@@ -25,6 +25,25 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 VerdictLabel = Literal["supported", "contradicted", "unsupported"]
 AnswerStatus = Literal["scored", "unscored", "error"]
 CitationLabel = Literal["correct", "misattributed", "unsupported", "uncited"]
+#: Why an answer is ``error`` (``AnswerResult.error_kind``):
+#:
+#: * ``judge``: a judge call failed (``JudgeError``: transport, HTTP status, content filter,
+#:   missing API key), or the judge raised anything else, or returned something that is not a
+#:   decomposition or a verdict, or no verdict for a claim;
+#: * ``parse``: the judge's reply could not be read as the expected JSON after its retries;
+#: * ``budget``: the run's judge budget (``--faithfulness-max-cost``) was spent before the
+#:   answer was judged (``BudgetExceeded``);
+#: * ``gateway_budget``: the judge's provider or gateway refused the call, its own budget or
+#:   quota spent;
+#: * ``rate_limit``: the provider kept answering "rate limit reached" past the allowed wait;
+#: * ``cache_miss``: ``replay`` cache mode and no usable cached verdict (``CacheMiss``);
+#: * ``input``: the inputs cannot be judged (a passage longer than the judge's context
+#:   budget, or a malformed answer or passage list).
+ErrorKind = Literal["judge", "parse", "budget", "gateway_budget", "rate_limit", "cache_miss",
+                    "input"]
+
+ERROR_KINDS: tuple[str, ...] = ("judge", "parse", "budget", "gateway_budget", "rate_limit",
+                                "cache_miss", "input")
 
 VERDICT_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")
 
@@ -373,6 +392,8 @@ class AnswerResult(BaseModel):
         min_citation_precision: the per-answer bound on citation precision, if any.
         conversation: the conversation this answer is a turn of (``None``: a single answer).
         turn: its 1-based turn number in that conversation (assistant turns only).
+        error_kind: for ``status == "error"``, the kind of fault (``ErrorKind``; ``None``
+            otherwise, and in results saved before it was recorded).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -393,6 +414,7 @@ class AnswerResult(BaseModel):
     min_citation_precision: float | None = None
     conversation: str | None = None
     turn: int | None = None
+    error_kind: ErrorKind | None = None
 
     @field_validator("dropped", mode="before")
     @classmethod

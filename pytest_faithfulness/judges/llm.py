@@ -499,7 +499,8 @@ class LiteLLMJudge:
             except (ValueError, ValidationError) as exc:
                 problems.append(_short(exc))
         raise JudgeError(redact(f"{op}: judge reply could not be read as {schema.__name__} after "
-                                f"{self.parse_retries + 1} attempt(s): {problems[-1]}"))
+                                f"{self.parse_retries + 1} attempt(s): {problems[-1]}"),
+                         kind="parse")
 
     async def _complete(self, messages, op: str, response_format: dict[str, Any],
                         plan: _RequestPlan) -> str | None:
@@ -551,7 +552,7 @@ class LiteLLMJudge:
                 if spent is not None:  # final: waiting does not bring a budget back
                     raise JudgeError(redact(
                         f"{op}: {GATEWAY_BUDGET_SPENT} ({spent}) at {self._where()}: "
-                        f"{type(exc).__name__}: {_short(exc)}")) from exc
+                        f"{type(exc).__name__}: {_short(exc)}"), kind="gateway_budget") from exc
                 if _rate_limited(exc, litellm):
                     if _too_large(exc):
                         raise JudgeError(redact(
@@ -564,7 +565,8 @@ class LiteLLMJudge:
                         raise JudgeError(redact(
                             f"{op}: rate limit still reached after waiting "
                             f"{self.rate_limit_wait:g} s ({limited + 1} attempt(s) in "
-                            f"{waited:.1f} s): {type(exc).__name__}: {_short(exc)}")) from exc
+                            f"{waited:.1f} s): {type(exc).__name__}: {_short(exc)}"),
+                            kind="rate_limit") from exc
                     delay = self.run_wait.grant(min(self._rate_limit_delay(exc, limited),
                                                     self.rate_limit_wait - waited))
                     if delay <= 0:  # the run's wait budget is spent: fail now, wait no more
@@ -572,7 +574,7 @@ class LiteLLMJudge:
                             f"{op}: rate limit reached and {RATE_LIMIT_WAIT_SPENT} "
                             f"({self.run_wait.limit_s:g} s for the whole run, "
                             "--faithfulness-max-rate-limit-wait): "
-                            f"{type(exc).__name__}: {_short(exc)}")) from exc
+                            f"{type(exc).__name__}: {_short(exc)}"), kind="rate_limit") from exc
                     limited += 1
                     self.retries += 1
                     await asyncio.sleep(delay)

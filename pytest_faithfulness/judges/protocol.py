@@ -28,6 +28,7 @@ import inspect
 from typing import Any, Protocol, runtime_checkable
 
 from ..accounting import record as record_usage
+from ..errors import JudgeError as JudgeError  # re-exported: its home before errors.py
 from ..records import Decomposition, Passage, Verdict
 
 
@@ -38,10 +39,6 @@ class Judge(Protocol):
     def decompose(self, answer: str) -> list[str] | Decomposition: ...
 
     def verify(self, claim: str, passages: list[Passage]) -> Verdict: ...
-
-
-class JudgeError(RuntimeError):
-    """A judge call failed for good (after retries): transport, HTTP status or reply format."""
 
 
 async def call_judge(judge: Any, name: str, *args: Any) -> Any:

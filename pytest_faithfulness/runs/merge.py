@@ -46,16 +46,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import MergeError as MergeError  # re-exported: its home before errors.py
 from .saved import BaselineError, GitInfo, SavedRun, load_run
 
 __all__ = ["MergeError", "Shard", "load_shards", "check_shards", "merge_shards",
            "natural_key", "merged_git", "merged_gate", "merged_test_exitstatus",
            "recheck_supported", "recheck_coverage", "cross_check", "check_signatures",
            "carried_failures", "CHECKED_FIGURES"]
-
-
-class MergeError(ValueError):
-    """The shards cannot be merged; the message names the files and what is wrong."""
 
 
 class Shard:

@@ -30,6 +30,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from ..errors import BaselineError as BaselineError  # re-exported: their home before errors.py
+from ..errors import RunSignatureError as RunSignatureError
 from ..records import AnswerResult, Evidence, SessionSummary, Verdict
 
 SAVED_RUN_FORMAT = "pytest-faithfulness-run-1"
@@ -39,14 +41,6 @@ RUN_SIGNATURE_SCOPE = "pytest-faithfulness saved run"
 DEFAULT_STORAGE = ".faithfulness"
 
 _RUN_FILE = re.compile(r"^(\d{4,})_(.+)\.json$")
-
-
-class BaselineError(ValueError):
-    """A saved run cannot be found, read or validated; the message names the path or name."""
-
-
-class RunSignatureError(BaselineError):
-    """A signed saved run whose signature does not match under the signing key."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -100,6 +94,8 @@ class SavedAnswer(_Loose):
         error: the error, for ``status == "error"``.
         passages_digest: ``passages_digest`` of the passages it was judged against
             (``None`` in runs saved before it was recorded).
+        error_kind: the kind of error (``records.ErrorKind``), for ``status == "error"``
+            (``None`` otherwise, and in runs saved before it was recorded).
     """
 
     test_id: str
@@ -114,6 +110,7 @@ class SavedAnswer(_Loose):
     answer: str = ""
     error: str | None = None
     passages_digest: str | None = None
+    error_kind: str | None = None
 
     @classmethod
     def of(cls, result: AnswerResult, index: int = 1) -> SavedAnswer:
@@ -128,7 +125,7 @@ class SavedAnswer(_Loose):
             supported=result.supported, contradicted=result.contradicted,
             unsupported=result.unsupported, passed=result.passed, judge=result.judge,
             answer=result.answer, error=result.error,
-            passages_digest=passages_digest(result.passages))
+            passages_digest=passages_digest(result.passages), error_kind=result.error_kind)
 
 
 def passages_digest(passages: Iterable[Any]) -> str:
