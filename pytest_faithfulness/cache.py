@@ -40,7 +40,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .accounting import record as record_usage
 from .errors import (  # re-exported: their home before errors.py
@@ -51,6 +51,9 @@ from .errors import (  # re-exported: their home before errors.py
     CacheRejected as CacheRejected,
 )
 from .records import Decomposition, Passage, Verdict
+
+if TYPE_CHECKING:  # pragma: no cover - the judges package loads only when a judge is used
+    from .judges.protocol import Judge
 
 CACHE_SCHEMA = "pytest-faithfulness-cache-1"
 
@@ -294,10 +297,11 @@ class CachedJudge:
     cacheable = True
     accounts_usage = True
 
-    def __init__(self, judge: Any, directory: str | Path, mode: str = "rw", *,
+    def __init__(self, judge: Judge, directory: str | Path, mode: str = "rw", *,
                  signing_key: bytes | str | None = None) -> None:
-        fingerprint = getattr(judge, "fingerprint", None)
-        if not callable(fingerprint):
+        from .judges.protocol import fingerprint_of, has_fingerprint
+
+        if not has_fingerprint(judge):
             raise TypeError(f"{type(judge).__name__} has no fingerprint(): cannot key its cache")
         if mode not in CACHE_MODES:
             raise ValueError(f"cache mode must be one of {', '.join(CACHE_MODES)}, got {mode!r}")
@@ -307,7 +311,7 @@ class CachedJudge:
         self.mode = mode
         self.judge = judge
         self.directory = Path(directory)
-        self._fingerprint = fingerprint()
+        self._fingerprint = fingerprint_of(judge)
         self._cache = open_cache(self.directory, read_only=mode == "replay")
         self._lock = threading.Lock()
         self.hits = 0
@@ -335,7 +339,9 @@ class CachedJudge:
     @property
     def context_budget_chars(self) -> int | None:
         """The wrapped judge's budget."""
-        return getattr(self.judge, "context_budget_chars", None)
+        from .judges.protocol import context_budget_of
+
+        return context_budget_of(self.judge)
 
     def fingerprint(self) -> dict[str, Any]:
         """The wrapped judge's fingerprint."""
@@ -359,12 +365,12 @@ class CachedJudge:
         with self._lock:
             view = self._vote_views.get(vote)
             if view is None:
-                from .judges.votes import vote_variant
+                from .judges.protocol import fingerprint_of, has_fingerprint, vote_variant
 
                 view = copy.copy(self)
                 view.judge = vote_variant(self.judge, vote)
-                inner = getattr(view.judge, "fingerprint", None)
-                view._fingerprint = {**(inner() if callable(inner) else self._fingerprint),
+                inner = fingerprint_of(view.judge) if has_fingerprint(view.judge) else None
+                view._fingerprint = {**(inner if inner is not None else self._fingerprint),
                                      "vote": vote}
                 view._lock = threading.Lock()
                 view._vote_views = {}

@@ -33,6 +33,7 @@ from typing import Any
 
 from .accounting import usage_scope
 from .errors import error_kind_of
+from .judges.protocol import Judge, context_budget_of
 from .pipeline import (
     DEFAULT_CONCURRENCY,
     _evaluate_many,
@@ -100,7 +101,7 @@ def _combined(checked: list[tuple[str, list[Passage]]], window: int | None
     return cases
 
 
-def evaluate_conversation(turns: Any, judge: Any, *, window: int | None = None,
+def evaluate_conversation(turns: Any, judge: Judge, *, window: int | None = None,
                           conversation: str = "conversation",
                           concurrency: int = DEFAULT_CONCURRENCY,
                           context_budget_chars: int | None = None) -> list[AnswerResult]:
@@ -125,7 +126,7 @@ def evaluate_conversation(turns: Any, judge: Any, *, window: int | None = None,
     return _numbered(results, conversation)
 
 
-async def aevaluate_conversation(turns: Any, judge: Any, *, window: int | None = None,
+async def aevaluate_conversation(turns: Any, judge: Judge, *, window: int | None = None,
                                  conversation: str = "conversation",
                                  concurrency: int = DEFAULT_CONCURRENCY,
                                  context_budget_chars: int | None = None) -> list[AnswerResult]:
@@ -146,7 +147,7 @@ def _cases_and_own(turns: Any, window: int | None
 
 
 async def _judge_turns(cases: list[tuple[str, list[Passage]]], own: list[list[Passage]],
-                       judge: Any, concurrency: int, context_budget_chars: int | None
+                       judge: Judge, concurrency: int, context_budget_chars: int | None
                        ) -> list[AnswerResult]:
     """Judge every turn, then hold each claim whose support cites an earlier turn's passage
     to the turn's own passages (the module docstring)."""
@@ -158,7 +159,7 @@ async def _judge_turns(cases: list[tuple[str, list[Passage]]], own: list[list[Pa
     return results
 
 
-async def _own_passages_first(result: AnswerResult, own: list[Passage], judge: Any,
+async def _own_passages_first(result: AnswerResult, own: list[Passage], judge: Judge,
                               semaphore: asyncio.Semaphore,
                               context_budget_chars: int | None) -> None:
     """Verify each claim of ``result`` whose support cites an older passage against the
@@ -171,7 +172,7 @@ async def _own_passages_first(result: AnswerResult, own: list[Passage], judge: A
              and any(pid not in own_ids for pid in c.verdict.passage_ids)]
     if not stale:
         return
-    budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
+    budget = context_budget_chars or context_budget_of(judge)
     checks = [ClaimResult(text=c.text) for c in stale]
     windows_failed = False
     with usage_scope(result.usage):

@@ -40,7 +40,7 @@ from . import _loop
 from .accounting import usage_scope
 from .alignment import align
 from .errors import error_kind_of
-from .judges.protocol import as_decomposition, as_verdict, call_judge
+from .judges.protocol import Judge, as_decomposition, as_verdict, call_judge, context_budget_of
 from .judges.votes import collect_votes
 from .records import (
     AnswerResult,
@@ -56,7 +56,7 @@ from .verification import check_verdict, evidence_coverage
 DEFAULT_CONCURRENCY = 8
 
 
-def evaluate(answer: str, passages: Any, judge: Any, *, concurrency: int = DEFAULT_CONCURRENCY,
+def evaluate(answer: str, passages: Any, judge: Judge, *, concurrency: int = DEFAULT_CONCURRENCY,
              context_budget_chars: int | None = None) -> AnswerResult:
     """Judge one answer against its passages (blocking; safe inside a running event loop).
 
@@ -79,7 +79,7 @@ def evaluate(answer: str, passages: Any, judge: Any, *, concurrency: int = DEFAU
                                     context_budget_chars))
 
 
-async def aevaluate(answer: str, passages: Any, judge: Any, *,
+async def aevaluate(answer: str, passages: Any, judge: Judge, *,
                     concurrency: int = DEFAULT_CONCURRENCY,
                     context_budget_chars: int | None = None) -> AnswerResult:
     """``evaluate`` as a coroutine; runs on the package's judge loop whatever loop awaits it."""
@@ -88,7 +88,7 @@ async def aevaluate(answer: str, passages: Any, judge: Any, *,
                                            context_budget_chars))
 
 
-def evaluate_many(cases: Any, judge: Any, *, concurrency: int = DEFAULT_CONCURRENCY,
+def evaluate_many(cases: Any, judge: Judge, *, concurrency: int = DEFAULT_CONCURRENCY,
                   context_budget_chars: int | None = None) -> list[AnswerResult]:
     """Judge many answers concurrently (blocking); one ``AnswerResult`` per case, in order.
 
@@ -106,7 +106,7 @@ def evaluate_many(cases: Any, judge: Any, *, concurrency: int = DEFAULT_CONCURRE
     return _loop.run_sync(_evaluate_many(checked, judge, concurrency, context_budget_chars))
 
 
-async def aevaluate_many(cases: Any, judge: Any, *, concurrency: int = DEFAULT_CONCURRENCY,
+async def aevaluate_many(cases: Any, judge: Judge, *, concurrency: int = DEFAULT_CONCURRENCY,
                          context_budget_chars: int | None = None) -> list[AnswerResult]:
     """``evaluate_many`` as a coroutine."""
     checked = check_cases(cases)
@@ -141,7 +141,7 @@ def check_cases(cases: Any, *, item: str = "case",
     return checked
 
 
-async def _evaluate_many(cases: list[tuple[str, list[Passage]]], judge: Any, concurrency: int,
+async def _evaluate_many(cases: list[tuple[str, list[Passage]]], judge: Judge, concurrency: int,
                          context_budget_chars: int | None) -> list[AnswerResult]:
     shared = asyncio.Semaphore(max(1, int(concurrency)))
     return list(await asyncio.gather(*(
@@ -164,7 +164,7 @@ def check_inputs(answer: Any, passages: Any) -> tuple[str, list[Passage]]:
     return answer, to_passages(passages)
 
 
-async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]], judge: Any,
+async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]], judge: Judge,
                         semaphore: asyncio.Semaphore) -> None:
     """Verify one claim against every window; set its accepted verdict (and the judge's own
     verdict with the reason when it was not accepted as given)."""
@@ -200,7 +200,7 @@ async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]],
 
 
 async def _verify_cited(claim_result: ClaimResult, citation: Any, passages: list[Passage],
-                        windows: list[list[Passage]], budget: int | None, judge: Any,
+                        windows: list[list[Passage]], budget: int | None, judge: Judge,
                         semaphore: asyncio.Semaphore) -> None:
     """Verify a claim, against the passages the answer cites for it first: when they support
     it, that is its verdict (one call, as without citations); otherwise it is verified against
@@ -235,7 +235,7 @@ async def _verify_cited(claim_result: ClaimResult, citation: Any, passages: list
                               if verdict else "misattributed")
 
 
-def verify_claim(claim: str, passages: Any, judge: Any, *,
+def verify_claim(claim: str, passages: Any, judge: Judge, *,
                  context_budget_chars: int | None = None) -> ClaimResult:
     """Verify one claim against passages, as the pipeline does for each decomposed claim.
 
@@ -249,7 +249,7 @@ def verify_claim(claim: str, passages: Any, judge: Any, *,
     if not isinstance(claim, str) or not claim.strip():
         raise TypeError("claim must be a non-empty string")
     passage_list = to_passages(passages)
-    budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
+    budget = context_budget_chars or context_budget_of(judge)
     windows = passage_windows(passage_list, budget) if passage_list else []
     result = ClaimResult(text=claim)
 
@@ -328,7 +328,7 @@ def _combine(verdicts: list[Verdict]) -> Verdict:
     return verdicts[0]
 
 
-async def _evaluate(answer: str, passages: list[Passage], judge: Any, concurrency: int,
+async def _evaluate(answer: str, passages: list[Passage], judge: Judge, concurrency: int,
                     context_budget_chars: int | None,
                     semaphore: asyncio.Semaphore | None = None) -> AnswerResult:
     from .judges.protocol import judge_description
@@ -340,7 +340,7 @@ async def _evaluate(answer: str, passages: list[Passage], judge: Any, concurrenc
             max(1, int(concurrency))), context_budget_chars)
 
 
-async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Semaphore,
+async def _judge_answer(result: AnswerResult, judge: Judge, semaphore: asyncio.Semaphore,
                         context_budget_chars: int | None) -> AnswerResult:
     answer, passages = result.answer, result.passages
     if not answer.strip():
@@ -369,7 +369,7 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
                   if c.ungrounded}
     if not result.claims:
         return result
-    budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
+    budget = context_budget_chars or context_budget_of(judge)
     try:
         windows = passage_windows(passages, budget) if passages else []
     except ValueError as exc:

@@ -38,7 +38,7 @@ from .prompts import (
     prompt_fingerprint,
     verify_messages,
 )
-from .protocol import JudgeError
+from .protocol import JudgeBase, JudgeError
 
 
 def _no_description(schema: dict[str, Any]) -> None:
@@ -278,7 +278,7 @@ def _unwrap_verdict(value: Any) -> Any:
     return value
 
 
-class LiteLLMJudge:
+class LiteLLMJudge(JudgeBase):
     """An LLM judge through litellm, for any model string litellm knows.
 
     Args:

@@ -9,13 +9,13 @@ caching, accounting and descriptions are unchanged. Nothing here imports pytest.
 
 from __future__ import annotations
 
-import inspect
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from ..records import Decomposition, Passage, Verdict
 from ..verification import check_verdict
+from .protocol import Judge, async_method
 
 _MARK = {"supported": "supported", "contradicted": "CONTRADICTED",
          "unsupported": "UNSUPPORTED"}
@@ -65,7 +65,7 @@ class ProgressJudge:
             from the judge's event-loop thread (calls are serialised with a lock).
     """
 
-    def __init__(self, judge: Any, emit: Callable[[str], None]) -> None:
+    def __init__(self, judge: Judge, emit: Callable[[str], None]) -> None:
         self.judge = judge
         self._emit = emit
         self._lock = threading.Lock()
@@ -120,14 +120,14 @@ class _AsyncVerify:
 _CLASSES: dict[tuple[bool, bool], type] = {}
 
 
-def progress_judge(judge: Any, emit: Callable[[str], None]) -> ProgressJudge:
+def progress_judge(judge: Judge, emit: Callable[[str], None]) -> ProgressJudge:
     """Wrap ``judge`` so each decomposition and verdict is reported to ``emit`` on arrival.
 
     The wrapper has ``adecompose`` / ``averify`` exactly when the judge has them as
     coroutine functions, so the pipeline calls it the same way it would call the judge.
     """
-    has_ad = inspect.iscoroutinefunction(getattr(judge, "adecompose", None))
-    has_av = inspect.iscoroutinefunction(getattr(judge, "averify", None))
+    has_ad = async_method(judge, "decompose") is not None
+    has_av = async_method(judge, "verify") is not None
     cls = _CLASSES.get((has_ad, has_av))
     if cls is None:
         bases = tuple(b for b, on in ((_AsyncDecompose, has_ad), (_AsyncVerify, has_av)) if on)
