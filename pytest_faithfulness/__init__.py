@@ -29,7 +29,8 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "AnswerResult", "ClaimResult", "Decomposition", "DroppedText", "Judge", "JudgeError", "LiteLLMJudge",
+    "AnswerResult", "ClaimResult", "Decomposition", "DroppedText", "Judge", "JudgeError",
+    "LiteLLMJudge",
     "OfflineJudge", "Passage", "SessionSummary", "Usage", "Verdict", "aevaluate",
     "aevaluate_many", "evaluate", "evaluate_many", "make_judge", "to_passages",
     "evaluate_conversation", "aevaluate_conversation", "FaithfulnessError",

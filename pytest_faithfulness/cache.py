@@ -43,12 +43,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .accounting import record as record_usage
-from .errors import (  # re-exported: their home before errors.py
-    CacheCorruptWarning as CacheCorruptWarning,
-    CacheIntegrityWarning as CacheIntegrityWarning,
-    CacheMiss as CacheMiss,
-    CacheReadOnlyWarning as CacheReadOnlyWarning,
-    CacheRejected as CacheRejected,
+
+# defined in errors.py; importable from here as before
+from .errors import (
+    CacheCorruptWarning,
+    CacheIntegrityWarning,
+    CacheMiss,
+    CacheReadOnlyWarning,
+    CacheRejected,
 )
 from .records import Decomposition, Passage, Verdict
 
@@ -299,9 +301,10 @@ class CachedJudge:
 
     def __init__(self, judge: Judge, directory: str | Path, mode: str = "rw", *,
                  signing_key: bytes | str | None = None) -> None:
-        from .judges.protocol import fingerprint_of, has_fingerprint
+        from .judges.protocol import fingerprint_of
 
-        if not has_fingerprint(judge):
+        fingerprint = fingerprint_of(judge)
+        if fingerprint is None:
             raise TypeError(f"{type(judge).__name__} has no fingerprint(): cannot key its cache")
         if mode not in CACHE_MODES:
             raise ValueError(f"cache mode must be one of {', '.join(CACHE_MODES)}, got {mode!r}")
@@ -311,7 +314,7 @@ class CachedJudge:
         self.mode = mode
         self.judge = judge
         self.directory = Path(directory)
-        self._fingerprint = fingerprint_of(judge)
+        self._fingerprint: dict[str, Any] = fingerprint
         self._cache = open_cache(self.directory, read_only=mode == "replay")
         self._lock = threading.Lock()
         self.hits = 0
@@ -365,11 +368,11 @@ class CachedJudge:
         with self._lock:
             view = self._vote_views.get(vote)
             if view is None:
-                from .judges.protocol import fingerprint_of, has_fingerprint, vote_variant
+                from .judges.protocol import fingerprint_of, vote_variant
 
                 view = copy.copy(self)
                 view.judge = vote_variant(self.judge, vote)
-                inner = fingerprint_of(view.judge) if has_fingerprint(view.judge) else None
+                inner = fingerprint_of(view.judge)
                 view._fingerprint = {**(inner if inner is not None else self._fingerprint),
                                      "vote": vote}
                 view._lock = threading.Lock()
@@ -486,7 +489,8 @@ class CachedJudge:
             unusable = f", which cannot be used: {self._cache.reason}" \
                 if isinstance(self._cache, UnavailableCache) else ""
             raise CacheMiss(f"{op}: no cached verdict in replay mode (cache {self.directory}"
-                            f"{unusable}); record it first with --faithfulness-cache-mode rw (fills misses) or refresh (judges everything again)")
+                            f"{unusable}); record it first with --faithfulness-cache-mode rw "
+                            "(fills misses) or refresh (judges everything again)")
         return None
 
     def _unseal(self, key: str, raw: Any, model) -> tuple[Any, str | None]:

@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import CacheToolError as CacheToolError  # re-exported: its home before errors.py
 from .cache import _DBNAME, _SIGNATURE, _SIGNED, ReadOnlyCache, sign_entry
+from .errors import CacheToolError as CacheToolError  # re-exported: its home before errors.py
 
 __all__ = ["CacheMergeReport", "CacheStats", "merge_caches", "cache_stats"]
 
@@ -227,8 +227,8 @@ def merge_caches(sources: Iterable[str | Path], dest: str | Path, *,
     """
     dest = Path(dest)
     report = CacheMergeReport()
-    sources = [Path(s) for s in sources]
-    for src in sources:  # every source checked before anything is written
+    source_dirs = [Path(s) for s in sources]
+    for src in source_dirs:  # every source checked before anything is written
         if not (src / _DBNAME).is_file():
             raise CacheToolError(f"{src}: no verdict cache there (no {_DBNAME})")
     if dest.exists() and not dest.is_dir():
@@ -244,7 +244,7 @@ def merge_caches(sources: Iterable[str | Path], dest: str | Path, *,
     for key, value in existing:
         if isinstance(key, str) and key != "__probe__" and value is not None:
             entries[key] = value
-    for src in sources:
+    for src in source_dirs:
         if dest.exists() and src.resolve() == dest.resolve():
             continue
         try:

@@ -395,8 +395,8 @@ async def _judge_answer(result: AnswerResult, judge: Judge, semaphore: asyncio.S
         result.error = redact(f"judge returned no verdict for {len(missing)} of "
                               f"{len(result.claims)} claim(s){detail}")
         result.error_kind = error_kind_of(first) if first is not None else "judge"
-        for claim_result, exc in failures:
-            claim_result.add_note(redact(f"verify failed: {type(exc).__name__}: {exc}"))
+        for claim_result, failure in failures:
+            claim_result.add_note(redact(f"verify failed: {type(failure).__name__}: {failure}"))
         return result
     result.status = "scored"
     return result

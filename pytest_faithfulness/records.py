@@ -485,7 +485,8 @@ class AnswerResult(BaseModel):
             reasons.append(f"faithfulness {score:.2f} < min_score {self.min_score:.2f}")
         if self.max_unsupported is not None and self.not_supported > self.max_unsupported:
             reasons.append(
-                f"{self.not_supported} claim(s) not supported > max_unsupported {self.max_unsupported}"
+                f"{self.not_supported} claim(s) not supported > max_unsupported "
+                f"{self.max_unsupported}"
             )
         if self.min_citation_precision is not None and self.status == "scored":
             precision = self.citation_precision
@@ -735,11 +736,12 @@ def to_passages(passages: Any) -> list[Passage]:
 
 def _id_str(value: Any, index: int) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise TypeError(f"passages[{index - 1}] id must be a string or int, got {type(value).__name__}")
-    value = str(value)
-    if not value.strip():
+        raise TypeError(f"passages[{index - 1}] id must be a string or int, "
+                        f"got {type(value).__name__}")
+    text = str(value)
+    if not text.strip():
         raise ValueError(f"passages[{index - 1}] has an empty id")
-    return value
+    return text
 
 
 def _title_str(value: Any, index: int) -> str | None:

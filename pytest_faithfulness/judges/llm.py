@@ -489,7 +489,7 @@ class LiteLLMJudge(JudgeBase):
         plan = self._request_plan()
         messages, response_format = plan.request(messages, schema)
         problems: list[str] = []
-        for attempt in range(self.parse_retries + 1):
+        for _attempt in range(self.parse_retries + 1):
             content = await self._complete(messages, op, response_format, plan)
             try:
                 value = parse_json_reply(content)
@@ -686,8 +686,11 @@ class _RequestPlan:
             sent = temperature
         from litellm.utils import type_to_response_format_param
 
-        formats = {reply.__name__: type_to_response_format_param(reply)
-                   for reply in (DecomposeReply, VerifyReply)}
+        formats: dict[str, dict[str, Any]] = {}
+        for reply in (DecomposeReply, VerifyReply):
+            found = type_to_response_format_param(reply)
+            assert found is not None  # litellm returns None only when given no type
+            formats[reply.__name__] = found
         markers = (needs_cache_markers(provider, name) if cache_markers is None
                    else cache_markers)
         return cls(mode, sent, temperature, formats, markers)
@@ -856,7 +859,8 @@ def _transient_status(exc: BaseException) -> bool:
     """A provider error worth a retry by its HTTP status (older litellm releases raise a
     generic APIError for 5xx) or a dropped connection."""
     status = getattr(exc, "status_code", None)
-    return status in (408, 409, 425, 429, 500, 502, 503, 504) or "connection error" in str(exc).lower()
+    return status in (408, 409, 425, 429, 500, 502, 503, 504) \
+        or "connection error" in str(exc).lower()
 
 
 #: Error types and codes by which a provider or a litellm proxy says that a budget or quota of
@@ -972,10 +976,10 @@ def _wait_hint(headers: dict[str, str]) -> float | None:
 
             return max((when - datetime.datetime.now(datetime.timezone.utc)).total_seconds(),
                        0.0)
-    resets = [_seconds(headers.get(f"x-ratelimit-reset-{what}"))
-              for what in ("requests", "tokens")
-              if (headers.get(f"x-ratelimit-remaining-{what}") or "").strip() == "0"]
-    resets = [r for r in resets if r is not None]
+    found = [_seconds(headers.get(f"x-ratelimit-reset-{what}"))
+             for what in ("requests", "tokens")
+             if (headers.get(f"x-ratelimit-remaining-{what}") or "").strip() == "0"]
+    resets = [r for r in found if r is not None]
     return max(resets) if resets else None
 
 

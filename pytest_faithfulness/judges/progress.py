@@ -102,6 +102,9 @@ class ProgressJudge:
 
 
 class _AsyncDecompose:
+    judge: Any  # (declared for the type checker: ProgressJudge sets them)
+    _say: Callable[[Callable[[], str]], None]
+
     async def adecompose(self, answer: str) -> Any:
         """The wrapped ``adecompose``, reported."""
         value = await self.judge.adecompose(answer)
@@ -110,6 +113,9 @@ class _AsyncDecompose:
 
 
 class _AsyncVerify:
+    judge: Any
+    _say: Callable[[Callable[[], str]], None]
+
     async def averify(self, claim: str, passages: list[Passage]) -> Any:
         """The wrapped ``averify``, reported."""
         verdict = await self.judge.averify(claim, passages)
@@ -117,7 +123,7 @@ class _AsyncVerify:
         return verdict
 
 
-_CLASSES: dict[tuple[bool, bool], type] = {}
+_CLASSES: dict[tuple[bool, bool], type[ProgressJudge]] = {}
 
 
 def progress_judge(judge: Judge, emit: Callable[[str], None]) -> ProgressJudge:

@@ -237,7 +237,8 @@ def as_decomposition(value: Any) -> Decomposition:
         return value
     if isinstance(value, (list, tuple)) and all(isinstance(c, str) for c in value):
         return Decomposition(claims=list(value))
-    raise TypeError(f"decompose() must return list[str] or Decomposition, got {type(value).__name__}")
+    raise TypeError("decompose() must return list[str] or Decomposition, "
+                    f"got {type(value).__name__}")
 
 
 def as_verdict(value: Any) -> Verdict:
