@@ -68,9 +68,12 @@ CACHE_KEY_ENV = "FAITHFULNESS_CACHE_KEY"
 #: calls the judge for everything and overwrites the entries.
 CACHE_MODES = ("rw", "replay", "refresh")
 
-_SIGNED = "signed"            # a signed entry: {"signed": <value>, "hmac-sha256": <hex>}
-_SIGNATURE = "hmac-sha256"
-_DBNAME = "cache.db"          # diskcache's database file in the cache directory
+#: A signed entry is ``{SIGNED_FIELD: <value>, SIGNATURE_FIELD: <hex HMAC-SHA-256>}``
+#: (``sign_entry``); ``cachemerge`` reads entries the same way.
+SIGNED_FIELD = "signed"
+SIGNATURE_FIELD = "hmac-sha256"
+#: diskcache's database file in a cache directory.
+DBNAME = "cache.db"
 
 
 def cache_key(fingerprint: dict[str, Any], op: str, payload: dict[str, Any]) -> str:
@@ -121,7 +124,7 @@ def open_cache(directory: str | Path, *, read_only: bool = False):
 
     directory = Path(directory)
     if read_only:
-        if not (directory / _DBNAME).is_file():
+        if not (directory / DBNAME).is_file():
             return UnavailableCache(directory, "no cache has been recorded there")
         try:
             return ReadOnlyCache(directory, "replay mode reads only")
@@ -138,7 +141,7 @@ def open_cache(directory: str | Path, *, read_only: bool = False):
         problem = exc
     if not _is_corruption(problem):  # cannot write here: read what is there, if anything
         reason = f"{type(problem).__name__}: {problem}"
-        if not (directory / _DBNAME).is_file():
+        if not (directory / DBNAME).is_file():
             return UnavailableCache(directory, reason)
         try:
             return ReadOnlyCache(directory, reason)
@@ -204,7 +207,7 @@ class ReadOnlyCache:
         self.directory = Path(directory)
         self.reason = reason
         self._lock = threading.Lock()
-        self._con = _connect_read_only(self.directory / _DBNAME)
+        self._con = _connect_read_only(self.directory / DBNAME)
         settings = dict(self._con.execute("SELECT key, value FROM Settings").fetchall())
         self._disk = diskcache.JSONDisk(str(self.directory), **{
             name[len("disk_"):]: value for name, value in settings.items()
@@ -496,17 +499,17 @@ class CachedJudge:
     def _unseal(self, key: str, raw: Any, model) -> tuple[Any, str | None]:
         """``(value, None)`` for an entry that checks out, else ``(None, why it is refused)``;
         counts the refusal."""
-        signed = isinstance(raw, dict) and set(raw) == {_SIGNED, _SIGNATURE}
+        signed = isinstance(raw, dict) and set(raw) == {SIGNED_FIELD, SIGNATURE_FIELD}
         if self._signing_key is not None:
-            signature = raw.get(_SIGNATURE) if signed else None
-            expected = sign_entry(self._signing_key, key, raw[_SIGNED]) if signed else ""
+            signature = raw.get(SIGNATURE_FIELD) if signed else None
+            expected = sign_entry(self._signing_key, key, raw[SIGNED_FIELD]) if signed else ""
             if not (isinstance(signature, str) and hmac.compare_digest(signature, expected)):
                 with self._lock:
                     self.rejected += 1
                 why = "its signature does not match" if signed else "it is not signed"
                 return None, f"{why} ({CACHE_KEY_ENV} is set)"
         try:
-            return model.model_validate(raw[_SIGNED] if signed else raw), None
+            return model.model_validate(raw[SIGNED_FIELD] if signed else raw), None
         except Exception:  # a stale or garbled entry is refused, never served
             with self._lock:
                 self.invalid += 1
@@ -515,7 +518,7 @@ class CachedJudge:
     def _put(self, key: str, value) -> None:
         data = value.model_dump(mode="json")
         if self._signing_key is not None:
-            data = {_SIGNED: data, _SIGNATURE: sign_entry(self._signing_key, key, data)}
+            data = {SIGNED_FIELD: data, SIGNATURE_FIELD: sign_entry(self._signing_key, key, data)}
         try:
             self._cache.set(key, data)
         except (sqlite3.DatabaseError, OSError) as exc:

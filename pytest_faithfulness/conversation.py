@@ -36,10 +36,10 @@ from .errors import error_kind_of
 from .judges.protocol import Judge, context_budget_of
 from .pipeline import (
     DEFAULT_CONCURRENCY,
-    _evaluate_many,
-    _verify_claim,
     check_cases,
+    evaluate_checked_many,
     passage_windows,
+    verify_claim_windows,
 )
 from .records import AnswerResult, ClaimResult, ErrorKind, Passage
 from .redaction import redact
@@ -151,7 +151,7 @@ async def _judge_turns(cases: list[tuple[str, list[Passage]]], own: list[list[Pa
                        ) -> list[AnswerResult]:
     """Judge every turn, then hold each claim whose support cites an earlier turn's passage
     to the turn's own passages (the module docstring)."""
-    results = await _evaluate_many(cases, judge, concurrency, context_budget_chars)
+    results = await evaluate_checked_many(cases, judge, concurrency, context_budget_chars)
     semaphore = asyncio.Semaphore(max(1, int(concurrency)))
     await asyncio.gather(*(_own_passages_first(result, passages, judge, semaphore,
                                                context_budget_chars)
@@ -182,7 +182,7 @@ async def _own_passages_first(result: AnswerResult, own: list[Passage], judge: J
             windows_failed = True  # a passage over the judge's context budget
             outcomes: list[Any] = [exc] * len(checks)
         else:
-            outcomes = await asyncio.gather(*(_verify_claim(check, windows, judge, semaphore)
+            outcomes = await asyncio.gather(*(verify_claim_windows(check, windows, judge, semaphore)
                                               for check in checks), return_exceptions=True)
     failed: ErrorKind | None = None
     for claim, check, outcome in zip(stale, checks, outcomes):

@@ -103,14 +103,14 @@ def evaluate_many(cases: Any, judge: Judge, *, concurrency: int = DEFAULT_CONCUR
         the message names the case's index).
     """
     checked = check_cases(cases)
-    return _loop.run_sync(_evaluate_many(checked, judge, concurrency, context_budget_chars))
+    return _loop.run_sync(evaluate_checked_many(checked, judge, concurrency, context_budget_chars))
 
 
 async def aevaluate_many(cases: Any, judge: Judge, *, concurrency: int = DEFAULT_CONCURRENCY,
                          context_budget_chars: int | None = None) -> list[AnswerResult]:
     """``evaluate_many`` as a coroutine."""
     checked = check_cases(cases)
-    return await _loop.run_async(_evaluate_many(checked, judge, concurrency,
+    return await _loop.run_async(evaluate_checked_many(checked, judge, concurrency,
                                                 context_budget_chars))
 
 
@@ -141,8 +141,11 @@ def check_cases(cases: Any, *, item: str = "case",
     return checked
 
 
-async def _evaluate_many(cases: list[tuple[str, list[Passage]]], judge: Judge, concurrency: int,
-                         context_budget_chars: int | None) -> list[AnswerResult]:
+async def evaluate_checked_many(cases: list[tuple[str, list[Passage]]], judge: Judge,
+                                concurrency: int,
+                                context_budget_chars: int | None) -> list[AnswerResult]:
+    """``aevaluate_many`` on cases already checked (``check_cases``), on the running loop:
+    one ``AnswerResult`` per case, in order, at most ``concurrency`` judge calls in flight."""
     shared = asyncio.Semaphore(max(1, int(concurrency)))
     return list(await asyncio.gather(*(
         _evaluate(answer, passages, judge, concurrency, context_budget_chars, semaphore=shared)
@@ -164,10 +167,15 @@ def check_inputs(answer: Any, passages: Any) -> tuple[str, list[Passage]]:
     return answer, to_passages(passages)
 
 
-async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]], judge: Judge,
-                        semaphore: asyncio.Semaphore) -> None:
-    """Verify one claim against every window; set its accepted verdict (and the judge's own
-    verdict with the reason when it was not accepted as given)."""
+async def verify_claim_windows(claim_result: ClaimResult, windows: list[list[Passage]],
+                               judge: Judge, semaphore: asyncio.Semaphore) -> None:
+    """Verify one claim against every window of passages (``passage_windows``), each call
+    under ``semaphore``; set its accepted verdict (and the judge's own verdict with the reason
+    when it was not accepted as given) and its votes.
+
+    Raises:
+        Exception: whatever the judge raised (the caller records it).
+    """
     if not windows:
         claim_result.verdict = Verdict("unsupported", rationale="no passages were given")
         return
@@ -214,7 +222,7 @@ async def _verify_cited(claim_result: ClaimResult, citation: Any, passages: list
     settled = False
     if cited and len(cited) < len(passages):  # all of them cited: the usual check is the same
         first = ClaimResult(text=claim_result.text)
-        await _verify_claim(first, passage_windows(cited, budget), judge, semaphore)
+        await verify_claim_windows(first, passage_windows(cited, budget), judge, semaphore)
         if first.supported:
             claim_result.verdict, claim_result.judge_verdict = first.verdict, first.judge_verdict
             claim_result.votes, claim_result.unstable = first.votes, first.unstable
@@ -223,7 +231,7 @@ async def _verify_cited(claim_result: ClaimResult, citation: Any, passages: list
                 claim_result.add_note(first.note)
             settled = True
     if not settled:
-        await _verify_claim(claim_result, windows, judge, semaphore)
+        await verify_claim_windows(claim_result, windows, judge, semaphore)
     claim_result.citation = citation_label(claim_result.verdict, citation)  # type: ignore[assignment]
     if citation.note():
         claim_result.add_note(citation.note())
@@ -254,7 +262,7 @@ def verify_claim(claim: str, passages: Any, judge: Judge, *,
     result = ClaimResult(text=claim)
 
     async def run() -> ClaimResult:
-        await _verify_claim(result, windows, judge, asyncio.Semaphore(DEFAULT_CONCURRENCY))
+        await verify_claim_windows(result, windows, judge, asyncio.Semaphore(DEFAULT_CONCURRENCY))
         return result
 
     return _loop.run_sync(run())
