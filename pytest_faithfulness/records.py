@@ -42,6 +42,10 @@ CitationLabel = Literal["correct", "misattributed", "unsupported", "uncited"]
 ErrorKind = Literal["judge", "parse", "budget", "gateway_budget", "rate_limit", "cache_miss",
                     "input"]
 
+#: What a run-budget error's text held before ``error_kind`` was recorded (read only for
+#: results recorded then: ``AnswerResult``).
+LEGACY_BUDGET_TEXT = "judge budget of"
+
 ERROR_KINDS: tuple[str, ...] = ("judge", "parse", "budget", "gateway_budget", "rate_limit",
                                 "cache_miss", "input")
 
@@ -420,6 +424,19 @@ class AnswerResult(BaseModel):
     @classmethod
     def _coerce_dropped(cls, value: Any) -> Any:
         return _dropped_items(value)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_form(cls, data: Any) -> Any:
+        """A result recorded before ``error_kind`` existed (a shard or saved run of an older
+        version): a run-budget error, whose text then named the ``judge budget of`` that was
+        spent, reads as ``budget``, so that the gate counts it as it did; any other error's
+        kind stays unknown (``None``)."""
+        if isinstance(data, dict) and "error_kind" not in data \
+                and data.get("status") == "error" \
+                and LEGACY_BUDGET_TEXT in str(data.get("error") or ""):
+            return {**data, "error_kind": "budget"}
+        return data
 
     @property
     def supported(self) -> int:

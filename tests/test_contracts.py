@@ -224,3 +224,14 @@ def test_the_built_in_judges_declare_their_capabilities(chat_server):
     assert vote_variant(llm, 2) is not llm
     offline = pytest_faithfulness.make_judge("offline")
     assert is_deterministic(offline) and runs_inline(offline) and not is_cacheable(offline)
+
+
+def test_a_budget_error_recorded_before_error_kind_still_counts_as_budget_in_the_gate():
+    old = AnswerResult.model_validate({  # as a shard of an older version recorded it
+        "answer": ANSWER, "status": "error",
+        "error": "decompose failed: BudgetExceeded: judge budget of $0.000000 spent"})
+    assert old.error_kind == "budget"
+    reasons = gate_failures(SessionSummary.of([old]), [old], GateConfig())
+    assert any("judge budget was spent before 1 answer(s)" in r for r in reasons), reasons
+    recorded = AnswerResult.model_validate({**old.model_dump(mode="json"), "error_kind": None})
+    assert recorded.error_kind is None  # a kind that was recorded is never guessed
