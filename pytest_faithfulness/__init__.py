@@ -25,17 +25,19 @@ _EXPORTS = {
     "aevaluate": "pipeline", "evaluate": "pipeline", "aevaluate_many": "pipeline",
     "evaluate_many": "pipeline", "Usage": "records",
     "evaluate_conversation": "conversation", "aevaluate_conversation": "conversation",
+    "FaithfulnessError": "errors",
 }
 
 __all__ = [
-    "AnswerResult", "ClaimResult", "Decomposition", "DroppedText", "Judge", "JudgeError", "LiteLLMJudge",
+    "AnswerResult", "ClaimResult", "Decomposition", "DroppedText", "Judge", "JudgeError",
+    "LiteLLMJudge",
     "OfflineJudge", "Passage", "SessionSummary", "Usage", "Verdict", "aevaluate",
     "aevaluate_many", "evaluate", "evaluate_many", "make_judge", "to_passages",
-    "evaluate_conversation", "aevaluate_conversation",
+    "evaluate_conversation", "aevaluate_conversation", "FaithfulnessError",
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'pytest_faithfulness' has no attribute {name!r}")
@@ -51,6 +53,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover
     from .conversation import aevaluate_conversation, evaluate_conversation
+    from .errors import FaithfulnessError
     from .judges import Judge, JudgeError, LiteLLMJudge, OfflineJudge, make_judge
     from .pipeline import aevaluate, aevaluate_many, evaluate, evaluate_many
     from .records import (

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -37,7 +37,8 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     loop = _get_loop()
     if threading.current_thread() is _thread:
         coro.close()
-        raise RuntimeError("run_sync called from the judge loop itself; await the coroutine instead")
+        raise RuntimeError("run_sync called from the judge loop itself; "
+                           "await the coroutine instead")
     return asyncio.run_coroutine_threadsafe(coro, loop).result()
 
 

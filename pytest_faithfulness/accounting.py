@@ -24,6 +24,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .errors import BudgetExceeded as BudgetExceeded  # re-exported: its home before errors.py
+
 if TYPE_CHECKING:  # pragma: no cover - records (pydantic) is not imported at start-up
     from .records import Usage
 
@@ -50,10 +52,6 @@ def record(**counts: float) -> None:
     with _lock:
         for name, value in counts.items():
             setattr(usage, name, getattr(usage, name) + value)
-
-
-class BudgetExceeded(RuntimeError):
-    """The session's judge budget is spent: no new judge call is made."""
 
 
 #: Stands in the text of a judge error when the provider or a judge gateway (a litellm proxy)

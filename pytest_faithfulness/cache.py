@@ -40,10 +40,22 @@ import threading
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .accounting import record as record_usage
+
+# defined in errors.py; importable from here as before
+from .errors import (
+    CacheCorruptWarning,
+    CacheIntegrityWarning,
+    CacheMiss,
+    CacheReadOnlyWarning,
+    CacheRejected,
+)
 from .records import Decomposition, Passage, Verdict
+
+if TYPE_CHECKING:  # pragma: no cover - the judges package loads only when a judge is used
+    from .judges.protocol import Judge
 
 CACHE_SCHEMA = "pytest-faithfulness-cache-1"
 
@@ -56,30 +68,12 @@ CACHE_KEY_ENV = "FAITHFULNESS_CACHE_KEY"
 #: calls the judge for everything and overwrites the entries.
 CACHE_MODES = ("rw", "replay", "refresh")
 
-_SIGNED = "signed"            # a signed entry: {"signed": <value>, "hmac-sha256": <hex>}
-_SIGNATURE = "hmac-sha256"
-_DBNAME = "cache.db"          # diskcache's database file in the cache directory
-
-
-class CacheMiss(LookupError):
-    """A judge call missed the cache in ``replay`` mode (no judge call is made)."""
-
-
-class CacheRejected(CacheMiss):
-    """In ``replay`` mode: the cached entry exists but is refused (unsigned or mis-signed
-    under the signing key, or not a valid record). No judge call is made."""
-
-
-class CacheCorruptWarning(UserWarning):
-    """The cache directory could not be read and was set aside and rebuilt."""
-
-
-class CacheReadOnlyWarning(UserWarning):
-    """The cache cannot be written: hits are served, new verdicts are not saved."""
-
-
-class CacheIntegrityWarning(UserWarning):
-    """Cache entries were refused (unsigned, mis-signed or invalid); raised once, at close."""
+#: A signed entry is ``{SIGNED_FIELD: <value>, SIGNATURE_FIELD: <hex HMAC-SHA-256>}``
+#: (``sign_entry``); ``cachemerge`` reads entries the same way.
+SIGNED_FIELD = "signed"
+SIGNATURE_FIELD = "hmac-sha256"
+#: diskcache's database file in a cache directory.
+DBNAME = "cache.db"
 
 
 def cache_key(fingerprint: dict[str, Any], op: str, payload: dict[str, Any]) -> str:
@@ -130,7 +124,7 @@ def open_cache(directory: str | Path, *, read_only: bool = False):
 
     directory = Path(directory)
     if read_only:
-        if not (directory / _DBNAME).is_file():
+        if not (directory / DBNAME).is_file():
             return UnavailableCache(directory, "no cache has been recorded there")
         try:
             return ReadOnlyCache(directory, "replay mode reads only")
@@ -147,7 +141,7 @@ def open_cache(directory: str | Path, *, read_only: bool = False):
         problem = exc
     if not _is_corruption(problem):  # cannot write here: read what is there, if anything
         reason = f"{type(problem).__name__}: {problem}"
-        if not (directory / _DBNAME).is_file():
+        if not (directory / DBNAME).is_file():
             return UnavailableCache(directory, reason)
         try:
             return ReadOnlyCache(directory, reason)
@@ -213,7 +207,7 @@ class ReadOnlyCache:
         self.directory = Path(directory)
         self.reason = reason
         self._lock = threading.Lock()
-        self._con = _connect_read_only(self.directory / _DBNAME)
+        self._con = _connect_read_only(self.directory / DBNAME)
         settings = dict(self._con.execute("SELECT key, value FROM Settings").fetchall())
         self._disk = diskcache.JSONDisk(str(self.directory), **{
             name[len("disk_"):]: value for name, value in settings.items()
@@ -308,10 +302,12 @@ class CachedJudge:
     cacheable = True
     accounts_usage = True
 
-    def __init__(self, judge: Any, directory: str | Path, mode: str = "rw", *,
+    def __init__(self, judge: Judge, directory: str | Path, mode: str = "rw", *,
                  signing_key: bytes | str | None = None) -> None:
-        fingerprint = getattr(judge, "fingerprint", None)
-        if not callable(fingerprint):
+        from .judges.protocol import fingerprint_of
+
+        fingerprint = fingerprint_of(judge)
+        if fingerprint is None:
             raise TypeError(f"{type(judge).__name__} has no fingerprint(): cannot key its cache")
         if mode not in CACHE_MODES:
             raise ValueError(f"cache mode must be one of {', '.join(CACHE_MODES)}, got {mode!r}")
@@ -321,7 +317,7 @@ class CachedJudge:
         self.mode = mode
         self.judge = judge
         self.directory = Path(directory)
-        self._fingerprint = fingerprint()
+        self._fingerprint: dict[str, Any] = fingerprint
         self._cache = open_cache(self.directory, read_only=mode == "replay")
         self._lock = threading.Lock()
         self.hits = 0
@@ -349,7 +345,9 @@ class CachedJudge:
     @property
     def context_budget_chars(self) -> int | None:
         """The wrapped judge's budget."""
-        return getattr(self.judge, "context_budget_chars", None)
+        from .judges.protocol import context_budget_of
+
+        return context_budget_of(self.judge)
 
     def fingerprint(self) -> dict[str, Any]:
         """The wrapped judge's fingerprint."""
@@ -373,12 +371,12 @@ class CachedJudge:
         with self._lock:
             view = self._vote_views.get(vote)
             if view is None:
-                from .judges.votes import vote_variant
+                from .judges.protocol import fingerprint_of, vote_variant
 
                 view = copy.copy(self)
                 view.judge = vote_variant(self.judge, vote)
-                inner = getattr(view.judge, "fingerprint", None)
-                view._fingerprint = {**(inner() if callable(inner) else self._fingerprint),
+                inner = fingerprint_of(view.judge)
+                view._fingerprint = {**(inner if inner is not None else self._fingerprint),
                                      "vote": vote}
                 view._lock = threading.Lock()
                 view._vote_views = {}
@@ -494,23 +492,24 @@ class CachedJudge:
             unusable = f", which cannot be used: {self._cache.reason}" \
                 if isinstance(self._cache, UnavailableCache) else ""
             raise CacheMiss(f"{op}: no cached verdict in replay mode (cache {self.directory}"
-                            f"{unusable}); record it first with --faithfulness-cache-mode rw (fills misses) or refresh (judges everything again)")
+                            f"{unusable}); record it first with --faithfulness-cache-mode rw "
+                            "(fills misses) or refresh (judges everything again)")
         return None
 
     def _unseal(self, key: str, raw: Any, model) -> tuple[Any, str | None]:
         """``(value, None)`` for an entry that checks out, else ``(None, why it is refused)``;
         counts the refusal."""
-        signed = isinstance(raw, dict) and set(raw) == {_SIGNED, _SIGNATURE}
+        signed = isinstance(raw, dict) and set(raw) == {SIGNED_FIELD, SIGNATURE_FIELD}
         if self._signing_key is not None:
-            signature = raw.get(_SIGNATURE) if signed else None
-            expected = sign_entry(self._signing_key, key, raw[_SIGNED]) if signed else ""
+            signature = raw.get(SIGNATURE_FIELD) if signed else None
+            expected = sign_entry(self._signing_key, key, raw[SIGNED_FIELD]) if signed else ""
             if not (isinstance(signature, str) and hmac.compare_digest(signature, expected)):
                 with self._lock:
                     self.rejected += 1
                 why = "its signature does not match" if signed else "it is not signed"
                 return None, f"{why} ({CACHE_KEY_ENV} is set)"
         try:
-            return model.model_validate(raw[_SIGNED] if signed else raw), None
+            return model.model_validate(raw[SIGNED_FIELD] if signed else raw), None
         except Exception:  # a stale or garbled entry is refused, never served
             with self._lock:
                 self.invalid += 1
@@ -519,7 +518,7 @@ class CachedJudge:
     def _put(self, key: str, value) -> None:
         data = value.model_dump(mode="json")
         if self._signing_key is not None:
-            data = {_SIGNED: data, _SIGNATURE: sign_entry(self._signing_key, key, data)}
+            data = {SIGNED_FIELD: data, SIGNATURE_FIELD: sign_entry(self._signing_key, key, data)}
         try:
             self._cache.set(key, data)
         except (sqlite3.DatabaseError, OSError) as exc:

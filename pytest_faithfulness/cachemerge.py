@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cache import _DBNAME, _SIGNATURE, _SIGNED, ReadOnlyCache, sign_entry
+from .cache import DBNAME, SIGNATURE_FIELD, SIGNED_FIELD, ReadOnlyCache, sign_entry
+from .errors import CacheToolError as CacheToolError  # re-exported: its home before errors.py
 
 __all__ = ["CacheMergeReport", "CacheStats", "merge_caches", "cache_stats"]
 
@@ -54,10 +55,6 @@ def _listed(what: str, rows: list[tuple[str, str, str]]) -> list[str]:
     if len(rows) > _SHOWN:
         out.append(f"  ...and {len(rows) - _SHOWN} more")
     return out
-
-
-class CacheToolError(ValueError):
-    """A cache directory that is not there or cannot be read; the message names it."""
 
 
 @dataclass
@@ -127,8 +124,8 @@ class CacheMergeReport:
 def _open(directory: Path, *, create: bool) -> Any:
     import diskcache
 
-    if not create and not (directory / _DBNAME).is_file():
-        raise CacheToolError(f"{directory}: no verdict cache there (no {_DBNAME})")
+    if not create and not (directory / DBNAME).is_file():
+        raise CacheToolError(f"{directory}: no verdict cache there (no {DBNAME})")
     try:
         return diskcache.Cache(str(directory), disk=diskcache.JSONDisk)
     except Exception as exc:  # sqlite's errors, a file where a folder is needed, permissions
@@ -141,10 +138,10 @@ def _canonical(value: Any) -> str:
 
 
 def _signature_problem(key: str, value: Any, signing_key: bytes) -> str | None:
-    if not (isinstance(value, dict) and set(value) == {_SIGNED, _SIGNATURE}):
+    if not (isinstance(value, dict) and set(value) == {SIGNED_FIELD, SIGNATURE_FIELD}):
         return "it is not signed"
-    expected = sign_entry(signing_key, key, value[_SIGNED])
-    signature = value.get(_SIGNATURE)
+    expected = sign_entry(signing_key, key, value[SIGNED_FIELD])
+    signature = value.get(SIGNATURE_FIELD)
     if not (isinstance(signature, str) and hmac.compare_digest(signature, expected)):
         return "its signature does not match"
     return None
@@ -156,8 +153,8 @@ def _substance(value: Any) -> Any:
     signature, rationale and confidence left out. A value that is neither: itself."""
     from .records import Decomposition, Verdict
 
-    inner = value[_SIGNED] if isinstance(value, dict) and set(value) == {_SIGNED, _SIGNATURE} \
-        else value
+    signed = isinstance(value, dict) and set(value) == {SIGNED_FIELD, SIGNATURE_FIELD}
+    inner = value[SIGNED_FIELD] if signed else value
     if isinstance(inner, dict) and "label" in inner:
         try:
             verdict = Verdict.model_validate(inner)
@@ -230,14 +227,14 @@ def merge_caches(sources: Iterable[str | Path], dest: str | Path, *,
     """
     dest = Path(dest)
     report = CacheMergeReport()
-    sources = [Path(s) for s in sources]
-    for src in sources:  # every source checked before anything is written
-        if not (src / _DBNAME).is_file():
-            raise CacheToolError(f"{src}: no verdict cache there (no {_DBNAME})")
+    source_dirs = [Path(s) for s in sources]
+    for src in source_dirs:  # every source checked before anything is written
+        if not (src / DBNAME).is_file():
+            raise CacheToolError(f"{src}: no verdict cache there (no {DBNAME})")
     if dest.exists() and not dest.is_dir():
         raise CacheToolError(f"{dest}: not a directory")
     existing: list[tuple[Any, Any]] = []
-    if (dest / _DBNAME).is_file():
+    if (dest / DBNAME).is_file():
         try:
             existing = _read(dest)
         except CacheToolError:
@@ -247,7 +244,7 @@ def merge_caches(sources: Iterable[str | Path], dest: str | Path, *,
     for key, value in existing:
         if isinstance(key, str) and key != "__probe__" and value is not None:
             entries[key] = value
-    for src in sources:
+    for src in source_dirs:
         if dest.exists() and src.resolve() == dest.resolve():
             continue
         try:
@@ -386,12 +383,12 @@ def cache_stats(directory: str | Path, *, signing_key: bytes | None = None) -> C
                 continue
             value = cache.get(key)
             stats.entries += 1
-            signed = isinstance(value, dict) and set(value) == {_SIGNED, _SIGNATURE}
+            signed = isinstance(value, dict) and set(value) == {SIGNED_FIELD, SIGNATURE_FIELD}
             if signed:
                 stats.signed += 1
                 if signing_key is not None and _signature_problem(key, value, signing_key):
                     stats.bad_signatures = (stats.bad_signatures or 0) + 1
-                value = value[_SIGNED]
+                value = value[SIGNED_FIELD]
             if isinstance(value, dict) and isinstance(value.get("label"), str):
                 stats.verdicts[value["label"]] = stats.verdicts.get(value["label"], 0) + 1
             elif isinstance(value, dict) and isinstance(value.get("claims"), list):

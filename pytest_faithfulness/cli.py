@@ -35,6 +35,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .errors import UsageError as UsageError  # re-exported: its home before errors.py
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 4
@@ -45,10 +47,6 @@ MERGE_OPTIONS = ("min_mean", "max_unsupported_rate", "max_unscored_rate",
                  "max_unstable_rate", "report", "markdown",
                  "html", "pr_comment", "storage", "save", "autosave", "compare", "compare_fail",
                  "compare_alpha", "require_signed_runs")
-
-
-class UsageError(Exception):
-    """A command-line or configuration mistake (exit status 4)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -252,8 +250,8 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     Raises:
         UsageError: see ``merge_settings`` and ``runs.merge``.
     """
-    from .reports import terminal
     from .gate import THRESHOLDS
+    from .reports import terminal
     from .runs.merge import (
         MergeError,
         carried_failures,

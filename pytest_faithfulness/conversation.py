@@ -32,14 +32,16 @@ import asyncio
 from typing import Any
 
 from .accounting import usage_scope
+from .errors import error_kind_of
+from .judges.protocol import Judge, context_budget_of
 from .pipeline import (
     DEFAULT_CONCURRENCY,
-    _evaluate_many,
-    _verify_claim,
     check_cases,
+    evaluate_checked_many,
     passage_windows,
+    verify_claim_windows,
 )
-from .records import AnswerResult, ClaimResult, Passage
+from .records import AnswerResult, ClaimResult, ErrorKind, Passage
 from .redaction import redact
 
 
@@ -99,7 +101,7 @@ def _combined(checked: list[tuple[str, list[Passage]]], window: int | None
     return cases
 
 
-def evaluate_conversation(turns: Any, judge: Any, *, window: int | None = None,
+def evaluate_conversation(turns: Any, judge: Judge, *, window: int | None = None,
                           conversation: str = "conversation",
                           concurrency: int = DEFAULT_CONCURRENCY,
                           context_budget_chars: int | None = None) -> list[AnswerResult]:
@@ -124,7 +126,7 @@ def evaluate_conversation(turns: Any, judge: Any, *, window: int | None = None,
     return _numbered(results, conversation)
 
 
-async def aevaluate_conversation(turns: Any, judge: Any, *, window: int | None = None,
+async def aevaluate_conversation(turns: Any, judge: Judge, *, window: int | None = None,
                                  conversation: str = "conversation",
                                  concurrency: int = DEFAULT_CONCURRENCY,
                                  context_budget_chars: int | None = None) -> list[AnswerResult]:
@@ -145,11 +147,11 @@ def _cases_and_own(turns: Any, window: int | None
 
 
 async def _judge_turns(cases: list[tuple[str, list[Passage]]], own: list[list[Passage]],
-                       judge: Any, concurrency: int, context_budget_chars: int | None
+                       judge: Judge, concurrency: int, context_budget_chars: int | None
                        ) -> list[AnswerResult]:
     """Judge every turn, then hold each claim whose support cites an earlier turn's passage
     to the turn's own passages (the module docstring)."""
-    results = await _evaluate_many(cases, judge, concurrency, context_budget_chars)
+    results = await evaluate_checked_many(cases, judge, concurrency, context_budget_chars)
     semaphore = asyncio.Semaphore(max(1, int(concurrency)))
     await asyncio.gather(*(_own_passages_first(result, passages, judge, semaphore,
                                                context_budget_chars)
@@ -157,7 +159,7 @@ async def _judge_turns(cases: list[tuple[str, list[Passage]]], own: list[list[Pa
     return results
 
 
-async def _own_passages_first(result: AnswerResult, own: list[Passage], judge: Any,
+async def _own_passages_first(result: AnswerResult, own: list[Passage], judge: Judge,
                               semaphore: asyncio.Semaphore,
                               context_budget_chars: int | None) -> None:
     """Verify each claim of ``result`` whose support cites an older passage against the
@@ -170,20 +172,22 @@ async def _own_passages_first(result: AnswerResult, own: list[Passage], judge: A
              and any(pid not in own_ids for pid in c.verdict.passage_ids)]
     if not stale:
         return
-    budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
+    budget = context_budget_chars or context_budget_of(judge)
     checks = [ClaimResult(text=c.text) for c in stale]
+    windows_failed = False
     with usage_scope(result.usage):
         try:
             windows = passage_windows(own, budget)
         except ValueError as exc:
+            windows_failed = True  # a passage over the judge's context budget
             outcomes: list[Any] = [exc] * len(checks)
         else:
-            outcomes = await asyncio.gather(*(_verify_claim(check, windows, judge, semaphore)
+            outcomes = await asyncio.gather(*(verify_claim_windows(check, windows, judge, semaphore)
                                               for check in checks), return_exceptions=True)
-    failed = False
+    failed: ErrorKind | None = None
     for claim, check, outcome in zip(stale, checks, outcomes):
         if isinstance(outcome, BaseException) or check.verdict is None:
-            failed = True
+            failed = failed or _kind_of(outcome, windows_failed)
             detail = f"{type(outcome).__name__}: {outcome}" \
                 if isinstance(outcome, BaseException) else "no verdict"
             claim.add_note(redact("the check against its own turn's passages failed: "
@@ -209,6 +213,15 @@ async def _own_passages_first(result: AnswerResult, own: list[Passage], judge: A
         result.status = "error"
         result.error = ("the check of claims supported only by an earlier turn's passages "
                         "against the turn's own passages returned no verdict")
+        result.error_kind = failed
+
+
+def _kind_of(outcome: object, windows_failed: bool) -> ErrorKind:
+    """The error kind of a failed own-turn check: ``input`` when a passage is over the judge's
+    context budget, the failure's own kind when the judge raised, ``judge`` for no verdict."""
+    if windows_failed:
+        return "input"
+    return error_kind_of(outcome) if isinstance(outcome, BaseException) else "judge"
 
 
 def _numbered(results: list[AnswerResult], conversation: str) -> list[AnswerResult]:

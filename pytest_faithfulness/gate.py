@@ -154,7 +154,7 @@ def gate_failures(summary: SessionSummary, results: list[AnswerResult],
     if summary.errored:
         reasons.append(f"{summary.errored} answer(s) errored: a judge failure is never counted "
                        "as a pass")
-    unjudged = sum(1 for r in results if r.status == "error" and "judge budget of" in (r.error or ""))
+    unjudged = sum(1 for r in results if r.status == "error" and r.error_kind == "budget")
     if unjudged:
         reasons.append(f"the judge budget was spent before {unjudged} answer(s) were judged: the "
                        "gate does not pass on partial data")

@@ -31,8 +31,9 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 __all__ = ["KINDS", "Mutant", "mutate", "names_in", "numbers_in"]
 
@@ -220,7 +221,8 @@ def _texts(passages: Iterable[Any]) -> list[str]:
 
 
 def numbers_in(text: str) -> list[str]:
-    """The numbers written with digits in ``text``, as written (``"1,200"``, ``"3.5"``), in order."""
+    """The numbers written with digits in ``text``, as written (``"1,200"``, ``"3.5"``), in
+    order."""
     return [m.group(0) for m in _NUM.finditer(text)]
 
 
@@ -230,11 +232,13 @@ def names_in(text: str) -> list[str]:
     out: list[str] = []
     for m in _NAME.finditer(text):
         words = m.group(0).split()
-        initial = not text[:m.start()].strip() or re.search(r"[.!?:]['\"”’)]*\s+$", text[:m.start()])
+        initial = not text[:m.start()].strip() \
+            or re.search(r"[.!?:]['\"”’)]*\s+$", text[:m.start()])
         if initial and words and words[0] not in _NAME_STOP:
             # a capitalised first word of a sentence is a name only when the text capitalises
             # it elsewhere too, or it starts a run of capitalised words
-            elsewhere = re.search(r"(?<![.!?:]\s)(?<!^)\b" + re.escape(words[0]) + r"\b", text[m.end():])
+            elsewhere = re.search(r"(?<![.!?:]\s)(?<!^)\b" + re.escape(words[0]) + r"\b",
+                                  text[m.end():])
             if len(words) == 1 and not elsewhere:
                 continue
         while words and words[0] in _NAME_STOP:
@@ -311,7 +315,8 @@ def _number(claim: str, hay: str) -> Mutant:
         for c in candidates:
             new = _format_like(old, c)
             if new != old and not _stated(new, hay):
-                return _built("number", claim[:m.start()] + new + claim[m.end():], f"{old} -> {new}")
+                return _built("number", claim[:m.start()] + new + claim[m.end():],
+                              f"{old} -> {new}")
         return _skip("number", f"no new value for {old} that the passages do not state")
     for w in _words(claim):
         low = w.group(0).lower()
@@ -322,7 +327,8 @@ def _number(claim: str, hay: str) -> Mutant:
                 options = [n for n in options if n in ("two", "three")]  # keep grammar sane
             if options:
                 new = rng.choice(options)
-                return _built("number", _sub_word(claim, w.start(), w.end(), new), f"{low} -> {new}")
+                return _built("number", _sub_word(claim, w.start(), w.end(), new),
+                              f"{low} -> {new}")
     return _skip("number", "the claim states no number")
 
 
@@ -335,14 +341,16 @@ def _unit(claim: str, hay: str) -> Mutant:
         new = rng.choice([c for c in _CURRENCY if c != m.group(1)])
         return _built("unit", claim[:m.start(1)] + new + claim[m.end(1):], f"{m.group(1)} -> {new}")
     for group in _UNIT_GROUPS:
-        pattern = r"(?<=\d)\s?(" + "|".join(re.escape(u) for u in sorted(group, key=len, reverse=True)) + r")\b"
+        units = "|".join(re.escape(u) for u in sorted(group, key=len, reverse=True))
+        pattern = r"(?<=\d)\s?(" + units + r")\b"
         found = re.search(pattern, claim, flags=re.IGNORECASE if group[0][0].islower() else 0)
         if found:
             old = found.group(1)
             options = [u for u in group if u.lower() != old.lower()]
             options.sort(key=lambda u: (u.lower() in low_hay, u))
             new = options[0] if not rng.random() < 0.3 else rng.choice(options)
-            return _built("unit", claim[:found.start(1)] + new + claim[found.end(1):], f"{old} -> {new}")
+            return _built("unit", claim[:found.start(1)] + new + claim[found.end(1):],
+                          f"{old} -> {new}")
     for per in _PER:
         idx = claim.lower().find(per)
         if idx >= 0:
@@ -356,8 +364,10 @@ def _negation(claim: str, hay: str) -> Mutant:
     neg = re.search(r"\b(not|never|no longer)\s+|n['’]t\b", claim)
     if neg:
         head = claim[:neg.start()]
-        if not neg.group(0).startswith(("not", "never", "no ")):  # "isn't" -> "is", "can't" -> "can"
-            head = re.sub(r"\b(ca|wo|sha)$", lambda m: {"ca": "can", "wo": "will", "sha": "shall"}[m.group(1)], head)
+        # "isn't" -> "is", "can't" -> "can"
+        if not neg.group(0).startswith(("not", "never", "no ")):
+            head = re.sub(r"\b(ca|wo|sha)$",
+                          lambda m: {"ca": "can", "wo": "will", "sha": "shall"}[m.group(1)], head)
         return _built("negation", head + claim[neg.end():], f"removed {neg.group(0).strip()!r}")
     for w in _words(claim):
         if w.group(0).lower() in _NEGATABLE_AUX:
@@ -384,7 +394,8 @@ def _negation_in_word(claim: str, hay: str) -> Mutant:
     if not options:
         for w in _words(claim):
             low = w.group(0).lower()
-            if len(low) > 5 and low.endswith(("able", "ible")) and not low.startswith(("un", "in", "im")):
+            if len(low) > 5 and low.endswith(("able", "ible")) \
+                    and not low.startswith(("un", "in", "im")):
                 options.append((w, "un" + low))
     if not options:
         return _skip("negation_in_word", "no word with an in-word negation")
@@ -437,7 +448,8 @@ def _swap(claim: str, hay: str) -> Mutant:
                 and (1800 <= _value(n) <= 2100 and "." not in n) == year]
         if pool:
             new = rng.choice(pool)
-            return _built("swap", claim[:m.start()] + new + claim[m.end():], f"{m.group(0)} -> {new} (number)")
+            return _built("swap", claim[:m.start()] + new + claim[m.end():],
+                          f"{m.group(0)} -> {new} (number)")
     pool = [n for n in names_in(hay) if n.lower() not in claim.lower()
             and not any(part.lower() in claim.lower() for part in n.split())]
     if not pool:
@@ -470,7 +482,8 @@ def _quantifier(claim: str, hay: str) -> Mutant:
 def _appended(claim: str, hay: str) -> Mutant:
     rng = _rng(claim, "appended_clause")
     low_hay = hay.lower()
-    options = [c for c in _CLAUSES if not any(w in low_hay for w in re.findall(r"[a-z]{5,}", c.lower()))]
+    options = [c for c in _CLAUSES
+               if not any(w in low_hay for w in re.findall(r"[a-z]{5,}", c.lower()))]
     clause = rng.choice(options or _CLAUSES)
     body = claim.rstrip()
     end = ""

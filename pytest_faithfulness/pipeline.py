@@ -27,7 +27,8 @@ as a coroutine. Rules (see ``records`` for the vocabulary):
   to nor the answer before it, or no source at all: ``alignment``, rule 7) is ``unsupported``
   without a judge call, with the reason in its note and verdict;
 * faithfulness = supported / claims decomposed; no claims -> ``unscored``; any judge failure
-  or missing verdict -> ``error`` with ``score = None`` (fail closed).
+  or missing verdict -> ``error`` with ``score = None`` (fail closed), its kind in
+  ``error_kind`` (``records.ErrorKind``: from the first failure, ``errors.error_kind_of``).
 """
 
 from __future__ import annotations
@@ -37,9 +38,11 @@ from typing import Any
 
 from . import _loop
 from .accounting import usage_scope
-from .trust.alignment import align
-from .judges.protocol import as_decomposition, as_verdict, call_judge
+from .errors import error_kind_of
+from .judges.protocol import Judge, as_decomposition, as_verdict, call_judge, context_budget_of
 from .judges.votes import collect_votes
+from .language.markers import strip_citations
+from .language.text import normalize_ws
 from .records import (
     AnswerResult,
     ClaimResult,
@@ -48,14 +51,13 @@ from .records import (
     to_passages,
 )
 from .redaction import redact
-from .language.text import normalize_ws
-from .language.markers import strip_citations
+from .trust.alignment import align
 from .trust.quote_check import check_verdict, evidence_coverage
 
 DEFAULT_CONCURRENCY = 8
 
 
-def evaluate(answer: str, passages: Any, judge: Any, *, concurrency: int = DEFAULT_CONCURRENCY,
+def evaluate(answer: str, passages: Any, judge: Judge, *, concurrency: int = DEFAULT_CONCURRENCY,
              context_budget_chars: int | None = None) -> AnswerResult:
     """Judge one answer against its passages (blocking; safe inside a running event loop).
 
@@ -78,7 +80,7 @@ def evaluate(answer: str, passages: Any, judge: Any, *, concurrency: int = DEFAU
                                     context_budget_chars))
 
 
-async def aevaluate(answer: str, passages: Any, judge: Any, *,
+async def aevaluate(answer: str, passages: Any, judge: Judge, *,
                     concurrency: int = DEFAULT_CONCURRENCY,
                     context_budget_chars: int | None = None) -> AnswerResult:
     """``evaluate`` as a coroutine; runs on the package's judge loop whatever loop awaits it."""
@@ -87,7 +89,7 @@ async def aevaluate(answer: str, passages: Any, judge: Any, *,
                                            context_budget_chars))
 
 
-def evaluate_many(cases: Any, judge: Any, *, concurrency: int = DEFAULT_CONCURRENCY,
+def evaluate_many(cases: Any, judge: Judge, *, concurrency: int = DEFAULT_CONCURRENCY,
                   context_budget_chars: int | None = None) -> list[AnswerResult]:
     """Judge many answers concurrently (blocking); one ``AnswerResult`` per case, in order.
 
@@ -102,14 +104,14 @@ def evaluate_many(cases: Any, judge: Any, *, concurrency: int = DEFAULT_CONCURRE
         the message names the case's index).
     """
     checked = check_cases(cases)
-    return _loop.run_sync(_evaluate_many(checked, judge, concurrency, context_budget_chars))
+    return _loop.run_sync(evaluate_checked_many(checked, judge, concurrency, context_budget_chars))
 
 
-async def aevaluate_many(cases: Any, judge: Any, *, concurrency: int = DEFAULT_CONCURRENCY,
+async def aevaluate_many(cases: Any, judge: Judge, *, concurrency: int = DEFAULT_CONCURRENCY,
                          context_budget_chars: int | None = None) -> list[AnswerResult]:
     """``evaluate_many`` as a coroutine."""
     checked = check_cases(cases)
-    return await _loop.run_async(_evaluate_many(checked, judge, concurrency,
+    return await _loop.run_async(evaluate_checked_many(checked, judge, concurrency,
                                                 context_budget_chars))
 
 
@@ -140,8 +142,11 @@ def check_cases(cases: Any, *, item: str = "case",
     return checked
 
 
-async def _evaluate_many(cases: list[tuple[str, list[Passage]]], judge: Any, concurrency: int,
-                         context_budget_chars: int | None) -> list[AnswerResult]:
+async def evaluate_checked_many(cases: list[tuple[str, list[Passage]]], judge: Judge,
+                                concurrency: int,
+                                context_budget_chars: int | None) -> list[AnswerResult]:
+    """``aevaluate_many`` on cases already checked (``check_cases``), on the running loop:
+    one ``AnswerResult`` per case, in order, at most ``concurrency`` judge calls in flight."""
     shared = asyncio.Semaphore(max(1, int(concurrency)))
     return list(await asyncio.gather(*(
         _evaluate(answer, passages, judge, concurrency, context_budget_chars, semaphore=shared)
@@ -163,10 +168,15 @@ def check_inputs(answer: Any, passages: Any) -> tuple[str, list[Passage]]:
     return answer, to_passages(passages)
 
 
-async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]], judge: Any,
-                        semaphore: asyncio.Semaphore) -> None:
-    """Verify one claim against every window; set its accepted verdict (and the judge's own
-    verdict with the reason when it was not accepted as given)."""
+async def verify_claim_windows(claim_result: ClaimResult, windows: list[list[Passage]],
+                               judge: Judge, semaphore: asyncio.Semaphore) -> None:
+    """Verify one claim against every window of passages (``passage_windows``), each call
+    under ``semaphore``; set its accepted verdict (and the judge's own verdict with the reason
+    when it was not accepted as given) and its votes.
+
+    Raises:
+        Exception: whatever the judge raised (the caller records it).
+    """
     if not windows:
         claim_result.verdict = Verdict("unsupported", rationale="no passages were given")
         return
@@ -199,7 +209,7 @@ async def _verify_claim(claim_result: ClaimResult, windows: list[list[Passage]],
 
 
 async def _verify_cited(claim_result: ClaimResult, citation: Any, passages: list[Passage],
-                        windows: list[list[Passage]], budget: int | None, judge: Any,
+                        windows: list[list[Passage]], budget: int | None, judge: Judge,
                         semaphore: asyncio.Semaphore) -> None:
     """Verify a claim, against the passages the answer cites for it first: when they support
     it, that is its verdict (one call, as without citations); otherwise it is verified against
@@ -213,7 +223,7 @@ async def _verify_cited(claim_result: ClaimResult, citation: Any, passages: list
     settled = False
     if cited and len(cited) < len(passages):  # all of them cited: the usual check is the same
         first = ClaimResult(text=claim_result.text)
-        await _verify_claim(first, passage_windows(cited, budget), judge, semaphore)
+        await verify_claim_windows(first, passage_windows(cited, budget), judge, semaphore)
         if first.supported:
             claim_result.verdict, claim_result.judge_verdict = first.verdict, first.judge_verdict
             claim_result.votes, claim_result.unstable = first.votes, first.unstable
@@ -222,7 +232,7 @@ async def _verify_cited(claim_result: ClaimResult, citation: Any, passages: list
                 claim_result.add_note(first.note)
             settled = True
     if not settled:
-        await _verify_claim(claim_result, windows, judge, semaphore)
+        await verify_claim_windows(claim_result, windows, judge, semaphore)
     claim_result.citation = citation_label(claim_result.verdict, citation)  # type: ignore[assignment]
     if citation.note():
         claim_result.add_note(citation.note())
@@ -234,7 +244,7 @@ async def _verify_cited(claim_result: ClaimResult, citation: Any, passages: list
                               if verdict else "misattributed")
 
 
-def verify_claim(claim: str, passages: Any, judge: Any, *,
+def verify_claim(claim: str, passages: Any, judge: Judge, *,
                  context_budget_chars: int | None = None) -> ClaimResult:
     """Verify one claim against passages, as the pipeline does for each decomposed claim.
 
@@ -248,12 +258,12 @@ def verify_claim(claim: str, passages: Any, judge: Any, *,
     if not isinstance(claim, str) or not claim.strip():
         raise TypeError("claim must be a non-empty string")
     passage_list = to_passages(passages)
-    budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
+    budget = context_budget_chars or context_budget_of(judge)
     windows = passage_windows(passage_list, budget) if passage_list else []
     result = ClaimResult(text=claim)
 
     async def run() -> ClaimResult:
-        await _verify_claim(result, windows, judge, asyncio.Semaphore(DEFAULT_CONCURRENCY))
+        await verify_claim_windows(result, windows, judge, asyncio.Semaphore(DEFAULT_CONCURRENCY))
         return result
 
     return _loop.run_sync(run())
@@ -327,7 +337,7 @@ def _combine(verdicts: list[Verdict]) -> Verdict:
     return verdicts[0]
 
 
-async def _evaluate(answer: str, passages: list[Passage], judge: Any, concurrency: int,
+async def _evaluate(answer: str, passages: list[Passage], judge: Judge, concurrency: int,
                     context_budget_chars: int | None,
                     semaphore: asyncio.Semaphore | None = None) -> AnswerResult:
     from .judges.protocol import judge_description
@@ -339,7 +349,7 @@ async def _evaluate(answer: str, passages: list[Passage], judge: Any, concurrenc
             max(1, int(concurrency))), context_budget_chars)
 
 
-async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Semaphore,
+async def _judge_answer(result: AnswerResult, judge: Judge, semaphore: asyncio.Semaphore,
                         context_budget_chars: int | None) -> AnswerResult:
     answer, passages = result.answer, result.passages
     if not answer.strip():
@@ -357,6 +367,7 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
     except Exception as exc:  # fail closed: the answer errors, nothing passes
         result.status = "error"
         result.error = redact(f"decompose failed: {type(exc).__name__}: {exc}")
+        result.error_kind = error_kind_of(exc)
         return result
     alignment = align(answer, decomposition, tuple(p.id for p in passages))
     result.dropped = alignment.dropped
@@ -367,12 +378,13 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
                   if c.ungrounded}
     if not result.claims:
         return result
-    budget = context_budget_chars or getattr(judge, "context_budget_chars", None)
+    budget = context_budget_chars or context_budget_of(judge)
     try:
         windows = passage_windows(passages, budget) if passages else []
     except ValueError as exc:
         result.status = "error"
         result.error = str(exc)
+        result.error_kind = "input"  # a passage over the judge's context budget
         return result
 
     from .trust.citations import cite_claims
@@ -391,8 +403,9 @@ async def _judge_answer(result: AnswerResult, judge: Any, semaphore: asyncio.Sem
         detail = f": {type(first).__name__}: {first}" if first is not None else ""
         result.error = redact(f"judge returned no verdict for {len(missing)} of "
                               f"{len(result.claims)} claim(s){detail}")
-        for claim_result, exc in failures:
-            claim_result.add_note(redact(f"verify failed: {type(exc).__name__}: {exc}"))
+        result.error_kind = error_kind_of(first) if first is not None else "judge"
+        for claim_result, failure in failures:
+            claim_result.add_note(redact(f"verify failed: {type(failure).__name__}: {failure}"))
         return result
     result.status = "scored"
     return result

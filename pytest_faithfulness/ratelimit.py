@@ -4,7 +4,8 @@
 Like the run-wide budget (``accounting.Budget``), the state lives in a diskcache ledger that
 every process of the run opens (a temporary folder the plugin creates for the run and removes
 at its end: a later run, or a CI machine that restores the verdict cache, starts afresh), so
-``-n 8`` keeps to the same rate as one process. Updates are diskcache transactions (sqlite, atomic across processes).
+``-n 8`` keeps to the same rate as one process. Updates are diskcache transactions (sqlite,
+atomic across processes).
 
 Requests: each request reserves the next free start time, spaced ``60 / max_rpm`` seconds
 after the one before (no burst), and waits until then; so between any two requests of the

@@ -25,6 +25,29 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 VerdictLabel = Literal["supported", "contradicted", "unsupported"]
 AnswerStatus = Literal["scored", "unscored", "error"]
 CitationLabel = Literal["correct", "misattributed", "unsupported", "uncited"]
+#: Why an answer is ``error`` (``AnswerResult.error_kind``):
+#:
+#: * ``judge``: a judge call failed (``JudgeError``: transport, HTTP status, content filter,
+#:   missing API key), or the judge raised anything else, or returned something that is not a
+#:   decomposition or a verdict, or no verdict for a claim;
+#: * ``parse``: the judge's reply could not be read as the expected JSON after its retries;
+#: * ``budget``: the run's judge budget (``--faithfulness-max-cost``) was spent before the
+#:   answer was judged (``BudgetExceeded``);
+#: * ``gateway_budget``: the judge's provider or gateway refused the call, its own budget or
+#:   quota spent;
+#: * ``rate_limit``: the provider kept answering "rate limit reached" past the allowed wait;
+#: * ``cache_miss``: ``replay`` cache mode and no usable cached verdict (``CacheMiss``);
+#: * ``input``: the inputs cannot be judged (a passage longer than the judge's context
+#:   budget, or a malformed answer or passage list).
+ErrorKind = Literal["judge", "parse", "budget", "gateway_budget", "rate_limit", "cache_miss",
+                    "input"]
+
+#: What a run-budget error's text held before ``error_kind`` was recorded (read only for
+#: results recorded then: ``AnswerResult``).
+LEGACY_BUDGET_TEXT = "judge budget of"
+
+ERROR_KINDS: tuple[str, ...] = ("judge", "parse", "budget", "gateway_budget", "rate_limit",
+                                "cache_miss", "input")
 
 VERDICT_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")
 
@@ -373,6 +396,8 @@ class AnswerResult(BaseModel):
         min_citation_precision: the per-answer bound on citation precision, if any.
         conversation: the conversation this answer is a turn of (``None``: a single answer).
         turn: its 1-based turn number in that conversation (assistant turns only).
+        error_kind: for ``status == "error"``, the kind of fault (``ErrorKind``; ``None``
+            otherwise, and in results saved before it was recorded).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -393,11 +418,25 @@ class AnswerResult(BaseModel):
     min_citation_precision: float | None = None
     conversation: str | None = None
     turn: int | None = None
+    error_kind: ErrorKind | None = None
 
     @field_validator("dropped", mode="before")
     @classmethod
     def _coerce_dropped(cls, value: Any) -> Any:
         return _dropped_items(value)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_form(cls, data: Any) -> Any:
+        """A result recorded before ``error_kind`` existed (a shard or saved run of an older
+        version): a run-budget error, whose text then named the ``judge budget of`` that was
+        spent, reads as ``budget``, so that the gate counts it as it did; any other error's
+        kind stays unknown (``None``)."""
+        if isinstance(data, dict) and "error_kind" not in data \
+                and data.get("status") == "error" \
+                and LEGACY_BUDGET_TEXT in str(data.get("error") or ""):
+            return {**data, "error_kind": "budget"}
+        return data
 
     @property
     def supported(self) -> int:
@@ -463,7 +502,8 @@ class AnswerResult(BaseModel):
             reasons.append(f"faithfulness {score:.2f} < min_score {self.min_score:.2f}")
         if self.max_unsupported is not None and self.not_supported > self.max_unsupported:
             reasons.append(
-                f"{self.not_supported} claim(s) not supported > max_unsupported {self.max_unsupported}"
+                f"{self.not_supported} claim(s) not supported > max_unsupported "
+                f"{self.max_unsupported}"
             )
         if self.min_citation_precision is not None and self.status == "scored":
             precision = self.citation_precision
@@ -713,11 +753,12 @@ def to_passages(passages: Any) -> list[Passage]:
 
 def _id_str(value: Any, index: int) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise TypeError(f"passages[{index - 1}] id must be a string or int, got {type(value).__name__}")
-    value = str(value)
-    if not value.strip():
+        raise TypeError(f"passages[{index - 1}] id must be a string or int, "
+                        f"got {type(value).__name__}")
+    text = str(value)
+    if not text.strip():
         raise ValueError(f"passages[{index - 1}] has an empty id")
-    return value
+    return text
 
 
 def _title_str(value: Any, index: int) -> str | None:

@@ -38,7 +38,7 @@ from .prompts import (
     prompt_fingerprint,
     verify_messages,
 )
-from .protocol import JudgeError
+from .protocol import JudgeBase, JudgeError
 
 
 def _no_description(schema: dict[str, Any]) -> None:
@@ -278,7 +278,7 @@ def _unwrap_verdict(value: Any) -> Any:
     return value
 
 
-class LiteLLMJudge:
+class LiteLLMJudge(JudgeBase):
     """An LLM judge through litellm, for any model string litellm knows.
 
     Args:
@@ -489,7 +489,7 @@ class LiteLLMJudge:
         plan = self._request_plan()
         messages, response_format = plan.request(messages, schema)
         problems: list[str] = []
-        for attempt in range(self.parse_retries + 1):
+        for _attempt in range(self.parse_retries + 1):
             content = await self._complete(messages, op, response_format, plan)
             try:
                 value = parse_json_reply(content)
@@ -499,7 +499,8 @@ class LiteLLMJudge:
             except (ValueError, ValidationError) as exc:
                 problems.append(_short(exc))
         raise JudgeError(redact(f"{op}: judge reply could not be read as {schema.__name__} after "
-                                f"{self.parse_retries + 1} attempt(s): {problems[-1]}"))
+                                f"{self.parse_retries + 1} attempt(s): {problems[-1]}"),
+                         kind="parse")
 
     async def _complete(self, messages, op: str, response_format: dict[str, Any],
                         plan: _RequestPlan) -> str | None:
@@ -551,7 +552,7 @@ class LiteLLMJudge:
                 if spent is not None:  # final: waiting does not bring a budget back
                     raise JudgeError(redact(
                         f"{op}: {GATEWAY_BUDGET_SPENT} ({spent}) at {self._where()}: "
-                        f"{type(exc).__name__}: {_short(exc)}")) from exc
+                        f"{type(exc).__name__}: {_short(exc)}"), kind="gateway_budget") from exc
                 if _rate_limited(exc, litellm):
                     if _too_large(exc):
                         raise JudgeError(redact(
@@ -564,7 +565,8 @@ class LiteLLMJudge:
                         raise JudgeError(redact(
                             f"{op}: rate limit still reached after waiting "
                             f"{self.rate_limit_wait:g} s ({limited + 1} attempt(s) in "
-                            f"{waited:.1f} s): {type(exc).__name__}: {_short(exc)}")) from exc
+                            f"{waited:.1f} s): {type(exc).__name__}: {_short(exc)}"),
+                            kind="rate_limit") from exc
                     delay = self.run_wait.grant(min(self._rate_limit_delay(exc, limited),
                                                     self.rate_limit_wait - waited))
                     if delay <= 0:  # the run's wait budget is spent: fail now, wait no more
@@ -572,7 +574,7 @@ class LiteLLMJudge:
                             f"{op}: rate limit reached and {RATE_LIMIT_WAIT_SPENT} "
                             f"({self.run_wait.limit_s:g} s for the whole run, "
                             "--faithfulness-max-rate-limit-wait): "
-                            f"{type(exc).__name__}: {_short(exc)}")) from exc
+                            f"{type(exc).__name__}: {_short(exc)}"), kind="rate_limit") from exc
                     limited += 1
                     self.retries += 1
                     await asyncio.sleep(delay)
@@ -684,8 +686,11 @@ class _RequestPlan:
             sent = temperature
         from litellm.utils import type_to_response_format_param
 
-        formats = {reply.__name__: type_to_response_format_param(reply)
-                   for reply in (DecomposeReply, VerifyReply)}
+        formats: dict[str, dict[str, Any]] = {}
+        for reply in (DecomposeReply, VerifyReply):
+            found = type_to_response_format_param(reply)
+            assert found is not None  # litellm returns None only when given no type
+            formats[reply.__name__] = found
         markers = (needs_cache_markers(provider, name) if cache_markers is None
                    else cache_markers)
         return cls(mode, sent, temperature, formats, markers)
@@ -854,7 +859,8 @@ def _transient_status(exc: BaseException) -> bool:
     """A provider error worth a retry by its HTTP status (older litellm releases raise a
     generic APIError for 5xx) or a dropped connection."""
     status = getattr(exc, "status_code", None)
-    return status in (408, 409, 425, 429, 500, 502, 503, 504) or "connection error" in str(exc).lower()
+    return status in (408, 409, 425, 429, 500, 502, 503, 504) \
+        or "connection error" in str(exc).lower()
 
 
 #: Error types and codes by which a provider or a litellm proxy says that a budget or quota of
@@ -970,10 +976,10 @@ def _wait_hint(headers: dict[str, str]) -> float | None:
 
             return max((when - datetime.datetime.now(datetime.timezone.utc)).total_seconds(),
                        0.0)
-    resets = [_seconds(headers.get(f"x-ratelimit-reset-{what}"))
-              for what in ("requests", "tokens")
-              if (headers.get(f"x-ratelimit-remaining-{what}") or "").strip() == "0"]
-    resets = [r for r in resets if r is not None]
+    found = [_seconds(headers.get(f"x-ratelimit-reset-{what}"))
+             for what in ("requests", "tokens")
+             if (headers.get(f"x-ratelimit-remaining-{what}") or "").strip() == "0"]
+    resets = [r for r in found if r is not None]
     return max(resets) if resets else None
 
 

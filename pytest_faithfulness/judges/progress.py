@@ -9,13 +9,13 @@ caching, accounting and descriptions are unchanged. Nothing here imports pytest.
 
 from __future__ import annotations
 
-import inspect
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from ..records import Decomposition, Passage, Verdict
 from ..trust.quote_check import check_verdict
+from .protocol import Judge, async_method
 
 _MARK = {"supported": "supported", "contradicted": "CONTRADICTED",
          "unsupported": "UNSUPPORTED"}
@@ -65,7 +65,7 @@ class ProgressJudge:
             from the judge's event-loop thread (calls are serialised with a lock).
     """
 
-    def __init__(self, judge: Any, emit: Callable[[str], None]) -> None:
+    def __init__(self, judge: Judge, emit: Callable[[str], None]) -> None:
         self.judge = judge
         self._emit = emit
         self._lock = threading.Lock()
@@ -102,6 +102,9 @@ class ProgressJudge:
 
 
 class _AsyncDecompose:
+    judge: Any  # (declared for the type checker: ProgressJudge sets them)
+    _say: Callable[[Callable[[], str]], None]
+
     async def adecompose(self, answer: str) -> Any:
         """The wrapped ``adecompose``, reported."""
         value = await self.judge.adecompose(answer)
@@ -110,6 +113,9 @@ class _AsyncDecompose:
 
 
 class _AsyncVerify:
+    judge: Any
+    _say: Callable[[Callable[[], str]], None]
+
     async def averify(self, claim: str, passages: list[Passage]) -> Any:
         """The wrapped ``averify``, reported."""
         verdict = await self.judge.averify(claim, passages)
@@ -117,17 +123,17 @@ class _AsyncVerify:
         return verdict
 
 
-_CLASSES: dict[tuple[bool, bool], type] = {}
+_CLASSES: dict[tuple[bool, bool], type[ProgressJudge]] = {}
 
 
-def progress_judge(judge: Any, emit: Callable[[str], None]) -> ProgressJudge:
+def progress_judge(judge: Judge, emit: Callable[[str], None]) -> ProgressJudge:
     """Wrap ``judge`` so each decomposition and verdict is reported to ``emit`` on arrival.
 
     The wrapper has ``adecompose`` / ``averify`` exactly when the judge has them as
     coroutine functions, so the pipeline calls it the same way it would call the judge.
     """
-    has_ad = inspect.iscoroutinefunction(getattr(judge, "adecompose", None))
-    has_av = inspect.iscoroutinefunction(getattr(judge, "averify", None))
+    has_ad = async_method(judge, "decompose") is not None
+    has_av = async_method(judge, "verify") is not None
     cls = _CLASSES.get((has_ad, has_av))
     if cls is None:
         bases = tuple(b for b, on in ((_AsyncDecompose, has_ad), (_AsyncVerify, has_av)) if on)

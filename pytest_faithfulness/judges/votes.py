@@ -67,7 +67,16 @@ from typing import Any
 from .. import _loop
 from ..records import Passage, Verdict, Vote
 from ..trust.quote_check import check_verdict
-from .protocol import as_verdict, call_judge, judge_description
+from .protocol import (
+    Judge,
+    as_verdict,
+    call_judge,
+    declares,
+    fingerprint_of,
+    is_deterministic,
+    judge_description,
+)
+from .protocol import vote_variant as vote_variant  # re-exported: its home before protocol
 
 #: The sampling temperature of votes 2..N for judges that sample (``LiteLLMJudge.for_vote``).
 VOTE_TEMPERATURE = 0.7
@@ -133,15 +142,6 @@ def rotated(passages: Sequence[Passage], vote: int) -> list[Passage]:
     return passages[shift:] + passages[:shift]
 
 
-def vote_variant(judge: Any, vote: int) -> Any:
-    """The judge to ask for vote ``vote``: the judge itself for vote 1, else its
-    ``for_vote(vote)`` when it has one, else the judge itself."""
-    make = getattr(judge, "for_vote", None)
-    if vote == 1 or not callable(make):
-        return judge
-    return make(vote)
-
-
 def judge_name(judge: Any) -> str:
     """A short name for a judge in the votes: its ``model`` (a litellm model string) or its
     ``name``, looking through wrappers (``.judge``); else its description."""
@@ -187,7 +187,7 @@ def _samples(judge: Any) -> bool:
     seen = judge
     for _ in range(8):
         own = vars(seen) if hasattr(seen, "__dict__") else {}
-        if "temperature" in own and callable(getattr(seen, "for_vote", None)):
+        if "temperature" in own and declares(seen, "for_vote"):
             return True
         seen = own.get("judge")
         if seen is None:
@@ -205,7 +205,7 @@ class _Forwarding:
     """Forwards unknown attributes (``fingerprint``, ``context_budget_chars``, counters...) to
     the wrapped ``judge``."""
 
-    judge: Any
+    judge: Judge
     accounts_usage = True  # the wrapped judge's calls are accounted by ``call_judge``
 
     def __getattr__(self, name: str) -> Any:
@@ -241,7 +241,7 @@ class VotingJudge(_Forwarding):
         ValueError: ``votes`` is not an integer of at least 1.
     """
 
-    def __init__(self, judge: Any, votes: int, *, name: str | None = None) -> None:
+    def __init__(self, judge: Judge, votes: int, *, name: str | None = None) -> None:
         if isinstance(votes, bool) or not isinstance(votes, int) or votes < 1:
             raise ValueError(f"votes must be an integer >= 1, got {votes!r}")
         self.judge = judge
@@ -250,7 +250,7 @@ class VotingJudge(_Forwarding):
 
     def describe(self) -> str:
         """The wrapped judge's description, with the votes."""
-        if getattr(self.judge, "deterministic", False):
+        if is_deterministic(self.judge):
             return f"{judge_description(self.judge)}; deterministic: asked once per claim"
         sampled = f", sampled at temperature {VOTE_TEMPERATURE:g}" if _samples(self.judge) \
             else ""
@@ -262,8 +262,7 @@ class VotingJudge(_Forwarding):
         """The wrapped judge's fingerprint with ``votes`` and ``vote_rules`` (``VOTE_RULES``)
         added (a run judged with votes, or by another voting procedure, is not judged by the
         same procedure as one without)."""
-        inner = getattr(self.judge, "fingerprint", None)
-        found = inner() if callable(inner) else None
+        found = fingerprint_of(self.judge)
         return {**(found if isinstance(found, dict) else {}), "votes": self.votes,
                 "vote_rules": VOTE_RULES}
 
@@ -275,7 +274,7 @@ class VotingJudge(_Forwarding):
             Exception: whatever a vote's judge call raised (never swallowed).
         """
         ballots: list[tuple[Vote, Verdict]] = []
-        limit = 1 if getattr(self.judge, "deterministic", False) else self.votes
+        limit = 1 if is_deterministic(self.judge) else self.votes
         for k in range(1, limit + 1):
             given = rotated(passages, k)
             raw = as_verdict(await call_judge(vote_variant(self.judge, k), "verify", claim,
@@ -308,7 +307,7 @@ class PanelJudge(_Forwarding):
             ``offline-heuristic``, or one model twice): one set of rules, one vote.
     """
 
-    def __init__(self, members: Sequence[Any], names: Sequence[str] | None = None) -> None:
+    def __init__(self, members: Sequence[Judge], names: Sequence[str] | None = None) -> None:
         members = list(members)
         if len(members) < 2:
             raise ValueError(f"a panel needs at least two judges, got {len(members)}")
@@ -337,11 +336,7 @@ class PanelJudge(_Forwarding):
 
     def fingerprint(self) -> dict[str, Any]:
         """The members' fingerprints (``None`` for a member without one)."""
-        prints = []
-        for m in self.members:
-            fingerprint = getattr(m, "fingerprint", None)
-            prints.append(fingerprint() if callable(fingerprint) else None)
-        return {"kind": "panel", "members": prints}
+        return {"kind": "panel", "members": [fingerprint_of(m) for m in self.members]}
 
     async def averify(self, claim: str, passages: list[Passage]) -> Verdict:
         """Every member's verdict (concurrently), the majority standing; every member's votes
@@ -350,7 +345,7 @@ class PanelJudge(_Forwarding):
         Raises:
             Exception: whatever a member raised (the first, in member order).
         """
-        async def ask(member: Any, name: str) -> tuple[Verdict, list[Vote]]:
+        async def ask(member: Judge, name: str) -> tuple[Verdict, list[Vote]]:
             with collect_votes() as votes:
                 raw = as_verdict(await call_judge(member, "verify", claim, passages))
             if not votes:  # a member that does not vote itself: its verdict is its vote
@@ -366,7 +361,7 @@ class PanelJudge(_Forwarding):
         return _chosen(ballots)
 
 
-def with_votes(judge: Any, votes: int = 1, panel: Sequence[Any] = ()) -> Any:
+def with_votes(judge: Judge, votes: int = 1, panel: Sequence[Judge] = ()) -> Judge:
     """The judge as ``--faithfulness-votes`` and ``--faithfulness-panel`` ask: ``judge``
     itself for one vote and no panel; else each judge (``judge`` first, then ``panel``) in a
     ``VotingJudge`` when ``votes > 1``, and a ``PanelJudge`` over them when there is a

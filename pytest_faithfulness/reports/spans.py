@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..records import AnswerResult, ClaimResult, Span
 from ..language.text import sentence_spans
+from ..records import AnswerResult, ClaimResult, Span
 
 _MARKERS = re.compile(r"\[[^\]\n]*\]|\u3010[^\u3011\n]*\u3011|\((?:sources?|refs?)[^)\n]*\)",
                       re.IGNORECASE)

@@ -46,16 +46,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import MergeError as MergeError  # re-exported: its home before errors.py
 from .saved import BaselineError, GitInfo, SavedRun, load_run
 
 __all__ = ["MergeError", "Shard", "load_shards", "check_shards", "merge_shards",
            "natural_key", "merged_git", "merged_gate", "merged_test_exitstatus",
            "recheck_supported", "recheck_coverage", "cross_check", "check_signatures",
            "carried_failures", "CHECKED_FIGURES"]
-
-
-class MergeError(ValueError):
-    """The shards cannot be merged; the message names the files and what is wrong."""
 
 
 class Shard:
@@ -478,8 +475,8 @@ def recheck_coverage(session: Any, shards: Sequence[Shard] = ()) -> list[str]:
         one gate failure per answer with a sentence that no claim covers, naming the shard,
         the answer and the sentence (empty: every answer is covered).
     """
-    from ..trust.alignment import align
     from ..records import Decomposition
+    from ..trust.alignment import align
 
     sources = {a.test_id: shard.path for shard in shards for a in shard.run.answers}
     failures: list[str] = []

@@ -30,6 +30,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from ..errors import BaselineError as BaselineError  # re-exported: their home before errors.py
+from ..errors import RunSignatureError as RunSignatureError
 from ..records import AnswerResult, Evidence, SessionSummary, Verdict
 
 SAVED_RUN_FORMAT = "pytest-faithfulness-run-1"
@@ -39,14 +41,6 @@ RUN_SIGNATURE_SCOPE = "pytest-faithfulness saved run"
 DEFAULT_STORAGE = ".faithfulness"
 
 _RUN_FILE = re.compile(r"^(\d{4,})_(.+)\.json$")
-
-
-class BaselineError(ValueError):
-    """A saved run cannot be found, read or validated; the message names the path or name."""
-
-
-class RunSignatureError(BaselineError):
-    """A signed saved run whose signature does not match under the signing key."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -100,6 +94,8 @@ class SavedAnswer(_Loose):
         error: the error, for ``status == "error"``.
         passages_digest: ``passages_digest`` of the passages it was judged against
             (``None`` in runs saved before it was recorded).
+        error_kind: the kind of error (``records.ErrorKind``), for ``status == "error"``
+            (``None`` otherwise, and in runs saved before it was recorded).
     """
 
     test_id: str
@@ -114,6 +110,7 @@ class SavedAnswer(_Loose):
     answer: str = ""
     error: str | None = None
     passages_digest: str | None = None
+    error_kind: str | None = None
 
     @classmethod
     def of(cls, result: AnswerResult, index: int = 1) -> SavedAnswer:
@@ -128,7 +125,7 @@ class SavedAnswer(_Loose):
             supported=result.supported, contradicted=result.contradicted,
             unsupported=result.unsupported, passed=result.passed, judge=result.judge,
             answer=result.answer, error=result.error,
-            passages_digest=passages_digest(result.passages))
+            passages_digest=passages_digest(result.passages), error_kind=result.error_kind)
 
 
 def passages_digest(passages: Iterable[Any]) -> str:
@@ -147,7 +144,8 @@ class RunFigures(SessionSummary):
     model_config = ConfigDict(extra="ignore")
 
     @classmethod
-    def of(cls, summary: SessionSummary) -> RunFigures:
+    def of(cls, summary: SessionSummary) -> RunFigures:  # type: ignore[override]
+        # (a summary's figures, not a summary of results: the name predates the type check)
         """The figures of a session summary."""
         return cls.model_validate(summary.model_dump(mode="json"))
 
@@ -341,7 +339,14 @@ def list_runs(storage: str | Path) -> list[Path]:
     if not storage.is_dir():
         return []
     runs = [p for p in storage.iterdir() if p.is_file() and _RUN_FILE.match(p.name)]
-    return sorted(runs, key=lambda p: (int(_RUN_FILE.match(p.name).group(1)), p.name))
+    return sorted(runs, key=lambda p: (_run_parts(p.name)[0], p.name))
+
+
+def _run_parts(name: str) -> tuple[int, str]:
+    """The counter and slug of a run file name that ``list_runs`` listed."""
+    found = _RUN_FILE.match(name)
+    assert found is not None, name  # list_runs lists only matching names
+    return int(found.group(1)), found.group(2)
 
 
 def run_signature(data: dict[str, Any], signing_key: bytes) -> str:
@@ -390,13 +395,13 @@ def save_run(run: SavedRun, storage: str | Path, *, signing_key: Any = _FROM_ENV
     text = json.dumps(data, indent=2, ensure_ascii=False)
     # A lone surrogate (text that is not valid Unicode) can only sit inside a JSON string,
     # where backslashreplace writes exactly its JSON escape (\ud800): lossless, valid UTF-8.
-    data = text.encode("utf-8", errors="backslashreplace")
-    text = data.decode("utf-8")
+    encoded = text.encode("utf-8", errors="backslashreplace")
+    text = encoded.decode("utf-8")
     tmp = storage / f".{slug}.{os.getpid()}.tmp"
     try:
-        tmp.write_bytes(data)
+        tmp.write_bytes(encoded)
         existing = list_runs(storage)
-        counter = int(_RUN_FILE.match(existing[-1].name).group(1)) + 1 if existing else 1
+        counter = _run_parts(existing[-1].name)[0] + 1 if existing else 1
         for _ in range(1000):
             target = storage / f"{counter:04d}_{slug}.json"
             try:
@@ -520,7 +525,7 @@ def resolve_run(storage: str | Path, ref: str | None = None, *,
     runs = list_runs(storage)
 
     def latest(paths: list[Path]) -> tuple[Path | None, list[tuple[Path, str]]]:
-        skipped = []
+        skipped: list[tuple[Path, str]] = []
         for path in reversed(paths):
             why = _not_a_baseline(path)
             if why is None:
@@ -546,7 +551,7 @@ def resolve_run(storage: str | Path, ref: str | None = None, *,
             return explicit(candidate)
     if ref.isdigit():
         for path in runs:
-            if int(_RUN_FILE.match(path.name).group(1)) == int(ref):
+            if _run_parts(path.name)[0] == int(ref):
                 return explicit(path)
     for path in runs:
         if path.stem == ref or path.name == ref:
@@ -555,7 +560,7 @@ def resolve_run(storage: str | Path, ref: str | None = None, *,
         slug = safe_name(ref)
     except ValueError:
         slug = None
-    named = [p for p in runs if _RUN_FILE.match(p.name).group(2) == slug]
+    named = [p for p in runs if _run_parts(p.name)[1] == slug]
     if named:
         found, skipped = latest(named)
         if found is not None:

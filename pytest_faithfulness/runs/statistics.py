@@ -44,6 +44,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Any
 
 #: The seed of every bootstrap (fixed: the same answers always give the same interval).
 SEED = 20240611
@@ -240,7 +241,7 @@ def figure_statistics(values: Sequence[float]) -> FigureStatistics:
     return FigureStatistics(bootstrap_ci(values), detectable_drop(values))
 
 
-def answer_figures(results: Sequence[object]) -> tuple[list[float], list[float]]:
+def answer_figures(results: Sequence[Any]) -> tuple[list[float], list[float]]:
     """The per-answer figures behind the headline ones, over the scored answers (as in
     ``records.SessionSummary``): faithfulness scores, and 0/1 flags (1: the answer has a
     claim that is not supported). Each list is sorted, so that the bootstrap does not depend
