@@ -12,7 +12,7 @@ Trust: nothing read from the cache is believed without a check.
 * Every entry is validated as a ``Verdict`` / ``Decomposition`` on read; one that does not
   validate is a miss (an error in ``replay`` mode), counted in ``invalid``.
 * A cached verdict goes through the same check as a fresh one (the pipeline's
-  ``verification.check_verdict``: the cited passage ids must exist and the quote must occur
+  ``trust.quote_check.check_verdict``: the cited passage ids must exist and the quote must occur
   in them), because ``CachedJudge`` is a judge like any other.
 * With a signing key (``signing_key=`` or the ``FAITHFULNESS_CACHE_KEY`` environment
   variable) every entry written is signed: HMAC-SHA-256 under the key over the canonical JSON

@@ -11,7 +11,7 @@ as a coroutine. Rules (see ``records`` for the vocabulary):
 * each claim is verified in its own judge call, concurrently up to ``concurrency``;
 * a verdict is accepted only if its passage ids exist and its quote is a substantive span
   of the cited passage's text or title that shares content words with the claim
-  (``verification.check_verdict``);
+  (``trust.quote_check.check_verdict``);
 * a passage that holds the whole answer is reported in ``warnings`` (``answer_in_passages``);
 * with an empty passage list every claim is ``unsupported`` without a judge call;
 * when the passages exceed the judge's ``context_budget_chars`` they are split into windows

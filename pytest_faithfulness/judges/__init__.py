@@ -3,9 +3,9 @@
 * ``protocol``: the judge protocol (how to plug in your own), ``call_judge``, the result
   checks, ``judge_description``.
 * ``offline``: ``OfflineJudge`` (``"offline"``, the default): rule-based decomposer and
-  the calibrated verifier (``calibrated``, features from ``features``), or the heuristic
-  rules alone (``heuristic``, judge ``"offline-heuristic"``); no network, no model
-  download, deterministic. The rules both use are in ``verification``.
+  the calibrated verifier (``offline.calibrated``, features from ``offline.window_features``),
+  or the heuristic rules alone (``offline.heuristic``, judge ``"offline-heuristic"``); no
+  network, no model download, deterministic. All of it lives in ``judges/offline/``.
 * ``llm``: ``LiteLLMJudge`` (any litellm model string, e.g. ``"openai/gpt-4o-mini"``).
 * ``prompts``: the LLM judge's versioned prompts. ``progress``: a judge wrapper that prints
   each verdict as it arrives (``-v``).

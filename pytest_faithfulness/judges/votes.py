@@ -25,7 +25,7 @@ Rules (both):
   second to agree (a split is not supported), while a first vote that is not ``supported``
   decides alone (the second could only tie). The contradicted/unsupported label comes from
   the votes asked (a vote never asked cannot add a contradiction).
-* **Every vote is checked.** Each verdict goes through ``verification.check_verdict`` against
+* **Every vote is checked.** Each verdict goes through ``trust.quote_check.check_verdict`` against
   the passages it was given before it counts: a ``supported`` or ``contradicted`` vote whose
   evidence does not check out counts as ``unsupported`` (fail closed). The verdict returned
   is the judge's own verdict of the first vote with the outcome's label, so the pipeline
@@ -47,7 +47,7 @@ Rules (both):
 * **One set of rules, one vote.** A panel refuses (``ValueError``) two members that judge by
   the same rules: the same ``rules`` attribute (the built-in offline judges ``offline``,
   ``offline-heuristic`` and ``offline-nli`` all have ``rules = "offline"``: they share the
-  rules of ``verification``, so their verdicts are not independent), or else the same model
+  rules of ``offline.heuristic``, so their verdicts are not independent), or else the same model
   or name (``judge_name``), or the very same judge object. Otherwise two members that agree
   by construction would outvote an independent one.
 

@@ -31,7 +31,7 @@ class OfflineJudge:
             ``judges.offline.calibrated.CalibratedVerifier``, a logistic regression over
             claim-versus-window features with a confidence per verdict, pure Python;
             ``"heuristic"`` (judge name ``offline-heuristic``): the rules of
-            ``verification.HeuristicVerifier`` alone, no model file; ``"nli"`` (judge name
+            ``heuristic.HeuristicVerifier`` alone, no model file; ``"nli"`` (judge name
             ``offline-nli``): the experimental ``nli.EmbeddingVerifier`` (needs the
             ``[offline]`` extra; raises ``ImportError`` naming it otherwise).
 
@@ -40,7 +40,7 @@ class OfflineJudge:
     """
 
     name = "offline"
-    #: Every verifier here applies the rules of ``verification`` (the heuristic's rules, the
+    #: Every verifier here applies the rules of ``heuristic`` (the heuristic's rules, the
     #: calibrated model's hard rules and features, the embedding verifier's number and name
     #: rules): a panel counts them as one judge and refuses two of them (``judges.votes``).
     rules = "offline"
