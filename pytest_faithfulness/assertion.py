@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from .records import AnswerResult
-    from .session import FaithfulnessSession
+    from .run.results import ResultStore
 
 #: Added to the assertion message when the strict default applied.
 STRICT_DEFAULT_NOTE = ("no min_score or max_unsupported was set (call, options or ini), so "
@@ -68,7 +68,7 @@ class FaithfulnessAssertion:
         TypeError / ValueError: malformed answer or passages (recorded as an errored answer).
     """
 
-    def __init__(self, judge: Any, session: FaithfulnessSession, test_id: str,
+    def __init__(self, judge: Any, session: ResultStore, test_id: str,
                  min_score: float | None, max_unsupported: int | None, concurrency: int | None,
                  context_budget_chars: int | None = None, require_claims: bool = False,
                  publish: Callable[[AnswerResult, int], None] | None = None,

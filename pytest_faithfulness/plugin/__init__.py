@@ -1,14 +1,17 @@
 """The pytest face of the package: options, fixtures and hooks, and nothing else.
 
-Thin hooks delegating to two objects: ``settings.Settings`` (every option, typed and checked
-once in ``pytest_configure``) and ``session.FaithfulnessSession`` (every result, the gate, the
-reports). The assertion the fixture returns lives in ``assertion``; the pipeline, judges and
-cache know nothing of pytest.
+Thin hooks delegating to: ``settings.Settings`` (every option, typed and checked once in
+``pytest_configure``), ``run.results.ResultStore`` (every result, and the xdist payload),
+``run.finish.finish_run`` (the gates, the exit status and the outputs, shared with
+``pytest-faithfulness merge``) and the ``run.outcome.RunOutcome`` it returns (what the
+terminal section reads). ``tracker.RunTracker`` follows the tests themselves (finished,
+failed, xfail, lost workers). The assertion the fixture returns lives in ``assertion``; the
+pipeline, judges and cache know nothing of pytest.
 
 Start-up cost matters (the plugin loads in every pytest run once installed): at import time
-this module imports nothing of ours but ``settings`` (no pydantic, no litellm); the session
-object (with pydantic) is built only when a test first records an answer, a worker's payload
-arrives, or an incomplete run must still leave its reports.
+this module imports nothing of ours but ``settings`` and ``tracker`` (no pydantic, no
+litellm); the result store (with pydantic) is built only when a test first records an
+answer, a worker's payload arrives, or an incomplete run must still leave its reports.
 
 Complete or not: a session that was interrupted (exit status 2), hit an internal or usage
 error (3, 4), lost an xdist worker, or was stopped by ``-x`` / ``--maxfail`` with tests left
@@ -18,21 +21,24 @@ never 0, and a saved run is marked incomplete so that it is never compared with.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .settings import BUILTIN_JUDGES, Settings
+from ..settings import BUILTIN_JUDGES, Settings
+from .tracker import RunTracker
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .assertion import FaithfulnessAssertion
-    from .records import AnswerResult
-    from .session import FaithfulnessSession
+    from ..assertion import FaithfulnessAssertion
+    from ..records import AnswerResult
+    from ..run.finish import RunFaces
+    from ..run.outcome import RunOutcome
+    from ..run.results import ResultStore
 
-SESSION_KEY = pytest.StashKey["FaithfulnessSession"]()
+SESSION_KEY = pytest.StashKey["ResultStore"]()  # every answer of the run
+OUTCOME_KEY = pytest.StashKey["RunOutcome"]()  # the run once finished (what the terminal reads)
 SETTINGS_KEY = pytest.StashKey[Settings]()
-RUN_KEY = pytest.StashKey["_RunTracker"]()  # tests finished, workers lost: completeness
+RUN_KEY = pytest.StashKey[RunTracker]()  # tests finished, workers lost: completeness
 WORKER_OUTPUT_KEY = "faithfulness"
 PROGRESS_KEY = pytest.StashKey[dict]()
 LEDGER_KEY = pytest.StashKey[str]()  # the run's shared budget ledger (a directory)
@@ -42,19 +48,13 @@ WAIT_INPUT = "faithfulness_wait_ledger"
 RATE_KEY = pytest.StashKey[str]()  # the run's shared rate ledger (a directory)
 RATE_INPUT = "faithfulness_rate_ledger"
 
-_INCOMPLETE_EXIT = {
-    pytest.ExitCode.INTERRUPTED: "the session was interrupted (exit status 2)",
-    pytest.ExitCode.INTERNAL_ERROR: "pytest hit an internal error (exit status 3)",
-    pytest.ExitCode.USAGE_ERROR: "the session stopped on a usage error (exit status 4)",
-}
-
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     Settings.add_options(parser)
 
 
 def pytest_addhooks(pluginmanager: Any) -> None:
-    from . import hookspecs
+    from .. import hookspecs
 
     pluginmanager.add_hookspecs(hookspecs)
 
@@ -65,7 +65,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SETTINGS_KEY] = settings
     _warn_ignored_options(config, settings)
     _known_keys(config, settings)
-    tracker = _RunTracker()
+    tracker = RunTracker()
     config.stash[RUN_KEY] = tracker
     config.pluginmanager.register(tracker, "faithfulness-run-tracker")
     _budget_ledger(config)
@@ -93,7 +93,12 @@ def _known_keys(config: pytest.Config, settings: Settings) -> None:
     are redacted from every error text whatever their length (``redaction``), and warn once
     at start-up (in the controller) of each known key so short that redacting it blanks
     ordinary text."""
-    from .redaction import key_variable, known_key_variables, register_key_variable, short_keys
+    from ..redaction import (
+        key_variable,
+        known_key_variables,
+        register_key_variable,
+        short_keys,
+    )
 
     for spec in (settings.judge, *settings.panel):
         if spec and spec.strip().lower() not in BUILTIN_JUDGES:
@@ -115,7 +120,7 @@ def _budget_ledger(config: pytest.Config) -> None:
     if settings.budget_usd is None:
         return
     if not _is_worker(config):
-        from .accounting import model_is_priced
+        from ..accounting import model_is_priced
 
         members = [("judge", settings.judge or "offline")]
         members += [("panel member", spec) for spec in settings.panel]
@@ -170,19 +175,18 @@ def get_settings(config: pytest.Config) -> Settings:
     return config.stash[SETTINGS_KEY]
 
 
-def _session(config: pytest.Config) -> FaithfulnessSession:
-    """The run's session object, built on first use."""
-    state = config.stash.get(SESSION_KEY, None)
-    if state is None:
-        from .session import FaithfulnessSession
+def _store(config: pytest.Config) -> ResultStore:
+    """The run's result store, built on first use."""
+    store = config.stash.get(SESSION_KEY, None)
+    if store is None:
+        from ..run.results import ResultStore
 
-        settings = get_settings(config)
-        state = FaithfulnessSession(gate=settings.gate_config(), report_path=settings.report)
-        config.stash[SESSION_KEY] = state
-    return state
+        store = ResultStore()
+        config.stash[SESSION_KEY] = store
+    return store
 
 
-def _existing_session(config: pytest.Config) -> FaithfulnessSession | None:
+def _existing_store(config: pytest.Config) -> ResultStore | None:
     return config.stash.get(SESSION_KEY, None)
 
 
@@ -201,12 +205,12 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     The offline judge is not cached: it is faster than the cache. The cache is opened once
     per process (this fixture is session-scoped).
     """
-    from .accounting import Budget
-    from .judges import make_judge
+    from ..accounting import Budget
+    from ..judges import make_judge
 
     settings = get_settings(pytestconfig)
     budget = Budget(settings.budget_usd, ledger=pytestconfig.stash.get(LEDGER_KEY, None))
-    from .ratelimit import DEFAULT_RUN_WAIT_S, RateLimitWait
+    from ..ratelimit import DEFAULT_RUN_WAIT_S, RateLimitWait
 
     run_wait = RateLimitWait(DEFAULT_RUN_WAIT_S if settings.max_rate_limit_wait is None
                              else settings.max_rate_limit_wait,
@@ -220,7 +224,7 @@ def faithfulness_judge(pytestconfig: pytest.Config):
         options["temperature"] = settings.temperature
     rate = None
     if settings.max_rpm is not None or settings.max_tpm is not None:
-        from .ratelimit import RateLimiter
+        from ..ratelimit import RateLimiter
 
         rate = RateLimiter(settings.max_rpm, settings.max_tpm,
                            ledger=pytestconfig.stash.get(RATE_KEY, None))
@@ -231,14 +235,14 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     judges = [judge] + [make_judge(spec, **options) for spec in settings.panel]
     caches = []
     if not settings.no_cache:
-        from .cache import CachedJudge
+        from ..cache import CachedJudge
 
         for i, member in enumerate(judges):
             if getattr(member, "cacheable", False):
                 judges[i] = CachedJudge(member, settings.cache_path, mode=settings.cache_mode)
                 caches.append(judges[i])
     if settings.votes > 1 or settings.panel:
-        from .judges.votes import with_votes
+        from ..judges.votes import with_votes
 
         yield with_votes(judges[0], settings.votes, judges[1:])
     else:
@@ -254,7 +258,7 @@ def _close_rate(rate: Any) -> None:
     """Close the rate ledger's connections: this thread's and the judge loop's."""
     if rate is None:
         return
-    from . import _loop
+    from .. import _loop
 
     _loop.close_here_and_on_loop(rate.close)
 
@@ -267,13 +271,13 @@ def assert_faithful(request: pytest.FixtureRequest, faithfulness_judge) -> Faith
     asserts that every claim is supported. See ``assertion.FaithfulnessAssertion`` for the
     call signature.
     """
-    from .assertion import FaithfulnessAssertion
+    from ..assertion import FaithfulnessAssertion
 
     config = request.config
     settings = get_settings(config)
     item = request.node
     return FaithfulnessAssertion(
-        _verbose_judge(config, faithfulness_judge), _session(config), item.nodeid,
+        _verbose_judge(config, faithfulness_judge), _store(config), item.nodeid,
         min_score=settings.min_score, max_unsupported=settings.max_unsupported,
         concurrency=settings.concurrency, context_budget_chars=settings.context_budget,
         require_claims=settings.require_claims,
@@ -296,7 +300,7 @@ def assert_faithful_conversation(assert_faithful: FaithfulnessAssertion):
 
 def _publish(item: pytest.Item, result: AnswerResult, index: int) -> None:
     """The answer's JUnit properties, then the report-sink hook."""
-    from .reports.junit import junit_properties
+    from ..reports.junit import junit_properties
 
     item.user_properties.extend(junit_properties(result, index))
     item.config.hook.pytest_faithfulness_answer_result(result=result, item=item)
@@ -312,7 +316,7 @@ def _verbose_judge(config: pytest.Config, judge: Any) -> Any:
         return judge
     wrappers = config.stash.setdefault(PROGRESS_KEY, {})
     if id(judge) not in wrappers:
-        from .judges.progress import progress_judge
+        from ..judges.progress import progress_judge
 
         capture = config.pluginmanager.get_plugin("capturemanager")
 
@@ -344,7 +348,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     from pathlib import Path
 
-    from .calibration import load_labelled
+    from ..calibration import load_labelled
 
     try:
         records = load_labelled(path)
@@ -367,10 +371,10 @@ class CalibrationFile(pytest.File):
 
 def _calibration_test(record: Any, config: pytest.Config):
     def calibration_test(faithfulness_judge):
-        from .calibration import judge_record
+        from ..calibration import judge_record
 
         outcome = judge_record(record, faithfulness_judge)
-        _session(config).record_calibration(outcome, faithfulness_judge)
+        _store(config).record_calibration(outcome, faithfulness_judge)
         if outcome.error:
             raise AssertionError(f"judge error on {record.id}: {outcome.error}")
 
@@ -379,178 +383,58 @@ def _calibration_test(record: Any, config: pytest.Config):
 
 # The end of the session ----------------------------------------------------------------------
 
-#: What ``FaithfulnessAssertion`` adds to a node id to name one answer of a test.
-_ANSWER_SUFFIX = re.compile(r"(?:#conversation\d+)?(?:#turn\d+|#\d+)$")
-
-
-class _RunTracker:
-    """Counts the tests that finished (the controller sees its workers' reports too) and the
-    xdist workers lost, so that the end of the session knows whether it saw every answer."""
-
-    def __init__(self) -> None:
-        self.finished: set[str] = set()
-        self.failed: set[str] = set()  # a phase failed (setup, call or teardown)
-        self.xfail: set[str] = set()  # marked xfail (xfailed, or xpassed when not strict)
-        self.lost_workers: list[str] = []
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "teardown":
-            self.finished.add(report.nodeid)
-        if report.failed:
-            self.failed.add(report.nodeid)
-        if hasattr(report, "wasxfail"):
-            self.xfail.add(report.nodeid)
-
-    def test_of(self, result: AnswerResult) -> str | None:
-        """The node id of the test that recorded ``result``: its test id less the suffixes
-        the assertion adds (``#n``, ``#turn<n>``, ``#conversation<k>#turn<n>``), the longest
-        prefix that names a test that finished (a node id may hold a ``#`` of its own);
-        failing that, the test id less those suffixes."""
-        test_id = result.test_id or ""
-        if not test_id:
-            return None
-        candidate = test_id
-        while True:
-            if candidate in self.finished:
-                return candidate
-            if "#" not in candidate:
-                break
-            candidate = candidate.rsplit("#", 1)[0]
-        return _ANSWER_SUFFIX.sub("", test_id) or test_id
-
-    def by_outcome(self, failing: list[AnswerResult]
-                   ) -> tuple[list[AnswerResult], list[AnswerResult]]:
-        """``(silent, expected)`` of the answers that missed their own thresholds: those
-        whose test did not fail and is not xfail, and those whose test is xfail."""
-        silent, expected = [], []
-        for result in failing:
-            test = self.test_of(result)
-            if test in self.xfail:
-                expected.append(result)
-            elif test not in self.failed:
-                silent.append(result)
-        return silent, expected
-
-
-def _incomplete_reason(session: pytest.Session, exitstatus: int) -> str | None:
-    """Why this session did not see every answer, or ``None`` (see the module docstring)."""
-    tracker = session.config.stash[RUN_KEY]
-    reasons = list(tracker.lost_workers)
-    try:
-        code = pytest.ExitCode(exitstatus)
-    except ValueError:
-        code = None
-    if code in _INCOMPLETE_EXIT:
-        reasons.insert(0, _INCOMPLETE_EXIT[code])
-    else:
-        stopped = session.shouldfail or session.shouldstop
-        collected = session.testscollected
-        ran = len(tracker.finished)
-        if stopped and ran < collected:
-            reasons.insert(0, f"stopped early ({stopped}): {collected - ran} of {collected} "
-                              "tests did not run")
-    return "; ".join(reasons) or None
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Finish the run (``run.finish.finish_run``): a worker sends its results instead."""
+    config = session.config
+    store = _store_to_finish(session, exitstatus)
+    if store is None:
+        return
+    if _is_worker(config):
+        config.workeroutput[WORKER_OUTPUT_KEY] = store.to_payload()
+        return
+    from ..run.finish import finish_run
+
+    store.sort_results()  # every report lists the answers in test-id order
+    outcome = finish_run(store, get_settings(config), test_exitstatus=int(session.exitstatus),
+                         faces=_faces(config))
+    config.stash[OUTCOME_KEY] = outcome
+    session.exitstatus = outcome.exitstatus
+
+
+def _store_to_finish(session: pytest.Session, exitstatus: int) -> ResultStore | None:
+    """The run's result store, told whether the run is complete; ``None`` when there is
+    nothing to finish: no answer was judged, and no output or session threshold asks for
+    one (a ``--collect-only`` run judges nothing by design)."""
     config = session.config
     settings = get_settings(config)
-    incomplete = _incomplete_reason(session, exitstatus)
-    state = _existing_session(config)
-    if state is None:
+    store = _existing_store(config)
+    if store is None:
         asked = settings.outputs_configured() or settings.session_threshold_flags()
         if _is_worker(config) or config.getoption("collectonly", False) or not asked:
-            return  # no answer was judged, and no output or session threshold asks for one
-            # (a --collect-only run judges nothing by design)
-        state = _session(config)  # judged nothing: the gate and the outputs still say so
+            return None
+        store = _store(config)  # judged nothing: the gate and the outputs still say so
+    incomplete = config.stash[RUN_KEY].incomplete_reason(session, exitstatus)
     if incomplete:
-        state.mark_incomplete(incomplete if not _is_worker(config) else
+        store.mark_incomplete(incomplete if not _is_worker(config) else
                               f"xdist worker {config.workerinput.get('workerid', '?')}: "
                               f"{incomplete}")
-    if _is_worker(config):
-        config.workeroutput[WORKER_OUTPUT_KEY] = state.to_payload()
-        return
-    state.sort_results()  # every report lists the answers in test-id order
-    git = _judge_session(config, state)
-    state.test_exitstatus = int(session.exitstatus)
-    state.exitstatus = _exit_status(session.exitstatus, state)
-    state.write_outputs(**settings.output_files(git))
-    state.exitstatus = _exit_status(session.exitstatus, state)
-    session.exitstatus = state.exitstatus
+    return store
 
 
-def _judge_session(config: pytest.Config, state: FaithfulnessSession) -> Any:
-    """Every gate of the session, each on its own: the session thresholds, the calibration
-    gate, the comparison with the saved run and the conftest gates. One that raises (ours or
-    a plugin's) never stops the others nor the reports: its error becomes a gate failure.
-    Returns the ``runs.saved.GitInfo`` (or ``None``)."""
-    settings = get_settings(config)
-    git = None
+def _faces(config: pytest.Config) -> RunFaces:
+    """What pytest adds to the end of the run: the tests' outcomes tell the silent misses,
+    the git state of the rootdir, the ``pytest_faithfulness_gate`` hooks."""
+    from ..run.finish import RunFaces
+    from ..runs.saved import git_info
 
-    def step(what: str, run: Any, *, local: str = "") -> Any:
-        before = len(state.failures)
-        try:
-            return run()
-        except Exception as exc:  # fail closed, and keep going: the reports must be written
-            reason = f"the faithfulness gate could not {what}: {type(exc).__name__}: {exc}"
-            state.add_failures([reason])
-            if local == "error":  # it may have stopped before a gate merge cannot run
-                state.local_failures.append(reason)
-            return None
-        finally:
-            if local == "all":
-                state.local_failures.extend(state.failures[before:])
+    def hooks(summary: Any, results: list[AnswerResult]) -> list[object]:
+        answers: list[object] = config.hook.pytest_faithfulness_gate(
+            summary=summary, results=results, config=config)
+        return answers
 
-    step("apply the session thresholds",
-         lambda: state.evaluate_gate(settings.session_threshold_flags()))
-    # the calibration gate and the conftest hooks are the run's own: a merge of saved runs
-    # cannot recompute them, so their failures are also kept apart (``local_failures``)
-    step("apply the calibration gate",
-         lambda: state.evaluate_calibration_gate(settings.min_agreement), local="all")
-    step("check the answers that missed their own thresholds",
-         lambda: _silent_misses(config, state))
-    git = step("compare with the saved run or run the gate hooks",
-               lambda: _ci_gates(config, state), local="error")
-    return git
-
-
-def _silent_misses(config: pytest.Config, state: FaithfulnessSession) -> None:
-    """Fail the gate for answers that missed their own thresholds in tests that did not fail
-    and are not xfail (an ``AssertionError`` caught, or ``evaluate_many``): a missed bound
-    never passes silently; ``record_only=True`` records without a bound."""
-    silent, expected = config.stash[RUN_KEY].by_outcome(state.answers_failing_own_thresholds())
-    state.fail_silent_misses(silent, expected)
-
-
-def _exit_status(current: int, state: FaithfulnessSession) -> int:
-    """pytest's exit status with the gate ORed in: a failed or incomplete gate never exits 0."""
-    if state.gate_status != "passed" and current in (pytest.ExitCode.OK,
-                                                     pytest.ExitCode.NO_TESTS_COLLECTED):
-        return pytest.ExitCode.TESTS_FAILED
-    return current
-
-
-def _ci_gates(config: pytest.Config, state: FaithfulnessSession) -> Any:
-    """Regressions against the saved run, then the conftest gates (failures go to
-    ``state.failures``); returns the ``runs.saved.GitInfo`` when a baseline or a save needs it."""
-    settings = get_settings(config)
-    git = None
-    if settings.baseline is not None or settings.save or settings.autosave:
-        from .runs.saved import git_info
-
-        git = git_info(config.rootpath)
-    settings.compare_into(state, git)
-    from .gate import gate_hook_reasons
-
-    try:
-        answers = config.hook.pytest_faithfulness_gate(summary=state.summary(),
-                                                       results=list(state.results), config=config)
-    except Exception as exc:  # fail closed: a broken custom gate never passes
-        answers = [f"a pytest_faithfulness_gate hook raised {type(exc).__name__}: {exc}"]
-    for answer in answers:  # pluggy leaves out the hooks that returned None
-        state.add_local_failures(gate_hook_reasons(answer))
-    return git
+    return RunFaces(classify=config.stash[RUN_KEY].by_outcome,
+                    find_git=lambda: git_info(config.rootpath), hooks=hooks)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -560,7 +444,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     config = node.config
     payload = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
     if payload:
-        _session(config).merge_payload(payload)
+        _store(config).merge_payload(payload)
     if error is not None:
         worker = getattr(node, "gateway", None)
         name = getattr(worker, "id", None) or str(node)
@@ -573,44 +457,42 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     included), so that the run's verdict is the last line before pytest's final count, in the
     colour of the exit status."""
     result = yield
-    state = _existing_session(config)
-    if _is_worker(config) or state is None:
+    outcome = config.stash.get(OUTCOME_KEY, None)
+    if _is_worker(config) or outcome is None:
         return result
-    from .reports import terminal
+    from ..reports import terminal
 
-    incomplete = state.incomplete_reason
+    incomplete = outcome.incomplete
     if incomplete is None and exitstatus == pytest.ExitCode.INTERRUPTED:
         incomplete = "interrupted"  # never read an interrupted run as a pass
-    failures = list(state.failures)
     # the plugin's sessionfinish turns a failed gate into exit status 1 after pytest passed
     # this hook its exit status; an incomplete run never exits 0
     exit_failed = int(exitstatus) not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED) \
-        or bool(failures) or incomplete is not None
+        or bool(outcome.failures) or incomplete is not None
     reporter = terminalreporter
-    if state.calibration:
+    if outcome.calibration is not None:
         reporter.section("faithfulness calibration")
-        for line in state.calibration_lines():
+        for line in terminal.calibration_section(outcome):
             reporter.write_line(terminal.terminal_text(line))
-    if state.results or not state.calibration:  # a run that judged nothing says so too
+    if outcome.results or outcome.calibration is None:  # a run that judged nothing says so
         reporter.section("faithfulness")
         verbose = (config.getoption("verbose", 0) or 0) > 0
-        reported = [] if verbose else _reported_in_failures(config, state)
-        for line in state.terminal_lines(verbose=verbose, reported=reported):
+        reported = [] if verbose else _reported_in_failures(config, outcome)
+        for line in terminal.outcome_lines(outcome, verbose=verbose, reported=reported):
             reporter.write_line(line)
-        if state.report_path is not None:
-            reporter.write_line(terminal.terminal_text(f"JSON report: {state.report_path}"))
-        _write_ci_lines(reporter, state)
-    outcome = state.run_verdict(exit_failed=exit_failed, incomplete=incomplete)
-    lines = terminal.verdict_lines(failures, outcome)
+        if outcome.report_path is not None:
+            reporter.write_line(terminal.terminal_text(f"JSON report: {outcome.report_path}"))
+        _write_ci_lines(reporter, outcome)
+    verdict = outcome.verdict(exit_failed=exit_failed, incomplete=incomplete)
+    lines = terminal.closing_lines(outcome, verdict)
     for line in lines[:-1]:
         reporter.write_line(line, red=True, bold=True)
-    colour = {"red": True} if outcome.failed else {"green": True}
+    colour = {"red": True} if verdict.failed else {"green": True}
     reporter.write_sep("=", lines[-1], bold=True, **colour)
     return result
 
 
-def _reported_in_failures(config: pytest.Config, state: FaithfulnessSession
-                          ) -> list[AnswerResult]:
+def _reported_in_failures(config: pytest.Config, outcome: RunOutcome) -> list[AnswerResult]:
     """The answers whose per-claim report pytest already printed: those that missed their
     own thresholds in a test that failed (not xfail), when tracebacks show the
     ``AssertionError``'s message (``--tb`` auto, long, short or native). The faithfulness
@@ -619,24 +501,18 @@ def _reported_in_failures(config: pytest.Config, state: FaithfulnessSession
     if (config.getoption("tbstyle", "auto") or "auto") not in ("auto", "long", "short",
                                                                 "native"):
         return []
-    tracker = config.stash[RUN_KEY]
-    out = []
-    for result in state.answers_failing_own_thresholds():
-        test = tracker.test_of(result)
-        if test in tracker.failed and test not in tracker.xfail:
-            out.append(result)
-    return out
+    return config.stash[RUN_KEY].reported_in_failures(outcome.failing)
 
 
-def _write_ci_lines(terminalreporter: Any, state: FaithfulnessSession) -> None:
+def _write_ci_lines(terminalreporter: Any, outcome: RunOutcome) -> None:
     """Files written, baseline notes, and the comparison with the saved run (loud warnings);
     every line sanitised for the terminal."""
-    from .reports.text import terminal_text
+    from ..reports.terminal import comparison_lines, terminal_text
 
-    for line in state.ci_notes:
+    for line in outcome.notes:
         loud = line.startswith("WARNING")
         terminalreporter.write_line(terminal_text(line), red=loud, bold=loud)
-    lines = state.comparison_lines()
+    lines = comparison_lines(outcome.comparison) if outcome.comparison is not None else []
     if lines:
         terminalreporter.section("faithfulness comparison")
         for line in lines:
