@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..settings import BUILTIN_JUDGES, Settings
+from ..settings import Settings
+from .checks import check_budget_prices, is_worker, register_known_keys, warn_ignored_options
+from .options import add_options, settings_from_config
 from .tracker import RunTracker
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,7 +52,7 @@ RATE_INPUT = "faithfulness_rate_ledger"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    Settings.add_options(parser)
+    add_options(parser)
 
 
 def pytest_addhooks(pluginmanager: Any) -> None:
@@ -61,55 +63,16 @@ def pytest_addhooks(pluginmanager: Any) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "faithfulness: a test that judges answer faithfulness")
-    settings = Settings.from_config(config)
+    settings = settings_from_config(config)
     config.stash[SETTINGS_KEY] = settings
-    _warn_ignored_options(config, settings)
-    _known_keys(config, settings)
+    warn_ignored_options(config, settings)
+    register_known_keys(config, settings)
     tracker = RunTracker()
     config.stash[RUN_KEY] = tracker
     config.pluginmanager.register(tracker, "faithfulness-run-tracker")
     _budget_ledger(config)
     _rate_ledger(config)
     _run_folder(config, WAIT_KEY, WAIT_INPUT, "faithfulness-wait-")
-
-
-def _warn_ignored_options(config: pytest.Config, settings: Settings) -> None:
-    """Warn once at start-up (in the controller) about options the built-in offline judge
-    does not read: a CI job relying on replay's "no judge call" guarantee, or on an API base,
-    should know they do not apply (the offline judge makes no network call anyway)."""
-    if _is_worker(config) or config.pluginmanager.hook.pytest_faithfulness_make_judge \
-            .get_hookimpls():
-        return  # a make_judge hook may read these options its own way
-    ignored = settings.ignored_with_offline_judge()
-    if ignored:
-        config.issue_config_time_warning(pytest.PytestConfigWarning(
-            f"{', '.join(ignored)} do{'es' if len(ignored) == 1 else ''} not apply to the "
-            f"{settings.judge!r} judge: it runs locally, makes no network call, spends nothing "
-            "and is not cached (these options are for an LLM judge)"), stacklevel=2)
-
-
-def _known_keys(config: pytest.Config, settings: Settings) -> None:
-    """Register the key variable of the judge and of each panel member, so that their keys
-    are redacted from every error text whatever their length (``redaction``), and warn once
-    at start-up (in the controller) of each known key so short that redacting it blanks
-    ordinary text."""
-    from ..redaction import (
-        key_variable,
-        known_key_variables,
-        register_key_variable,
-        short_keys,
-    )
-
-    for spec in (settings.judge, *settings.panel):
-        if spec and spec.strip().lower() not in BUILTIN_JUDGES:
-            register_key_variable(key_variable(spec.strip()))
-    if _is_worker(config):
-        return
-    for name, length in short_keys(known_key_variables()):
-        config.issue_config_time_warning(pytest.PytestConfigWarning(
-            f"{name} is {length} character(s) long: it is redacted from every error text and "
-            "report wherever it stands as a whole token, so words or numbers equal to it are "
-            "blanked too; use a longer key (16 characters or more)"), stacklevel=2)
 
 
 def _budget_ledger(config: pytest.Config) -> None:
@@ -119,18 +82,8 @@ def _budget_ledger(config: pytest.Config) -> None:
     settings = get_settings(config)
     if settings.budget_usd is None:
         return
-    if not _is_worker(config):
-        from ..accounting import model_is_priced
-
-        members = [("judge", settings.judge or "offline")]
-        members += [("panel member", spec) for spec in settings.panel]
-        for role, spec in members:  # every model the budget must price, the panel's too
-            spec = spec.strip()
-            if spec.lower() not in BUILTIN_JUDGES and not model_is_priced(spec):
-                raise pytest.UsageError(
-                    f"--faithfulness-budget-usd cannot apply to the {role} {spec!r}: litellm's "
-                    "bundled price map has no price for it, so its calls would cost $0 against "
-                    "the budget; use a priced model string or drop the budget")
+    if not is_worker(config):
+        check_budget_prices(settings)
     _run_folder(config, LEDGER_KEY, LEDGER_INPUT, "faithfulness-budget-")
 
 
@@ -147,7 +100,7 @@ def _run_folder(config: pytest.Config, key: Any, input_name: str, prefix: str) -
     """A folder for this run alone, shared by its xdist workers: the controller creates it
     (removed at the end) and passes its path in ``workerinput[input_name]``; it is kept in
     ``config.stash[key]``."""
-    if _is_worker(config):
+    if is_worker(config):
         folder = config.workerinput.get(input_name)
         if folder:
             config.stash[key] = folder
@@ -188,10 +141,6 @@ def _store(config: pytest.Config) -> ResultStore:
 
 def _existing_store(config: pytest.Config) -> ResultStore | None:
     return config.stash.get(SESSION_KEY, None)
-
-
-def _is_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
 
 
 # Fixtures ------------------------------------------------------------------------------------
@@ -309,7 +258,7 @@ def _publish(item: pytest.Item, result: AnswerResult, index: int) -> None:
 def _verbose_judge(config: pytest.Config, judge: Any) -> Any:
     """Under ``-v`` (not in an xdist worker): the judge, wrapped so that each claim's verdict
     is printed as it arrives; otherwise the judge itself."""
-    if (config.getoption("verbose", 0) or 0) < 1 or _is_worker(config):
+    if (config.getoption("verbose", 0) or 0) < 1 or is_worker(config):
         return judge
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is None:
@@ -390,7 +339,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     store = _store_to_finish(session, exitstatus)
     if store is None:
         return
-    if _is_worker(config):
+    if is_worker(config):
         config.workeroutput[WORKER_OUTPUT_KEY] = store.to_payload()
         return
     from ..run.finish import finish_run
@@ -399,7 +348,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     outcome = finish_run(store, get_settings(config), test_exitstatus=int(session.exitstatus),
                          faces=_faces(config))
     config.stash[OUTCOME_KEY] = outcome
-    session.exitstatus = outcome.exitstatus
+    if outcome.exitstatus is not None:  # always set by finish_run
+        session.exitstatus = outcome.exitstatus
 
 
 def _store_to_finish(session: pytest.Session, exitstatus: int) -> ResultStore | None:
@@ -411,12 +361,12 @@ def _store_to_finish(session: pytest.Session, exitstatus: int) -> ResultStore | 
     store = _existing_store(config)
     if store is None:
         asked = settings.outputs_configured() or settings.session_threshold_flags()
-        if _is_worker(config) or config.getoption("collectonly", False) or not asked:
+        if is_worker(config) or config.getoption("collectonly", False) or not asked:
             return None
         store = _store(config)  # judged nothing: the gate and the outputs still say so
     incomplete = config.stash[RUN_KEY].incomplete_reason(session, exitstatus)
     if incomplete:
-        store.mark_incomplete(incomplete if not _is_worker(config) else
+        store.mark_incomplete(incomplete if not is_worker(config) else
                               f"xdist worker {config.workerinput.get('workerid', '?')}: "
                               f"{incomplete}")
     return store
@@ -458,7 +408,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     colour of the exit status."""
     result = yield
     outcome = config.stash.get(OUTCOME_KEY, None)
-    if _is_worker(config) or outcome is None:
+    if is_worker(config) or outcome is None:
         return result
     from ..reports import terminal
 

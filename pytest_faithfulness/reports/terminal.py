@@ -131,9 +131,9 @@ def summary_lines(summary: SessionSummary, judges: list[str], failures: list[str
         lines.append(f"unscored answers (no claims to score, not in the mean): {len(unscored)}")
         lines += [f"  - {answer_name(r)}" for r in unscored]
     if verdict:
-        stated = RunOutcome.of([], summary, judges, failures, incomplete=incomplete,
-                               failing=failing or (), unscored=unscored or ())
-        lines += verdict_lines(failures, stated.verdict())
+        said = RunOutcome.of([], summary, judges, failures, incomplete=incomplete,
+                             failing=failing or (), unscored=unscored or ())
+        lines += verdict_lines(failures, said.verdict())
     return _clean(lines)
 
 

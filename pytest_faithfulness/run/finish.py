@@ -53,6 +53,7 @@ class RunFaces:
         hooks: the ``pytest_faithfulness_gate`` hooks, or ``None`` (a merge runs none).
         find_git: the run's ``runs.saved.GitInfo``, asked only when a baseline or a save
             needs it (pytest: from the rootdir); ``git``: the one already known (a merge).
+        notes: terminal lines the face has before the gates (a merge: its shards' checks).
         extra_failures: failures the face found before the gates (a merge: verdicts that
             fail the quote check or the coverage check again), added after them.
         carried_failures: failures only the shards could decide (a merge: conftest gates,
@@ -63,6 +64,7 @@ class RunFaces:
     hooks: GateHooks | None = None
     find_git: Callable[[], Any] | None = None
     git: Any = None
+    notes: Sequence[str] = ()
     extra_failures: Sequence[str] = ()
     carried_failures: Sequence[str] = ()
 
@@ -99,6 +101,7 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
     if test_exitstatus is not None:
         store.test_exitstatus = test_exitstatus
     outcome = new_outcome(store, gate, settings.report)
+    outcome.notes.extend(faces.notes)
     git = faces.git
 
     def step(what: str, run: Callable[[], Any], *, local: str = "") -> Any:
