@@ -24,10 +24,7 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pytest
+from typing import Any
 
 #: ``--faithfulness-compare`` given without a value: the latest saved run.
 LATEST = "@latest"
@@ -168,10 +165,10 @@ LLM_ONLY_OPTIONS = ("api_base", "timeout", "temperature", "budget_usd", "max_rpm
 class Settings:
     """Every setting of the plugin, typed and validated (see the module docstring).
 
-    Built once per process by ``from_config`` and kept in ``config.stash``; read it with
-    ``plugin.get_settings(config)``. Numbers are floats or ints as declared; paths given on the
-    command line stay strings as given, ``storage`` and ``cache_dir`` are resolved against the
-    rootdir.
+    Built once per process by ``from_mapping`` (the plugin: ``plugin.options``) and kept in
+    ``config.stash``; read it with ``plugin.get_settings(config)``. Numbers are floats or ints
+    as declared; paths given on the command line stay strings as given, ``storage`` and
+    ``cache_dir`` are resolved against the rootdir.
     """
 
     judge: str = option("judge", "judge: 'offline' (embedded, calibrated, default), "
@@ -314,24 +311,6 @@ class Settings:
     def merge_options(cls) -> list[_Option]:
         """The options ``pytest-faithfulness merge`` reads (``option(..., merge=True)``)."""
         return [opt for opt in cls.options() if opt.merge]
-
-    @classmethod
-    def add_options(cls, parser: pytest.Parser) -> None:
-        """Register every option's flag and ini key with pytest (``plugin.options``)."""
-        from .plugin.options import add_options
-
-        add_options(parser)
-
-    @classmethod
-    def from_config(cls, config: pytest.Config) -> Settings:
-        """The settings of a pytest run (``plugin.options.settings_from_config``).
-
-        Raises:
-            pytest.UsageError: see ``from_mapping``.
-        """
-        from .plugin.options import settings_from_config
-
-        return settings_from_config(config)
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any], *, rootdir: str | os.PathLike[str] = ".",
@@ -503,7 +482,7 @@ class Settings:
                 if getattr(self, n) not in (None, ())]
 
     def output_files(self, git: Any) -> dict[str, Any]:
-        """Keyword arguments of ``FaithfulnessSession.write_outputs`` for this run.
+        """Keyword arguments of ``run.outputs.OutputFiles`` for this run.
 
         ``git`` is the run's ``GitInfo`` (or None): with ``--faithfulness-autosave`` and no
         ``--faithfulness-save`` name, the run is saved under the commit's short hash
@@ -518,16 +497,6 @@ class Settings:
                 "step_summary": os.environ.get("GITHUB_STEP_SUMMARY") or None,
                 "storage": self.storage_path, "save_name": name, "git": git,
                 "pr_comment": self.pr_comment}
-
-    def compare_into(self, session: Any, git: Any) -> None:
-        """Add this run's comparison to ``session`` (a ``session.FaithfulnessSession``):
-        ``run.finish.compare_as_configured``, the one comparison of the plugin and of
-        ``pytest-faithfulness merge``."""
-        from .run.finish import compare_as_configured
-
-        found = session.outcome()
-        compare_as_configured(session, found, self, git)
-        session.comparison = found.comparison
 
     def outputs_configured(self) -> bool:
         """Whether any report file or saved run was asked for."""
