@@ -273,8 +273,9 @@ def _raise_if_any_failed(results: list[AnswerResult], what: str,
     passed."""
     __tracebackhide__ = True
     from .reports.terminal import format_answer
+    from .run.outcome import failed_own_thresholds
 
-    failing = [r for r in results if not r.passed]
+    failing = [r for r in results if failed_own_thresholds(r)]
     if not failing:
         return
     errored = [r for r in failing if r.status == "error"]
