@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from .records import AnswerResult
-    from .session import FaithfulnessSession
+    from .run.results import ResultStore
 
 #: Added to the assertion message when the strict default applied.
 STRICT_DEFAULT_NOTE = ("no min_score or max_unsupported was set (call, options or ini), so "
@@ -68,7 +68,7 @@ class FaithfulnessAssertion:
         TypeError / ValueError: malformed answer or passages (recorded as an errored answer).
     """
 
-    def __init__(self, judge: Any, session: FaithfulnessSession, test_id: str,
+    def __init__(self, judge: Any, session: ResultStore, test_id: str,
                  min_score: float | None, max_unsupported: int | None, concurrency: int | None,
                  context_budget_chars: int | None = None, require_claims: bool = False,
                  publish: Callable[[AnswerResult, int], None] | None = None,
@@ -273,8 +273,9 @@ def _raise_if_any_failed(results: list[AnswerResult], what: str,
     passed."""
     __tracebackhide__ = True
     from .reports.terminal import format_answer
+    from .run.outcome import failed_own_thresholds
 
-    failing = [r for r in results if not r.passed]
+    failing = [r for r in results if failed_own_thresholds(r)]
     if not failing:
         return
     errored = [r for r in failing if r.status == "error"]

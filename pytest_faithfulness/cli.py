@@ -8,9 +8,10 @@ Commands::
 
 ``merge`` reads the saved runs of a sharded suite (``--faithfulness-save`` in each shard; a
 folder stands for every saved run in it), checks that they belong together
-(``runs.merge``), and applies the same session gate, comparison and compare-fail as pytest,
-writing the same JSON, Markdown and HTML reports, pull-request comment and saved run. Its
-options are pytest's own ``--faithfulness-*`` options of the gate and the outputs (also
+(``runs.merge``), and finishes them as pytest finishes a run (``run.finish.finish_run``, the
+one end of a run): the same session gate, comparison and compare-fail, the same JSON,
+Markdown and HTML reports, pull-request comment and saved run. Its options are pytest's own
+``--faithfulness-*`` options of the gate and the outputs (``Settings.merge_options``; also
 accepted without the ``faithfulness-`` prefix), and their values default to the same ini keys
 of the project's pytest configuration, found as pytest finds it (``pytest.ini``,
 ``.pytest.ini``, ``pyproject.toml`` with ``[tool.pytest.ini_options]``, ``tox.ini`` with
@@ -36,18 +37,15 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError as UsageError  # re-exported: its home before errors.py
+from .settings import Settings
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 4
 
-#: The ``Settings`` options ``merge`` reads (flag and ini key, as pytest's).
-MERGE_OPTIONS = ("min_mean", "max_unsupported_rate", "max_unscored_rate",
-                 "min_citation_precision", "max_misattributed", "max_unstable",
-                 "max_unstable_rate", "report", "markdown",
-                 "html", "pr_comment", "storage", "save", "autosave", "compare", "compare_fail",
-                 "compare_alpha", "require_signed_runs")
-
+#: The ``Settings`` options ``merge`` reads (flag and ini key, as pytest's): those declared
+#: with ``option(..., merge=True)`` (``Settings.merge_options``).
+MERGE_OPTIONS = tuple(opt.dest[len("faithfulness_"):] for opt in Settings.merge_options())
 
 # --------------------------------------------------------------------------------------------
 # The pytest configuration file, found as pytest finds it.
@@ -169,9 +167,7 @@ def _merge_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--rootdir", metavar="DIR",
                         help="where to look for the configuration file (default: the working "
                         "directory); also the base of a relative storage folder")
-    options = {o.dest: o for o in Settings.options()}
-    for name in MERGE_OPTIONS:
-        opt = options["faithfulness_" + name]
+    for opt in Settings.merge_options():  # the options of the gate and the outputs
         flags = [opt.flag, "--" + opt.name]
         if opt.kind == "flag":
             parser.add_argument(*flags, dest=opt.dest, action="store_true", default=None,
@@ -179,68 +175,42 @@ def _merge_parser(sub: Any) -> argparse.ArgumentParser:
         elif opt.kind == "args":
             parser.add_argument(*flags, dest=opt.dest, action="append", default=None,
                                 metavar="EXPR", help=opt.help)
-        elif name == "compare":
-            parser.add_argument(*flags, dest=opt.dest, nargs="?", const=LATEST, default=None,
-                                metavar="NAME|PATH", help=opt.help)
+        elif opt.argparse.get("nargs") == "?":  # --faithfulness-compare: the latest run
+            parser.add_argument(*flags, dest=opt.dest, nargs="?",
+                                const=opt.argparse.get("const", LATEST), default=None,
+                                metavar=opt.argparse.get("metavar"), help=opt.help)
         else:
             parser.add_argument(*flags, dest=opt.dest, default=None, help=opt.help)
     return parser
 
 
-class _Rooted:
-    """What ``Settings._compare_target`` reads of a pytest config: the rootdir."""
-
-    def __init__(self, rootpath: Path) -> None:
-        self.rootpath = rootpath
-
-
 def merge_settings(args: argparse.Namespace) -> Any:
-    """The ``settings.Settings`` of ``merge``: each of ``MERGE_OPTIONS`` from its flag, else
-    its ini key, parsed and checked as pytest does (output paths, the saved run to compare
-    with, compare-fail expressions).
+    """The ``settings.Settings`` of ``merge``: each option of ``Settings.merge_options()``
+    from its flag, else its ini key, parsed and checked as pytest does
+    (``Settings.from_mapping``: output paths, the saved run to compare with, compare-fail
+    expressions).
 
     Raises:
         UsageError: a bad value (naming the flag and the ini key), an output that cannot be
             written, a named saved run that is not there.
     """
-    import dataclasses
-
-    import pytest
-
-    from .settings import Settings, _under, check_output_file, check_output_folder
+    from .settings import ConfigError, Settings
 
     start = Path(args.rootdir) if args.rootdir else Path.cwd()
     inipath, ini = load_ini(args.inifile, start)
     rootdir = Path(args.rootdir).resolve() if args.rootdir else \
         (inipath.parent if inipath is not None else Path.cwd())
-    values: dict[str, Any] = {}
-    options = {o.dest: o for o in Settings.options()}
+    raw: dict[str, Any] = {}
+    for opt in Settings.merge_options():
+        flag = getattr(args, opt.dest)
+        try:
+            raw[opt.dest[len("faithfulness_"):]] = \
+                (tuple(flag) if opt.kind == "args" else flag) if flag else _ini_raw(opt, ini)
+        except ValueError as exc:
+            raise UsageError(f"{opt.label()} {exc}") from None
     try:
-        for name in MERGE_OPTIONS:
-            opt = options["faithfulness_" + name]
-            flag = getattr(args, opt.dest)
-            try:
-                raw = (tuple(flag) if opt.kind == "args" else flag) if flag else \
-                    _ini_raw(opt, ini)
-            except ValueError as exc:
-                raise UsageError(f"{opt.label()} {exc}") from None
-            if raw is None or raw == ():
-                continue
-            try:
-                values[name] = opt.parse(raw) if opt.kind == "string" else raw
-            except ValueError as exc:
-                raise UsageError(f"{opt.label()} {exc}") from None
-        settings = Settings(**values)
-        storage = _under(rootdir, settings.storage or ".faithfulness")
-        for flag, path in (("report", settings.report), ("markdown", settings.markdown),
-                           ("html", settings.html), ("pr-comment", settings.pr_comment)):
-            check_output_file(path, f"--faithfulness-{flag} (ini faithfulness_{flag})")
-        if settings.save or settings.autosave:
-            check_output_folder(storage, "--faithfulness-storage (ini faithfulness_storage)")
-        changes = {"storage_path": storage}
-        changes.update(settings._compare_target(_Rooted(rootdir), storage, False))
-        return dataclasses.replace(settings, **changes)
-    except pytest.UsageError as exc:
+        return Settings.from_mapping(raw, rootdir=rootdir)
+    except ConfigError as exc:
         raise UsageError(str(exc)) from None
 
 
@@ -252,6 +222,8 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     """
     from .gate import THRESHOLDS
     from .reports import terminal
+    from .run.finish import RunFaces, finish_run
+    from .run.results import ResultStore
     from .runs.merge import (
         MergeError,
         carried_failures,
@@ -264,7 +236,6 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
         recheck_coverage,
         recheck_supported,
     )
-    from .session import FaithfulnessSession
 
     out = out or sys.stdout
     settings = merge_settings(args)
@@ -275,75 +246,35 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
         notes = check_signatures(shards, require_signed=settings.require_signed_runs)
         notes += check_shards(shards, allow_mixed=args.allow_mixed, expect=args.expect)
         gate = merged_gate(shards, settings.gate_config(), _flags_given(args, THRESHOLDS))
-        session = FaithfulnessSession(gate=gate, report_path=settings.report)
-        merge_shards(shards, session)
+        store = merge_shards(shards, ResultStore())
     except MergeError as exc:
         raise UsageError(str(exc)) from None
     except Exception as exc:  # a shard that got past the checks and still breaks the merge
         raise UsageError(f"cannot merge {', '.join(str(p) for p in args.runs)}: a shard is "
                          f"malformed: {type(exc).__name__}: {exc}") from None
-    session.ci_notes.extend(notes)
-    untrusted = recheck_supported(session, shards) + recheck_coverage(session, shards)
-    git = merged_git(shards)
-    _judge(session, settings, git)
-    session.add_failures(untrusted)
-    session.add_local_failures(carried_failures(shards))
-    session.exitstatus = _exit_status(session.test_exitstatus, session)
-    session.write_outputs(**settings.output_files(git))
-    session.exitstatus = _exit_status(session.test_exitstatus, session)
+    untrusted = recheck_supported(store, shards) + recheck_coverage(store, shards)
+    # the conftest gate hooks cannot run here (no pytest session): the failures the shards'
+    # hooks and calibration gates gave are carried instead (``runs.merge.carried_failures``)
+    outcome = finish_run(store, settings, gate=gate, faces=RunFaces(
+        git=merged_git(shards), notes=notes, extra_failures=untrusted,
+        carried_failures=carried_failures(shards)))
     print(terminal.terminal_text(f"merged {len(shards)} shard(s): "
                                  f"{', '.join(str(s.path) for s in shards)}"), file=out)
-    for line in session.terminal_lines():  # sanitised already; an answer's details keep their
-        print(line, file=out)              # own lines, as pytest prints them
-    lines = [f"JSON report: {session.report_path}"] if session.report_path is not None else []
-    lines += session.ci_notes + session.comparison_lines()
-    outcome = session.run_verdict(exit_failed=session.exitstatus != 0)
-    lines += terminal.verdict_lines(list(session.failures), outcome)
+    for line in terminal.outcome_lines(outcome):  # sanitised already; an answer's details
+        print(line, file=out)                     # keep their own lines, as pytest prints them
+    lines = [f"JSON report: {outcome.report_path}"] if outcome.report_path is not None else []
+    lines += outcome.notes
+    lines += terminal.comparison_lines(outcome.comparison) if outcome.comparison is not None \
+        else []
+    lines += terminal.closing_lines(outcome, outcome.verdict(exit_failed=outcome.exitstatus != 0))
     for line in lines:
         print(terminal.terminal_text(line), file=out)
-    return EXIT_OK if session.exitstatus == 0 else EXIT_FAILED
+    return EXIT_OK if outcome.exitstatus == 0 else EXIT_FAILED
 
 
 def _flags_given(args: argparse.Namespace, names: Iterable[str]) -> set[str]:
-    """Which of the ``names`` (``Settings`` option names) were set by a flag of ``merge``."""
-    from .settings import Settings
-
-    options = {o.dest: o for o in Settings.options()}
-    return {n for n in names if getattr(args, options["faithfulness_" + n].dest, None)
-            is not None}
-
-
-def _judge(session: Any, settings: Any, git: Any) -> None:
-    """The plugin's gates in the plugin's order (``plugin._judge_session``): the session
-    thresholds, the answers that missed their own thresholds silently, the comparison with
-    the saved run; each on its own, an error becoming a gate failure. The
-    ``pytest_faithfulness_gate`` hooks of a conftest are not run (no pytest session): the
-    failures the shards' hooks and calibration gates gave are carried instead
-    (``runs.merge.carried_failures``)."""
-    def step(what: str, run: Any) -> None:
-        try:
-            run()
-        except Exception as exc:  # fail closed, and keep going: the reports must be written
-            session.add_failures([f"the faithfulness gate could not {what}: "
-                                  f"{type(exc).__name__}: {exc}"])
-
-    step("apply the session thresholds",
-         lambda: session.evaluate_gate(settings.session_threshold_flags()))
-    step("check the answers that missed their own thresholds",
-         lambda: session.fail_silent_misses(session.silent_misses, session.expected_misses))
-
-    def compare() -> None:
-        settings.compare_into(session, git)
-
-    step("compare with the saved run or run the gate hooks", compare)
-
-
-def _exit_status(current: int | None, session: Any) -> int:
-    """pytest's exit status with the gate ORed in (``plugin._exit_status``)."""
-    current = 0 if current is None else current
-    if session.gate_status != "passed" and current in (0, 5):
-        return 1
-    return current
+    """Which of the ``names`` (``Settings`` field names) were set by a flag of ``merge``."""
+    return {n for n in names if getattr(args, "faithfulness_" + n, None) is not None}
 
 
 # --------------------------------------------------------------------------------------------

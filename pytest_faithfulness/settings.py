@@ -1,10 +1,15 @@
-"""The plugin's settings: one typed, frozen object built once from the pytest config.
+"""The plugin's settings: one typed, frozen object built once per run.
 
 Every option is one field of ``Settings`` declared with ``option(...)``: that one line gives
 the command-line flag ``--faithfulness-<name>``, the ini key ``faithfulness_<name>`` (dashes as
-underscores; the flag wins over the ini value), the help text and the parser that validates
-the value. ``Settings.from_config`` reads and checks them all in ``pytest_configure``: a bad
-value is a ``pytest.UsageError`` naming the flag and the ini key, before any test runs.
+underscores; the flag wins over the ini value), the help text, the parser that validates
+the value and whether ``pytest-faithfulness merge`` reads it (``merge=True``: the session
+gate and the outputs). ``Settings.from_mapping`` parses and checks the raw values; both faces
+feed it: the plugin from the pytest config (``plugin.options``), ``merge`` from its flags and
+the ini file (``cli``). A bad value is a ``ConfigError`` naming the flag and the ini key
+(pytest shows it as a usage error, before any test runs; ``merge`` exits 4).
+
+This module does not import pytest.
 
 Fields without ``option(...)`` are derived at start-up (resolved folders, the saved run to
 compare with). This module imports neither pydantic nor litellm (pytest start-up stays
@@ -17,11 +22,11 @@ import dataclasses
 import importlib.util
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import pytest
+from .errors import ConfigError as ConfigError  # a bad value: the message names flag and ini key
 
 #: ``--faithfulness-compare`` given without a value: the latest saved run.
 LATEST = "@latest"
@@ -39,6 +44,7 @@ class _Option:
     parse: Callable[[Any], Any]
     kind: str  # "string", "flag" (store_true / ini bool), "args" (repeatable / ini args)
     argparse: dict[str, Any]
+    merge: bool = False  # read by ``pytest-faithfulness merge`` (the gate and the outputs)
 
     @property
     def dest(self) -> str:
@@ -58,7 +64,7 @@ def _text(raw: Any) -> str:
 
 
 def option(name: str, help: str, parse: Callable[[Any], Any] = _text, *, kind: str = "string",
-           default: Any = None, **argparse: Any) -> Any:
+           default: Any = None, merge: bool = False, **argparse: Any) -> Any:
     """Declare a ``Settings`` field as an option (flag, ini key, help, parser).
 
     Args:
@@ -70,9 +76,11 @@ def option(name: str, help: str, parse: Callable[[Any], Any] = _text, *, kind: s
         kind: ``"string"``, ``"flag"`` (a switch; ini bool) or ``"args"`` (repeatable; ini
             args, the value is a list of strings).
         default: the value when neither the flag nor the ini key is given.
+        merge: whether ``pytest-faithfulness merge`` reads it too (an option of the session
+            gate or of the outputs).
         argparse: extra ``addoption`` arguments (``nargs``, ``const``, ``metavar``).
     """
-    meta = _Option(name, help, parse, kind, argparse)
+    meta = _Option(name, help, parse, kind, argparse, merge)
     return dataclasses.field(default=default, metadata={"option": meta})
 
 
@@ -153,10 +161,10 @@ LLM_ONLY_OPTIONS = ("api_base", "timeout", "temperature", "budget_usd", "max_rpm
 class Settings:
     """Every setting of the plugin, typed and validated (see the module docstring).
 
-    Built once per process by ``from_config`` and kept in ``config.stash``; read it with
-    ``plugin.get_settings(config)``. Numbers are floats or ints as declared; paths given on the
-    command line stay strings as given, ``storage`` and ``cache_dir`` are resolved against the
-    rootdir.
+    Built once per process by ``from_mapping`` (the plugin: ``plugin.options``) and kept in
+    ``config.stash``; read it with ``plugin.get_settings(config)``. Numbers are floats or ints
+    as declared; paths given on the command line stay strings as given, ``storage`` and
+    ``cache_dir`` are resolved against the rootdir.
     """
 
     judge: str = option("judge", "judge: 'offline' (embedded, calibrated, default), "
@@ -182,26 +190,27 @@ class Settings:
     require_claims: bool = option("require-claims", "an answer with no claims to score fails "
                                   "assert_faithful", kind="flag", default=False)
     min_mean: float | None = option("min-mean", "session gate: lowest mean faithfulness over "
-                                    "scored answers", number(0, 1))
+                                    "scored answers", number(0, 1), merge=True)
     max_unsupported_rate: float | None = option(
         "max-unsupported-rate", "session gate: highest share of scored answers with a claim "
-        "that is not supported", number(0, 1))
+        "that is not supported", number(0, 1), merge=True)
     max_unscored_rate: float | None = option(
         "max-unscored-rate", "session gate: highest share of answers with no claim to score "
-        "(default 0.5 when another session threshold is set, else none)", number(0, 1))
+        "(default 0.5 when another session threshold is set, else none)", number(0, 1), merge=True)
     min_citation_precision: float | None = option(
         "min-citation-precision", "session gate: lowest citation precision (claims a cited "
-        "passage supports / claims that cite a passage)", number(0, 1))
+        "passage supports / claims that cite a passage)", number(0, 1), merge=True)
     max_misattributed: int | None = option(
         "max-misattributed", "session gate: most claims supported, but not by a passage they "
-        "cite", integer(0))
+        "cite", integer(0), merge=True)
     max_unstable: int | None = option(
         "max-unstable", "session gate: most claims whose votes disagree (unstable, with "
         "--faithfulness-votes 2 or more or a panel); a run with no claim judged by votes "
-        "cannot meet it", integer(0))
+        "cannot meet it", integer(0), merge=True)
     max_unstable_rate: float | None = option(
         "max-unstable-rate", "session gate: highest share of the claims judged by votes whose "
-        "votes disagree; a run with no claim judged by votes cannot meet it", number(0, 1))
+        "votes disagree; a run with no claim judged by votes cannot meet it", number(0, 1),
+        merge=True)
     conversation_window: int | None = option(
         "conversation-window", "assert_faithful_conversation: how many of the latest turns' "
         "passages each turn is judged against (default: every turn so far)", integer(1))
@@ -219,11 +228,12 @@ class Settings:
     context_budget: int | None = option("context-budget", "most characters of passages per "
                                         "verify call; longer passage lists are split across "
                                         "calls, never truncated", integer(1))
-    report: str | None = option("report", "write every claim and verdict as JSON to this path")
+    report: str | None = option("report", "write every claim and verdict as JSON to this path",
+                                merge=True)
     markdown: str | None = option("markdown", "write a Markdown summary to this path (it is "
                                   "also appended to $GITHUB_STEP_SUMMARY when that variable "
-                                  "is set)")
-    html: str | None = option("html", "write a self-contained HTML report to this path")
+                                  "is set)", merge=True)
+    html: str | None = option("html", "write a self-contained HTML report to this path", merge=True)
     calibrate: str | None = option("calibrate", "calibration run: judge this human-labelled "
                                    "JSONL file (claim or answer level) as tests, instead of "
                                    "the collected tests, and report agreement")
@@ -231,27 +241,28 @@ class Settings:
                                          "accuracy of the judge against the human labels",
                                          number(0, 1))
     storage: str | None = option("storage", "folder of saved runs (default .faithfulness "
-                                 "under the rootdir)")
-    save: str | None = option("save", "save this run's results as NAME in the storage folder")
+                                 "under the rootdir)", merge=True)
+    save: str | None = option("save", "save this run's results as NAME in the storage folder",
+                              merge=True)
     autosave: bool = option("autosave", "save this run in the storage folder, named after the "
-                            "git commit", kind="flag", default=False)
+                            "git commit", kind="flag", default=False, merge=True)
     require_signed_runs: bool = option(
         "require-signed-runs", "refuse a saved run (the run compared with; each shard of "
         "pytest-faithfulness merge) that is not signed under FAITHFULNESS_CACHE_KEY, or that "
         "cannot be checked because the key is not set (default: merged or compared with a "
-        "warning naming it)", kind="flag", default=False)
+        "warning naming it)", kind="flag", default=False, merge=True)
     compare: str | None = option(
         "compare", "compare with a saved run: a name, counter or file (no value: the latest "
         "saved run; write --faithfulness-compare=NAME before test paths; ini: 'latest' for "
-        "the latest)", nargs="?", const=LATEST, metavar="NAME|PATH")
+        "the latest)", nargs="?", const=LATEST, metavar="NAME|PATH", merge=True)
     compare_fail: tuple[str, ...] = option(
         "compare-fail", "fail the session on a regression against the compared run, e.g. "
         "mean:0.02 (mean faithfulness may drop at most 0.02) or unsupported_rate:0.05; "
-        "repeatable or comma-separated", kind="args", default=(), metavar="EXPR")
+        "repeatable or comma-separated", kind="args", default=(), metavar="EXPR", merge=True)
     pr_comment: str | None = option(
         "pr-comment", "write the Markdown of one sticky pull-request comment to this path "
         "(headline figures, the comparison with the base run, tokens and cost; always under "
-        "GitHub's 65,536-character limit)")
+        "GitHub's 65,536-character limit)", merge=True)
     max_rpm: float | None = option(
         "max-rpm", "most LLM judge requests per minute, shared by every xdist worker of the "
         "run (a ledger of the run's own, removed at its end)", number(0.001))
@@ -266,7 +277,8 @@ class Settings:
     compare_alpha: float | None = option(
         "compare-alpha", "with it, a mean or unsupported_rate compare-fail bound fails only "
         "when the change is beyond the bound and significant at this level (paired test); a "
-        "change beyond the bound that is not significant is a warning", number(1e-6, 0.5))
+        "change beyond the bound that is not significant is a warning", number(1e-6, 0.5),
+        merge=True)
     votes: int = option("votes", "verdicts per claim: every claim is judged up to this many "
                         "times (stopping once the majority is decided) and the majority stands "
                         "(ties: not supported; a checked contradicted verdict stands unless "
@@ -292,77 +304,77 @@ class Settings:
         return [f.metadata["option"] for f in dataclasses.fields(cls) if "option" in f.metadata]
 
     @classmethod
-    def add_options(cls, parser: pytest.Parser) -> None:
-        """Register every option's flag (one group) and ini key with pytest."""
-        group = parser.getgroup("faithfulness", "faithfulness of RAG answers")
-        for opt in cls.options():
-            extra = dict(opt.argparse)
-            ini_default: Any = None
-            if opt.kind == "flag":
-                extra["action"], ini_type, ini_default = "store_true", "bool", False
-            elif opt.kind == "args":
-                extra["action"], ini_type, ini_default = "append", "args", []
-            else:
-                ini_type = "string"
-            group.addoption(opt.flag, dest=opt.dest, default=None, help=opt.help, **extra)
-            parser.addini(opt.dest, opt.help, type=ini_type, default=ini_default)
+    def merge_options(cls) -> list[_Option]:
+        """The options ``pytest-faithfulness merge`` reads (``option(..., merge=True)``)."""
+        return [opt for opt in cls.options() if opt.merge]
 
     @classmethod
-    def from_config(cls, config: pytest.Config) -> Settings:
-        """Read, parse and check every option (see the module docstring).
+    def from_mapping(cls, raw: Mapping[str, Any], *, rootdir: str | os.PathLike[str] = ".",
+                     worker: bool = False, judge_hook: bool = False) -> Settings:
+        """Parse and check raw option values (see the module docstring).
+
+        Args:
+            raw: field name (``"min_mean"``) to its raw value: the flag's or the ini key's text
+                for a value, a bool for a switch, a sequence of strings for a repeatable
+                option; ``None`` or absent: unset.
+            rootdir: the base of relative storage and cache folders, and of a saved run
+                named by a relative path.
+            worker: an xdist worker's settings (outputs, judge names and the saved run to
+                compare with are the controller's to check).
+            judge_hook: a ``pytest_faithfulness_make_judge`` hook builds the judge (its name
+                is the hook's to read).
 
         Raises:
-            pytest.UsageError: a bad value, an output path that cannot be written, an unknown
-                judge or a judge whose extra is missing, a named saved run that is not there;
-                the message names the flag and the ini key.
+            ConfigError: a bad value, an output path that cannot be written, an unknown judge
+                or a judge whose extra is missing, a named saved run that is not there; the
+                message names the flag and the ini key.
         """
         values: dict[str, Any] = {}
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        for name, field in fields.items():
+        for field in dataclasses.fields(cls):
             opt = field.metadata.get("option")
-            if opt is None:
+            value = raw.get(field.name)
+            if opt is None or value is None:
                 continue
-            raw = _raw(config, opt)
-            if raw is None:
+            if opt.kind == "flag":
+                values[field.name] = bool(value)
+                continue
+            if opt.kind == "args":
+                values[field.name] = tuple(str(v) for v in value)
                 continue
             try:
-                values[name] = opt.parse(raw) if opt.kind == "string" else raw
+                values[field.name] = opt.parse(value)
             except ValueError as exc:
-                raise pytest.UsageError(f"{opt.label()} {exc}") from None
-        settings = cls(**values)
-        return settings._checked(config)
+                raise ConfigError(f"{opt.label()} {exc}") from None
+        return cls(**values)._checked(Path(rootdir), worker=worker, judge_hook=judge_hook)
 
-    def _checked(self, config: pytest.Config) -> Settings:
-        worker = hasattr(config, "workerinput")
+    def _checked(self, rootdir: Path, *, worker: bool, judge_hook: bool) -> Settings:
         if self.cache_mode != "rw" and self.no_cache:
-            raise pytest.UsageError(f"--faithfulness-cache-mode {self.cache_mode} needs the "
-                                    "cache: drop --faithfulness-no-cache (ini "
-                                    "faithfulness_no_cache)")
+            raise ConfigError(f"--faithfulness-cache-mode {self.cache_mode} needs the "
+                              "cache: drop --faithfulness-no-cache (ini "
+                              "faithfulness_no_cache)")
         if self.calibrate and not Path(self.calibrate).is_file():
-            raise pytest.UsageError(f"--faithfulness-calibrate (ini faithfulness_calibrate) "
-                                    f"{self.calibrate!r}: no such file")
-        has_judge_hook = bool(config.pluginmanager.hook.pytest_faithfulness_make_judge
-                              .get_hookimpls())
+            raise ConfigError(f"--faithfulness-calibrate (ini faithfulness_calibrate) "
+                              f"{self.calibrate!r}: no such file")
+        has_judge_hook = judge_hook
         if not (has_judge_hook or worker):  # a make_judge hook may read the name its own way
             check_judge_name(self.judge)
         for spec in self.panel if not worker else ():  # panel members are built by name
             check_judge_name(spec)
         if self.judge in self.panel:
-            raise pytest.UsageError(f"--faithfulness-panel (ini faithfulness_panel) names the "
-                                    f"main judge {self.judge!r} again: one judge, one vote")
+            raise ConfigError(f"--faithfulness-panel (ini faithfulness_panel) names the "
+                              f"main judge {self.judge!r} again: one judge, one vote")
         if self.panel:  # the built-in judges share one set of rules: one vote (judges.votes)
             named = ([] if has_judge_hook else [self.judge or "offline"]) + list(self.panel)
             offline = [m for m in named if m.strip().lower() in BUILTIN_JUDGES]
             if len(offline) > 1:
-                raise pytest.UsageError(
+                raise ConfigError(
                     f"--faithfulness-judge / --faithfulness-panel (ini faithfulness_judge / "
                     f"faithfulness_panel): {', '.join(offline)} judge by the same offline rules "
                     "(verification), so they are one judge, one vote: a panel takes at most one "
                     "of them (the main judge is 'offline' unless --faithfulness-judge names "
                     "another)")
-        rootdir = Path(config.rootpath)
-        storage = _under(rootdir, self.storage or ".faithfulness")
-        cache = _under(rootdir, self.cache_dir or ".faithfulness_cache")
+        storage = under(rootdir, self.storage or ".faithfulness")
+        cache = under(rootdir, self.cache_dir or ".faithfulness_cache")
         if not worker:  # workers write none of these; the controller checks them once
             for flag, path in (("report", self.report), ("markdown", self.markdown),
                                ("html", self.html), ("pr-comment", self.pr_comment)):
@@ -370,11 +382,10 @@ class Settings:
             if self.save or self.autosave:
                 check_output_folder(storage, "--faithfulness-storage (ini faithfulness_storage)")
         changes: dict[str, Any] = {"storage_path": storage, "cache_path": cache}
-        changes.update(self._compare_target(config, storage, worker))
+        changes.update(self._compare_target(rootdir, storage, worker))
         return dataclasses.replace(self, **changes)
 
-    def _compare_target(self, config: pytest.Config, storage: Path,
-                        worker: bool) -> dict[str, Any]:
+    def _compare_target(self, rootdir: Path, storage: Path, worker: bool) -> dict[str, Any]:
         """The parsed compare-fail bounds and the saved run to compare with."""
         compare = self.compare
         if compare is None and self.compare_fail:  # a bound needs a baseline: the latest run
@@ -389,18 +400,18 @@ class Settings:
             if self.save:
                 saved_runs.safe_name(self.save)
         except ValueError as exc:
-            raise pytest.UsageError(f"--faithfulness-save (ini faithfulness_save): {exc}") \
+            raise ConfigError(f"--faithfulness-save (ini faithfulness_save): {exc}") \
                 from None
         try:
             out["compare_bounds"] = tuple(run_compare.parse_compare_fail(list(self.compare_fail)))
         except ValueError as exc:
-            raise pytest.UsageError(f"--faithfulness-compare-fail (ini faithfulness_compare_fail)"
+            raise ConfigError(f"--faithfulness-compare-fail (ini faithfulness_compare_fail)"
                                     f": {exc}") from None
         if compare is None or worker:
             return out
         ref = "" if compare in (LATEST, "latest") else compare
         try:
-            path, notes = saved_runs.resolve_run(storage, ref, rootdir=config.rootpath)
+            path, notes = saved_runs.resolve_run(storage, ref, rootdir=rootdir)
             out["baseline"], out["baseline_path"] = saved_runs.load_run(path), path
             trust = out["baseline"].trust
             from .cache import signing_key_from_env
@@ -412,7 +423,7 @@ class Settings:
                         f"saved run {path} is signed but FAITHFULNESS_CACHE_KEY is not set to "
                         "check it")
                 if self.require_signed_runs:
-                    raise pytest.UsageError(
+                    raise ConfigError(
                         f"--faithfulness-compare (ini faithfulness_compare): {what}, and "
                         "--faithfulness-require-signed-runs (ini "
                         "faithfulness_require_signed_runs) is set")
@@ -421,11 +432,11 @@ class Settings:
             if notes:
                 out["compare_note"] = "\n".join(notes)
         except saved_runs.RunSignatureError as exc:  # a tampered baseline is never skipped
-            raise pytest.UsageError(f"--faithfulness-compare (ini faithfulness_compare): "
+            raise ConfigError(f"--faithfulness-compare (ini faithfulness_compare): "
                                     f"{exc}") from None
         except saved_runs.BaselineError as exc:
             if ref:  # a named run that is not there is a mistake in the command line
-                raise pytest.UsageError(f"--faithfulness-compare (ini faithfulness_compare): "
+                raise ConfigError(f"--faithfulness-compare (ini faithfulness_compare): "
                                         f"{exc}") from None
             out["compare_note"] = f"WARNING: nothing to compare with: {exc}"
         return out
@@ -433,14 +444,9 @@ class Settings:
     # ------------------------------------------------------------------------------------------
     def gate_config(self) -> Any:
         """The session thresholds as a ``gate.GateConfig`` (imports pydantic)."""
-        from .gate import GateConfig
+        from .gate import THRESHOLDS, GateConfig
 
-        return GateConfig(min_mean=self.min_mean, max_unsupported_rate=self.max_unsupported_rate,
-                          max_unscored_rate=self.max_unscored_rate,
-                          min_citation_precision=self.min_citation_precision,
-                          max_misattributed=self.max_misattributed,
-                          max_unstable=self.max_unstable,
-                          max_unstable_rate=self.max_unstable_rate)
+        return GateConfig(**{name: getattr(self, name) for name in THRESHOLDS})
 
     def ignored_with_offline_judge(self) -> list[str]:
         """The options set that the built-in offline judges do not read, as flags, e.g.
@@ -472,7 +478,7 @@ class Settings:
                 if getattr(self, n) not in (None, ())]
 
     def output_files(self, git: Any) -> dict[str, Any]:
-        """Keyword arguments of ``FaithfulnessSession.write_outputs`` for this run.
+        """Keyword arguments of ``run.outputs.OutputFiles`` for this run.
 
         ``git`` is the run's ``GitInfo`` (or None): with ``--faithfulness-autosave`` and no
         ``--faithfulness-save`` name, the run is saved under the commit's short hash
@@ -488,39 +494,14 @@ class Settings:
                 "storage": self.storage_path, "save_name": name, "git": git,
                 "pr_comment": self.pr_comment}
 
-    def compare_into(self, session: Any, git: Any) -> None:
-        """Add this run's comparison to ``session`` (a ``FaithfulnessSession``): the compare
-        option's note, then ``compare_with`` the chosen saved run, its bounds and alpha, when
-        one was chosen. Used by the plugin and by ``pytest-faithfulness merge``, so both
-        compare the same way."""
-        if self.compare_note:
-            session.ci_notes.extend(self.compare_note.splitlines())
-        if self.baseline is not None:
-            session.compare_with(self.baseline, self.compare_bounds,
-                                 baseline_path=self.baseline_path, git=git,
-                                 alpha=self.compare_alpha)
-
     def outputs_configured(self) -> bool:
         """Whether any report file or saved run was asked for."""
         return bool(self.report or self.markdown or self.html or self.save or self.autosave
                     or self.pr_comment)
 
 
-def _raw(config: pytest.Config, opt: _Option) -> Any:
-    """The flag's value if given, else the ini value; ``None`` when neither is set."""
-    value = config.getoption(opt.dest, default=None)
-    if opt.kind == "flag":
-        return bool(value or config.getini(opt.dest))
-    if opt.kind == "args":
-        return tuple(value or config.getini(opt.dest) or ())
-    if value is None:
-        value = config.getini(opt.dest)
-    if value == [] or value is None or (isinstance(value, str) and not value.strip()):
-        return None  # unset (pytest 7 gives [] for an unset string ini)
-    return value
-
-
-def _under(rootdir: Path, path: str) -> Path:
+def under(rootdir: Path, path: str) -> Path:
+    """``path`` resolved against ``rootdir`` (an absolute path stays as it is)."""
     p = Path(path)
     return p if p.is_absolute() else rootdir / p
 
@@ -537,19 +518,19 @@ def check_output_file(path: str | os.PathLike[str] | None, flag: str) -> None:
     for writing. Missing parent folders are fine (they are created at the end).
 
     Raises:
-        pytest.UsageError: naming ``flag`` and the reason.
+        ConfigError: naming ``flag`` and the reason.
     """
     if not path:
         return
     target = Path(path)
     if target.is_dir() or not target.name or target.name in (".", ".."):
-        raise pytest.UsageError(f"{flag} {str(path)!r} is a directory: give a file path")
+        raise ConfigError(f"{flag} {str(path)!r} is a directory: give a file path")
     if target.exists():
         try:
             with open(target, "a", encoding="utf-8"):
                 pass
         except OSError as exc:
-            raise pytest.UsageError(f"{flag} {str(path)!r} cannot be written: {exc}") from None
+            raise ConfigError(f"{flag} {str(path)!r} cannot be written: {exc}") from None
         return
     _check_nearest_folder(target.parent, flag, str(path))
 
@@ -559,13 +540,13 @@ def check_output_folder(path: str | os.PathLike[str] | None, flag: str) -> None:
     ``check_output_file``); an existing file given as the folder is refused too.
 
     Raises:
-        pytest.UsageError: naming ``flag`` and the reason.
+        ConfigError: naming ``flag`` and the reason.
     """
     if not path:
         return
     target = Path(path)
     if target.exists() and not target.is_dir():
-        raise pytest.UsageError(f"{flag} {str(path)!r} is a file: give a folder")
+        raise ConfigError(f"{flag} {str(path)!r} is a file: give a folder")
     _check_nearest_folder(target, flag, str(path))
 
 
@@ -574,13 +555,13 @@ def _check_nearest_folder(folder: Path, flag: str, shown: str) -> None:
         if not parent.exists():
             continue
         if not parent.is_dir():
-            raise pytest.UsageError(f"{flag} {shown!r}: {parent} is a file, not a folder")
+            raise ConfigError(f"{flag} {shown!r}: {parent} is a file, not a folder")
         import tempfile
 
         try:
             fd, probe = tempfile.mkstemp(prefix=".faithfulness-probe-", dir=parent)
         except OSError as exc:
-            raise pytest.UsageError(f"{flag} {shown!r}: cannot write in {parent}: {exc}") \
+            raise ConfigError(f"{flag} {shown!r}: cannot write in {parent}: {exc}") \
                 from None
         os.close(fd)
         os.unlink(probe)
@@ -608,7 +589,7 @@ def check_judge_name(spec: str | None) -> None:
     refusal).
 
     Raises:
-        pytest.UsageError: naming ``--faithfulness-judge``, the built-in judges and, for a
+        ConfigError: naming ``--faithfulness-judge``, the built-in judges and, for a
             missing extra, the pip command that installs it.
     """
     name = (spec or "").strip()
@@ -618,7 +599,7 @@ def check_judge_name(spec: str | None) -> None:
     if lowered == "offline-nli":
         missing = [m for m in OFFLINE_NLI_MODULES if _find_spec(m) is None]
         if missing:
-            raise pytest.UsageError(
+            raise ConfigError(
                 f"--faithfulness-judge offline-nli needs the [offline] extra: "
                 f"{OFFLINE_EXTRA_HINT} (missing: {', '.join(missing)})")
         return
@@ -630,14 +611,14 @@ def check_judge_name(spec: str | None) -> None:
 
             close = difflib.get_close_matches(lowered, list(BUILTIN_JUDGES), n=1, cutoff=0.75)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            raise pytest.UsageError(
+            raise ConfigError(
                 f"--faithfulness-judge {name!r}: unknown judge; {hint}the built-in judges are "
                 f"{builtin}; an LLM judge is a litellm model string such as "
                 "openai/gpt-4o-mini (or a model litellm knows by name, such as gpt-4o-mini)")
         return
     provider = name.split("/", 1)[0]
     if _provider_known(provider) is False:
-        raise pytest.UsageError(
+        raise ConfigError(
             f"--faithfulness-judge {name!r}: {provider!r} is not a provider litellm knows "
             f"(e.g. openai, anthropic, ollama, azure); the built-in judges are {builtin}")
 

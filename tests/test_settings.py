@@ -242,3 +242,46 @@ def test_a_replay_miss_names_both_ways_to_record(tmp_path):
                                         r"refresh \(judges everything again\)"):
         judge.decompose("The lamp has three levels.")
     judge.close()
+
+
+# Issue 22: one way to read the settings, pytest-free ---------------------------------------
+
+def test_settings_parse_from_a_mapping_without_pytest(tmp_path):
+    """``Settings.from_mapping`` is what the plugin and ``merge`` both feed: a bad value is a
+    ``ConfigError`` naming the flag and the ini key; relative folders resolve against the
+    rootdir; and neither it nor ``cli`` imports pytest."""
+    import subprocess
+    import sys
+
+    from pytest_faithfulness.settings import ConfigError
+
+    settings = Settings.from_mapping({"min_mean": "0.8", "autosave": True,
+                                      "compare_fail": ["mean:0.02"]}, rootdir=tmp_path)
+    assert settings.min_mean == 0.8 and settings.autosave
+    assert settings.storage_path == tmp_path / ".faithfulness"
+    assert [b.metric for b in settings.compare_bounds] == ["mean"]
+    with pytest.raises(ConfigError, match=r"--faithfulness-max-unscored-rate \(ini "
+                       r"faithfulness_max_unscored_rate\) must be a number, got 'most'"):
+        Settings.from_mapping({"max_unscored_rate": "most"}, rootdir=tmp_path)
+    code = ("import sys, pytest_faithfulness.cli as cli, pytest_faithfulness.run.finish; "
+            "cli.build_parser(); assert 'pytest' not in sys.modules, 'pytest imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_merge_reads_the_options_marked_for_it_and_the_gate_takes_every_threshold():
+    """``merge``'s options come from the option metadata (``option(..., merge=True)``), and
+    ``GateConfig`` is built from the one threshold table (``gate.THRESHOLDS``): every
+    threshold is a ``GateConfig`` field, a ``Settings`` option and a ``merge`` option."""
+    from pytest_faithfulness.cli import MERGE_OPTIONS, build_parser
+    from pytest_faithfulness.gate import THRESHOLDS, GateConfig
+
+    merged = {opt.dest[len("faithfulness_"):] for opt in Settings.merge_options()}
+    assert set(MERGE_OPTIONS) == merged and set(THRESHOLDS) <= merged
+    assert set(THRESHOLDS) | {"max_unscored_rate_is_default"} == set(GateConfig.model_fields)
+    values = {name: 0.5 for name in THRESHOLDS}
+    values.update(max_misattributed=1, max_unstable=2)
+    gate = Settings(**values).gate_config()
+    assert all(getattr(gate, name) == value for name, value in values.items())
+    usage = build_parser()._subparsers._group_actions[0].choices["merge"].format_help()
+    for name in merged:
+        assert f"--faithfulness-{name.replace('_', '-')}" in usage

@@ -21,17 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from ..records import AnswerResult, SessionSummary
+from ..run.outcome import RunOutcome, shows_as_failing
 from .files import write_atomic
 from .spans import citation_text, turn_text
 from .terminal import usage_text
 from .text import printable
-from .verdict import (
-    answer_name,
-    failing_answers,
-    run_verdict,
-    thresholds_text,
-    unscored_answers,
-)
+from .verdict import thresholds_text
 
 _CSS = """
 :root{--ok:#1a7f37;--ok-bg:#dafbe1;--bad:#cf222e;--bad-bg:#ffebe9;--warn:#9a6700;
@@ -338,15 +333,10 @@ def _answer_marks(r: AnswerResult, index: int = 1) -> str:
     return _highlight(r.answer, spans, numbered=f"a{index}-c")
 
 
-def _failing(r: AnswerResult) -> bool:
-    """What the ``failing`` filter shows: an answer that failed its thresholds or errored,
-    or has a claim that is not supported."""
-    return (not r.passed) or r.not_supported > 0
-
-
 def _filter_attrs(r: AnswerResult) -> str:
     """The answer's ``data-`` flags the filters read (on its article, or on its lazy block)."""
-    return (f'data-failing="{int(_failing(r))}" data-contradicted="{int(r.contradicted > 0)}" '
+    return (f'data-failing="{int(shows_as_failing(r))}" '
+            f'data-contradicted="{int(r.contradicted > 0)}" '
             f'data-unsupported="{int(r.unsupported > 0)}" data-passed="{int(r.passed)}"')
 
 
@@ -360,7 +350,7 @@ def _lazy(article: str, r: AnswerResult) -> str:
 
 
 def _answer_html(index: int, r: AnswerResult) -> str:
-    failing = _failing(r)
+    failing = shows_as_failing(r)
     status_badge = (f'<span class="badge b-{_e(r.status)}">{_e(r.status)}</span>'
                     if r.status != "scored" else "")
     attrs = _filter_attrs(r)
@@ -478,27 +468,26 @@ def _answer_usage(r: AnswerResult) -> str:
     return f"; {u.input_tokens + u.output_tokens} tokens, ${u.cost_usd:.4f}"
 
 
-def _gate_html(results: list[AnswerResult], failures: list[str], outcome: Any,
-               incomplete: str | None, thresholds: Any, unscored: list[AnswerResult],
-               failing: list[AnswerResult]) -> str:
-    """The outcome box: the verdict, why the run is incomplete, the gate's reasons, the
-    thresholds applied, the answers that failed their own thresholds and the unscored ones
-    (the first ``GATE_NAMES`` of each named, the rest counted)."""
+def _gate_html(run: RunOutcome, outcome: Any) -> str:
+    """The outcome box: the verdict (``outcome``, a ``RunVerdict``), why the run is
+    incomplete, the gate's reasons, the thresholds applied, the answers that failed their own
+    thresholds and the unscored ones (the first ``GATE_NAMES`` of each named, the rest
+    counted)."""
+    incomplete, failing, unscored = run.incomplete, run.failing, run.unscored
     out = [f'<div class="gate {outcome.status}" id="gate" data-status="{outcome.status}">'
            f'<span id="verdict">{_e(outcome.text)}</span><ul>']
     if incomplete is not None:
         out.append(f"<li>incomplete: {_e(incomplete)}: the gate did not see every answer, so "
                    "this run does not pass</li>")
-    out += [f"<li>gate failed: {_e(f)}</li>" for f in failures]
-    stated = thresholds_text(thresholds)
+    out += [f"<li>gate failed: {_e(f)}</li>" for f in run.failures]
+    stated = thresholds_text(run.thresholds)
     if stated:
         out.append(f'<li id="thresholds">{_e(stated)}</li>')
-    index = {id(r): i for i, r in enumerate(results, start=1)}
     for key, what, answers in (("failing", "failed their own thresholds", failing),
                                ("unscored", "unscored (no claims to score, not in the mean)",
                                 unscored)):
         if answers:
-            names = ", ".join(_e(answer_name(r, index.get(id(r))))
+            names = ", ".join(_e(run.name_of(r))
                               for r in answers[:GATE_NAMES])
             more = len(answers) - GATE_NAMES
             if more > 0:
@@ -586,12 +575,20 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
     Every text of the run is sanitised and escaped (``_e``); long words wrap (CSS
     ``overflow-wrap:anywhere``), so no text can widen the page.
     """
-    unscored = unscored_answers(results) if unscored is None else list(unscored)
-    failing = failing_answers(results) if failing is None else list(failing)
-    outcome = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored,
-                           silent=silent, expected=expected, exit_failed=exit_failed)
+    return html_of(RunOutcome.of(results, summary, judges, failures, comparison,
+                                 incomplete=incomplete, thresholds=thresholds,
+                                 unscored=unscored, failing=failing, silent=silent,
+                                 expected=expected, exit_failed=exit_failed), title=title)
+
+
+def html_of(outcome: RunOutcome, *, title: str = "Faithfulness report") -> str:
+    """The run's outcome (a ``run.outcome.RunOutcome``) as one self-contained HTML document:
+    see ``render_html``."""
+    results, summary, judges = outcome.results, outcome.summary, outcome.judges
+    comparison = outcome.comparison
+    verdict = outcome.verdict()
     scores = [r.score for r in results if r.score is not None]
-    n_fail = sum(1 for r in results if _failing(r))
+    n_fail = sum(1 for r in results if shows_as_failing(r))
     n_con = sum(1 for r in results if r.contradicted > 0)
     n_uns = sum(1 for r in results if r.unsupported > 0)
     csp = (f"default-src 'none'; style-src {_csp_hash(_CSS)}; script-src {_csp_hash(_JS)}; "
@@ -640,8 +637,7 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
     from .uncertainty import uncertainty_lines
 
     out += [f'<p class="meta uncertainty">{_e(line)}</p>' for line in uncertainty_lines(summary)]
-    out.append(_gate_html(results, list(failures), outcome, incomplete, thresholds, unscored,
-                          failing))
+    out.append(_gate_html(outcome, verdict))
     out.append("</header>")
     out.append('<section id="distribution"><h2>Per-answer faithfulness</h2>'
                + distribution_svg(scores)
@@ -653,7 +649,8 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
     out.append('<nav id="filters" aria-label="filters">'
                f'<button type="button" data-filter="all">All ({len(results)})</button>'
                f'<button type="button" data-filter="failing" title="failed its thresholds, '
-               f'errored, or has a claim that is not supported">Failing ({n_fail})</button>'
+               f'errored, or has a claim that is not supported or whose votes disagree">'
+               f'Failing ({n_fail})</button>'
                f'<button type="button" data-filter="contradicted">Contradicted ({n_con})</button>'
                f'<button type="button" data-filter="unsupported">Unsupported ({n_uns})</button>'
                '<span id="shown"></span>'
@@ -666,7 +663,7 @@ def render_html(results: list[AnswerResult], summary: SessionSummary, judges: li
                    'JavaScript.</p></noscript>')
     out += _answers_html(results)
     out.append("</main>")
-    out.append(f'<footer><p class="gate {outcome.status}" id="final-verdict">{_e(outcome.text)}'
+    out.append(f'<footer><p class="gate {verdict.status}" id="final-verdict">{_e(verdict.text)}'
                "</p>Faithfulness = supported claims / claims decomposed. Colours: green "
                "supported, red contradicted, amber unsupported.</footer>")
     out.append(f"<script>{_JS}</script></body></html>")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..records import AnswerResult, SessionSummary
 from .figures import fmt as _fmt
@@ -12,13 +12,10 @@ from .figures import format_change, format_figure
 from .spans import citation_text, sentence_text, turn_text
 from .terminal import citation_lines, usage_text
 from .text import printable
-from .verdict import (
-    answer_name,
-    failing_answers,
-    run_verdict,
-    thresholds_text,
-    unscored_answers,
-)
+from .verdict import answer_name, thresholds_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..run.outcome import RunOutcome
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 _MENTION = re.compile(r"@(?=[\w-])")
@@ -85,15 +82,28 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
         exit_failed: whether pytest's exit status says the run failed, when known (a red
             run is never worded as a pass: ``reports.verdict.run_verdict``).
     """
-    unscored = unscored_answers(results) if unscored is None else list(unscored)
-    failing = failing_answers(results) if failing is None else list(failing)
-    outcome = run_verdict(failures, incomplete=incomplete, failing=failing, unscored=unscored,
-                           silent=silent, expected=expected, exit_failed=exit_failed)
-    heading = _HEADING[outcome.gate]
-    if outcome.gate == "passed" and outcome.status == "failed":
-        heading = f"❌ {outcome.text}"
-    elif outcome.gate == "passed" and failing:
-        heading = f"✅ {outcome.text}"
+    from ..run.outcome import RunOutcome
+
+    return markdown_of(RunOutcome.of(results, summary, judges, failures, comparison,
+                                     incomplete=incomplete, thresholds=thresholds,
+                                     unscored=unscored, failing=failing, silent=silent,
+                                     expected=expected, exit_failed=exit_failed),
+                       max_rows=max_rows)
+
+
+def markdown_of(outcome: RunOutcome, *, max_rows: int = 200) -> str:
+    """The run's outcome (a ``run.outcome.RunOutcome``) as GitHub-flavoured Markdown: see
+    ``markdown_summary``. Tables hold at most ``max_rows`` rows (the rest are counted)."""
+    results, summary, judges = outcome.results, outcome.summary, outcome.judges
+    failures, comparison, incomplete = outcome.failures, outcome.comparison, outcome.incomplete
+    unscored, failing = outcome.unscored, outcome.failing
+    stated = thresholds_text(outcome.thresholds)
+    verdict = outcome.verdict()
+    heading = _HEADING[verdict.gate]
+    if verdict.gate == "passed" and verdict.status == "failed":
+        heading = f"❌ {verdict.text}"
+    elif verdict.gate == "passed" and failing:
+        heading = f"✅ {verdict.text}"
     lines = [f"## Faithfulness: {heading}", ""]
     if incomplete is not None:
         lines += [f"> ⚠️ **Incomplete:** {md_escape(incomplete, 1000)}: the gate did not see "
@@ -117,7 +127,6 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
 
     lines += [f"{md_escape(line, None)}  " for line in uncertainty_lines(summary)]
     lines += [""] if uncertainty_lines(summary) else []
-    stated = thresholds_text(thresholds)
     if stated:
         lines += [md_escape(stated, None), ""]
     if failures:
@@ -135,7 +144,7 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
             lines.append(f"- …and {len(unscored) - max_rows} more (see the JSON report)")
         lines.append("")
     lines += _dropped_table(results, max_rows)
-    lines += [f"**Verdict:** {md_escape(outcome.text, 2000)}", ""]
+    lines += [f"**Verdict:** {md_escape(verdict.text, 2000)}", ""]
     return "\n".join(lines)
 
 

@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..records import AnswerResult, SessionSummary
+from ..run.outcome import RunOutcome, shows_as_failing
 from .figures import fmt as _fmt
 from .figures import format_change, format_figure, short
 from .spans import citation_text, evidence_lines, sentence_text, turn_text
 from .text import terminal_text
 from .uncertainty import claim_votes_text
-from .verdict import RunVerdict, answer_name, run_verdict, thresholds_text
+from .verdict import RunVerdict, answer_name, thresholds_text
 
 _MARK = {"supported": "ok", "contradicted": "CONTRADICTED", "unsupported": "UNSUPPORTED",
          None: "NO VERDICT"}
@@ -130,9 +131,9 @@ def summary_lines(summary: SessionSummary, judges: list[str], failures: list[str
         lines.append(f"unscored answers (no claims to score, not in the mean): {len(unscored)}")
         lines += [f"  - {answer_name(r)}" for r in unscored]
     if verdict:
-        lines += verdict_lines(failures, run_verdict(failures, incomplete=incomplete,
-                                                     failing=failing or (),
-                                                     unscored=unscored or ()))
+        said = RunOutcome.of([], summary, judges, failures, incomplete=incomplete,
+                             failing=failing or (), unscored=unscored or ())
+        lines += verdict_lines(failures, said.verdict())
     return _clean(lines)
 
 
@@ -171,17 +172,11 @@ def verdict_lines(failures: Sequence[str], verdict: RunVerdict) -> list[str]:
                   + [f"faithfulness: {verdict.text}"])
 
 
-def _listed(result: AnswerResult) -> bool:
-    """Whether the terminal lists ``result`` among the failing answers (its warnings too)."""
-    return (not result.passed or result.not_supported
-            or any(c.unstable for c in result.claims))
-
-
 def warning_lines(results: Sequence[AnswerResult]) -> list[str]:
     """The warnings of the answers that ``failing_answer_lines`` does not list (those list
     their own), each under its answer's name: a warning such as "passage(s) p1 contain the
     whole answer" is about an answer that passed, and would otherwise never be seen."""
-    warned = [r for r in results if r.warnings and not _listed(r)]
+    warned = [r for r in results if r.warnings and not shows_as_failing(r)]
     if not warned:
         return []
     lines = ["", "answer warnings (they do not change the score):"]
@@ -202,7 +197,7 @@ def failing_answer_lines(results: Sequence[AnswerResult], *, verbose: bool = Fal
             ``AssertionError``): each gets its head line and threshold failures here, and a
             pointer to that failure, so that no claim is printed twice.
     """
-    shown = [r for r in results if _listed(r)]
+    shown = [r for r in results if shows_as_failing(r)]
     if not shown:
         return []
     already = {id(r) for r in reported}
@@ -255,3 +250,33 @@ def comparison_lines(comparison: Any) -> list[str]:
         lines.append(f"  removed: {test_id}")
     lines += [f"REGRESSION: {f}" for f in comparison.failures]
     return _clean(lines)
+
+
+# The outcome's sections ------------------------------------------------------------------------
+
+def outcome_lines(outcome: RunOutcome, *, verbose: bool = False,
+                  reported: Sequence[AnswerResult] = ()) -> list[str]:
+    """The faithfulness section's body for a ``run.outcome.RunOutcome``: headline figures,
+    thresholds, unscored answers, every answer's warnings, and the per-claim report of every
+    answer that shows as failing (``verbose``: with the judge's rationale; ``reported``:
+    answers whose per-claim report the terminal already shows, named here without their
+    claims). The gate's reasons and the verdict come from ``closing_lines`` after it."""
+    lines = summary_lines(outcome.summary, outcome.judges, outcome.failures, verdict=False,
+                          thresholds=outcome.thresholds, unscored=outcome.unscored)
+    return (lines + warning_lines(outcome.results)
+            + failing_answer_lines(outcome.results, verbose=verbose, reported=reported))
+
+
+def calibration_section(outcome: RunOutcome) -> list[str]:
+    """The calibration report as terminal lines (the judges first); empty without one."""
+    if outcome.calibration is None:
+        return []
+    from ..calibration import format_report
+
+    return [f"judge: {j}" for j in outcome.judges] + format_report(outcome.calibration)
+
+
+def closing_lines(outcome: RunOutcome, verdict: RunVerdict | None = None) -> list[str]:
+    """``GATE FAILED: <reason>`` for each gate failure, then ``faithfulness: <verdict>``
+    (``verdict``: the outcome's own unless the caller knows the final exit status)."""
+    return verdict_lines(outcome.failures, verdict or outcome.verdict())

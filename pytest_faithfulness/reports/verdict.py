@@ -116,8 +116,11 @@ def run_verdict(failures: Sequence[str], *, incomplete: str | None = None,
 
 
 def failing_answers(results: Iterable[AnswerResult]) -> list[AnswerResult]:
-    """The answers that failed their own thresholds (errored ones included)."""
-    return [r for r in results if not r.passed]
+    """The answers that failed their own thresholds (errored ones included:
+    ``run.outcome.failed_own_thresholds``)."""
+    from ..run.outcome import failed_own_thresholds
+
+    return [r for r in results if failed_own_thresholds(r)]
 
 
 def unscored_answers(results: Iterable[AnswerResult]) -> list[AnswerResult]:

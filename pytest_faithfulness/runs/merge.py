@@ -2,9 +2,9 @@
 
 A suite split across CI jobs (a matrix with pytest-split or test paths per job, pytest-xdist
 inside each) saves one run per shard (``--faithfulness-save``). ``merge_shards`` checks that
-the shards belong together and rebuilds one ``session.FaithfulnessSession`` holding every
-answer, on which the caller applies the same gate, comparison and reports as pytest does
-(``pytest-faithfulness merge``, see ``cli``).
+the shards belong together and rebuilds one ``run.results.ResultStore`` holding every
+answer, which the caller finishes with the same gate, comparison and reports as pytest
+(``run.finish.finish_run``; ``pytest-faithfulness merge``, see ``cli``).
 
 Refused (``MergeError``, a usage error): a file that is not a saved run or was saved before
 runs kept their full answer records; a malformed file (not JSON, not an object, fields of the
@@ -351,11 +351,10 @@ def merged_test_exitstatus(shards: Sequence[Shard]) -> int | None:
 
 
 def merge_shards(shards: Sequence[Shard], session: Any) -> Any:
-    """Put every shard's answers into ``session`` (a fresh ``session.FaithfulnessSession``
-    with the gate to apply), in natural test-id order, with the shards' judges, the answers
+    """Put every shard's answers into ``session`` (a fresh ``run.results.ResultStore``), in natural test-id order, with the shards' judges, the answers
     that missed their own thresholds silently or under xfail, and pytest's exit status.
-    Applies nothing: the caller runs the gate (``evaluate_gate``, ``fail_silent_misses``,
-    ``compare_with``) as the plugin does. Returns ``session``.
+    Applies nothing: the caller finishes the run (``run.finish.finish_run``) as the plugin
+    does. Returns ``session``.
 
     Raises:
         MergeError: an answer record that does not validate (names the file and index).

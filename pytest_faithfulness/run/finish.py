@@ -1,0 +1,261 @@
+"""The end of a run, the one sequence: the gates in order, the exit status, the outputs.
+
+``finish_run`` is called by the pytest plugin's ``pytest_sessionfinish`` and by
+``pytest-faithfulness merge``; what differs between them is passed in (``RunFaces``): how to
+tell the answers that missed their own thresholds silently from those of failed or xfail
+tests, the conftest gate hooks, and the failures a merge carries from its shards. The gates,
+in order, each on its own (one that raises becomes a gate failure and never stops the others
+nor the outputs):
+
+1. the session thresholds (``gate.gate_failures``; a run that judged nothing cannot meet one);
+2. the calibration gate (``--faithfulness-min-agreement``; errors always fail);
+3. the answers that missed their own thresholds without failing their tests;
+4. the comparison with the saved run and its compare-fail bounds, then the gate hooks;
+5. what the face adds (a merge: verdicts that fail the quote check again, shards' own
+   failures).
+
+Then the exit status (pytest's, the gate ORed in), the outputs (``outputs.write_outputs``), and
+the exit status again (an output that could not be written fails the gate). Nothing here
+imports pytest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..records import AnswerResult, SessionSummary
+from .outcome import RunOutcome, exit_status
+from .outputs import OutputFiles, write_outputs
+from .results import ResultStore
+
+#: The gate's reason when a run with a session threshold judged nothing.
+NOTHING_JUDGED = "no answer was judged, so the session thresholds cannot be met"
+
+#: ``(failing answers) -> (silent, expected)``: of the answers that failed their own
+#: thresholds, those whose tests did not fail (not xfail), and those of xfail tests.
+Classifier = Callable[[list[AnswerResult]], tuple[list[AnswerResult], list[AnswerResult]]]
+#: ``(summary, results) -> hook answers``: the conftest gates (each answer read by
+#: ``gate.gate_hook_reasons``).
+GateHooks = Callable[[SessionSummary, list[AnswerResult]], Iterable[object]]
+
+
+@dataclass(frozen=True)
+class RunFaces:
+    """What the face finishing the run (pytest or ``merge``) adds to the one sequence.
+
+    Attributes:
+        classify: tells the silent misses from those of xfail tests (pytest: the tests'
+            outcomes); ``None``: ``ResultStore.silent_misses`` / ``expected_misses`` as given
+            (a merge takes them from its shards).
+        hooks: the ``pytest_faithfulness_gate`` hooks, or ``None`` (a merge runs none).
+        find_git: the run's ``runs.saved.GitInfo``, asked only when a baseline or a save
+            needs it (pytest: from the rootdir); ``git``: the one already known (a merge).
+        notes: terminal lines the face has before the gates (a merge: its shards' checks).
+        extra_failures: failures the face found before the gates (a merge: verdicts that
+            fail the quote check or the coverage check again), added after them.
+        carried_failures: failures only the shards could decide (a merge: conftest gates,
+            calibration gates), kept as the run's own (``RunOutcome.local_failures``).
+    """
+
+    classify: Classifier | None = None
+    hooks: GateHooks | None = None
+    find_git: Callable[[], Any] | None = None
+    git: Any = None
+    notes: Sequence[str] = ()
+    extra_failures: Sequence[str] = ()
+    carried_failures: Sequence[str] = ()
+
+
+def new_outcome(store: ResultStore, gate: Any, report_path: str | Path | None = None
+                ) -> RunOutcome:
+    """The ``RunOutcome`` of ``store`` before the gates (``gate``: the ``gate.GateConfig``)."""
+    return RunOutcome(results=store.results, summary=store.summary(), judges=store.judges(),
+                      gate=gate.model_dump(mode="json"), thresholds=gate.applied(),
+                      incomplete=store.incomplete_reason, silent=list(store.silent_misses),
+                      expected=list(store.expected_misses),
+                      calibration=store.calibration_report(),
+                      test_exitstatus=store.test_exitstatus,
+                      report_path=Path(report_path) if report_path else None)
+
+
+def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
+               test_exitstatus: int | None = None, faces: RunFaces | None = None
+               ) -> RunOutcome:
+    """Gate the run, set its exit status and write its outputs (see the module docstring).
+
+    Args:
+        store: every answer of the run (in report order).
+        settings: the run's ``settings.Settings``.
+        gate: the session thresholds (``gate.GateConfig``); default ``settings.gate_config()``.
+        test_exitstatus: pytest's own exit status before the gate (default: the store's).
+        faces: what the face adds (``RunFaces``).
+
+    Returns:
+        the ``RunOutcome``, its ``exitstatus`` set (0 only when the tests and the gate passed).
+    """
+    faces = faces or RunFaces()
+    gate = gate if gate is not None else settings.gate_config()
+    if test_exitstatus is not None:
+        store.test_exitstatus = test_exitstatus
+    outcome = new_outcome(store, gate, settings.report)
+    outcome.notes.extend(faces.notes)
+    git = faces.git
+
+    def step(what: str, run: Callable[[], Any], *, local: str = "") -> Any:
+        before = len(outcome.failures)
+        try:
+            return run()
+        except Exception as exc:  # fail closed, and keep going: the reports must be written
+            reason = f"the faithfulness gate could not {what}: {type(exc).__name__}: {exc}"
+            outcome.add_failures([reason])
+            if local == "error":  # it may have stopped before a gate merge cannot run
+                outcome.local_failures.append(reason)
+            return None
+        finally:
+            if local == "all":
+                outcome.local_failures.extend(outcome.failures[before:])
+
+    step("apply the session thresholds", lambda: apply_thresholds(
+        outcome, gate, settings.session_threshold_flags(), judged=bool(store.calibration)))
+    # the calibration gate and the gate hooks are the run's own: a merge of saved runs cannot
+    # recompute them, so their failures are also kept apart (``local_failures``)
+    step("apply the calibration gate",
+         lambda: apply_calibration_gate(outcome, settings.min_agreement), local="all")
+
+    def silent_misses() -> None:
+        silent, expected = (faces.classify(outcome.failing) if faces.classify is not None
+                            else (outcome.silent, outcome.expected))
+        fail_silent_misses(outcome, silent, expected)
+
+    step("check the answers that missed their own thresholds", silent_misses)
+
+    def compare_and_hooks() -> Any:
+        found = git
+        if faces.find_git is not None and (settings.baseline is not None or settings.save
+                                           or settings.autosave):
+            found = faces.find_git()
+        compare_as_configured(store, outcome, settings, found)
+        if faces.hooks is not None:
+            run_gate_hooks(outcome, faces.hooks)
+        return found
+
+    found = step("compare with the saved run or run the gate hooks", compare_and_hooks,
+                 local="error" if faces.hooks is not None else "")
+    git = found if faces.find_git is not None else git
+    outcome.add_failures(faces.extra_failures)
+    outcome.add_local_failures(faces.carried_failures)
+    outcome.exitstatus = exit_status(outcome.test_exitstatus, outcome.gate_status)
+    write_outputs(store, outcome, OutputFiles(**settings.output_files(git)))
+    outcome.exitstatus = exit_status(outcome.test_exitstatus, outcome.gate_status)
+    return outcome
+
+
+# The gates ------------------------------------------------------------------------------------
+
+def apply_thresholds(outcome: RunOutcome, gate: Any, threshold_flags: Sequence[str] | None = None,
+                     *, judged: bool = False) -> list[str]:
+    """The session thresholds (``gate.gate_failures``): their reasons are added to
+    ``outcome.failures`` and returned.
+
+    A run that judged nothing (no answer, and not ``judged`` otherwise: no calibration
+    record) cannot meet a session threshold: it fails, naming the thresholds
+    (``threshold_flags``, the options set; default: ``gate``'s thresholds) rather than
+    passing on no data.
+    """
+    from ..gate import gate_failures
+
+    reasons = gate_failures(outcome.summary, outcome.results, gate)
+    if not outcome.results and not judged:
+        named = list(threshold_flags) if threshold_flags is not None else \
+            [name for name, value in gate.applied() if value != "none"]
+        if named:
+            reasons.append(f"{NOTHING_JUDGED} ({', '.join(named)})")
+    return outcome.add_failures(reasons)
+
+
+def apply_calibration_gate(outcome: RunOutcome, min_agreement: float | None) -> list[str]:
+    """The calibration gate: records that errored always fail it; agreement (balanced
+    accuracy) below ``min_agreement``, or undefined with one set, fails it. Returns the
+    reasons added (none without a calibration report)."""
+    found = outcome.calibration
+    if found is None:
+        return []
+    from ..calibration import agreement
+
+    reasons = []
+    if found.errors:
+        reasons.append(f"{len(found.errors)} calibration record(s) errored: a judge failure "
+                       "is never counted as agreement")
+    value = agreement(found)
+    if min_agreement is not None:
+        if value is None:
+            reasons.append("calibration agreement is undefined (a class is missing from the "
+                           "labels or every record errored)")
+        elif value < min_agreement:
+            reasons.append(f"judge agreement with human labels (balanced accuracy) "
+                           f"{value:.3f} < min agreement {min_agreement:.3f}")
+    return outcome.add_failures(reasons)
+
+
+def fail_silent_misses(outcome: RunOutcome, silent: list[AnswerResult],
+                       expected: list[AnswerResult]) -> list[str]:
+    """Keep the answers that missed their own thresholds in tests that did not fail and are
+    not xfail (``silent``) and in xfail tests (``expected``), for every report's verdict, and
+    fail the gate for the silent ones: a missed bound never passes silently. Returns the
+    reasons added."""
+    outcome.silent, outcome.expected = list(silent), list(expected)
+    if not silent:
+        return []
+    names = [r.test_id or "?" for r in silent]
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return outcome.add_failures([
+        f"{len(silent)} answer(s) missed their own thresholds without failing their tests "
+        f"({shown}): the AssertionError was caught or the answers came from evaluate_many; "
+        "let the assertion fail, mark the test xfail, or record with record_only=True"])
+
+
+def compare_with(store: ResultStore, outcome: RunOutcome, baseline: Any, bounds: Any = (), *,
+                 baseline_path: Any = None, git: Any = None,
+                 alpha: float | None = None) -> list[str]:
+    """Compare the run with a saved one (``runs.saved.SavedRun``) and apply the compare-fail
+    ``bounds`` (``runs.compare.CompareFail``; with ``alpha``, a figure bound fails only on a
+    significant change, see ``runs.compare.check_regressions``); keeps the comparison in
+    ``outcome.comparison``, adds the regressions to its failures and returns them."""
+    from ..runs.compare import check_regressions, compare_runs
+    from .outputs import saved_run
+
+    outcome.comparison = compare_runs(baseline, saved_run(store, outcome, "current", git,
+                                                          full=False),
+                                      baseline_path=baseline_path)
+    return outcome.add_failures(check_regressions(outcome.comparison, bounds, alpha))
+
+
+def compare_as_configured(store: ResultStore, outcome: RunOutcome, settings: Any,
+                          git: Any) -> None:
+    """The comparison ``settings`` asks for: the compare option's note, then ``compare_with``
+    the chosen saved run, its bounds and alpha, when one was chosen."""
+    if settings.compare_note:
+        outcome.notes.extend(settings.compare_note.splitlines())
+    if settings.baseline is not None:
+        compare_with(store, outcome, settings.baseline, settings.compare_bounds,
+                     baseline_path=settings.baseline_path, git=git,
+                     alpha=settings.compare_alpha)
+
+
+def run_gate_hooks(outcome: RunOutcome, hooks: GateHooks) -> list[str]:
+    """Ask the conftest gates and add what they answer as the run's own failures
+    (``gate.gate_hook_reasons``: fails closed on a bad answer; a hook that raises is a
+    failure naming it). Returns the reasons added."""
+    from ..gate import gate_hook_reasons
+
+    try:
+        answers = list(hooks(outcome.summary.model_copy(deep=True), list(outcome.results)))
+    except Exception as exc:  # fail closed: a broken custom gate never passes
+        answers = [f"a pytest_faithfulness_gate hook raised {type(exc).__name__}: {exc}"]
+    added: list[str] = []
+    for answer in answers:  # pluggy leaves out the hooks that returned None
+        added += outcome.add_local_failures(gate_hook_reasons(answer))
+    return added
