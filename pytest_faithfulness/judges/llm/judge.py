@@ -26,19 +26,19 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .. import _loop
-from ..accounting import GATEWAY_BUDGET_SPENT, Budget
-from ..accounting import record as record_usage
-from ..ratelimit import RATE_LIMIT_WAIT_SPENT, RateLimitWait
-from ..records import MAX_EVIDENCE_ITEMS, Decomposition, Passage, Verdict, VerdictLabel
-from ..redaction import REDACTED, is_secret_name, key_variable, redact, register_key_variable
-from .prompts import (
+from ... import _loop
+from ...accounting import GATEWAY_BUDGET_SPENT, Budget
+from ...accounting import record as record_usage
+from ...ratelimit import RATE_LIMIT_WAIT_SPENT, RateLimitWait
+from ...records import MAX_EVIDENCE_ITEMS, Decomposition, Passage, Verdict, VerdictLabel
+from ...redaction import REDACTED, is_secret_name, key_variable, redact, register_key_variable
+from ..prompts import (
     PASSAGES_MESSAGE,
     decompose_messages,
     prompt_fingerprint,
     verify_messages,
 )
-from .protocol import JudgeBase, JudgeError
+from ..protocol import JudgeBase, JudgeError
 
 
 def _no_description(schema: dict[str, Any]) -> None:
@@ -452,7 +452,7 @@ class LiteLLMJudge(JudgeBase):
         sample and not a repeat of the first."""
         import copy
 
-        from .votes import VOTE_TEMPERATURE
+        from ..votes import VOTE_TEMPERATURE
 
         variant = copy.copy(self)
         variant.temperature = max(self.temperature, VOTE_TEMPERATURE)
