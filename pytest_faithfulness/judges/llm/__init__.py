@@ -1,31 +1,29 @@
 """The LLM judge (``LiteLLMJudge``): every call goes through litellm, imported only when a call
 has to go out.
 
-The names importers use are re-exported here: ``LiteLLMJudge``, the reply schemas
-(``DecomposeReply``, ``VerifyReply``, ``EvidenceReply``, ``DroppedReply``), ``parse_json_reply``,
-``needs_cache_markers``, ``Endpoint`` and ``resolve_endpoint``.
+``judge`` holds the judge; ``replies`` the reply schemas and the strict reading of a reply;
+``transport`` the request plan, retries and the classification of failed calls; ``endpoint``
+the endpoint as litellm resolves it (part of the cache key). The names importers use are
+re-exported here.
 """
 
-from .judge import (
-    _SCHEMA_INSTRUCTION,  # noqa: F401 - tests/scripted_model.py (public in the split)
-    JSON_OBJECT,
-    JSON_OBJECT_SCHEMA,
-    JSON_SCHEMA,
+from .endpoint import Endpoint, resolve_endpoint
+from .judge import LiteLLMJudge
+from .replies import (
+    SCHEMA_INSTRUCTION,
     DecomposeReply,
     DroppedReply,
-    Endpoint,
     EvidenceReply,
-    LiteLLMJudge,
     VerifyReply,
-    needs_cache_markers,
     parse_json_reply,
-    resolve_endpoint,
 )
+from .transport import JSON_OBJECT, JSON_OBJECT_SCHEMA, JSON_SCHEMA, needs_cache_markers
 
 __all__ = [
     "JSON_OBJECT",
     "JSON_OBJECT_SCHEMA",
     "JSON_SCHEMA",
+    "SCHEMA_INSTRUCTION",
     "DecomposeReply",
     "DroppedReply",
     "Endpoint",
