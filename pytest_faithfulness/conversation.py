@@ -33,10 +33,10 @@ from typing import Any
 
 from .accounting import usage_scope
 from .errors import error_kind_of
+from .inputs import check_cases
 from .judges.protocol import Judge, context_budget_of
 from .pipeline import (
     DEFAULT_CONCURRENCY,
-    check_cases,
     evaluate_checked_many,
     passage_windows,
     verify_claim_windows,
