@@ -51,7 +51,7 @@ def conversation_cases(turns: Any, *, window: int | None = None
 
     Args:
         turns: a list or tuple of ``(answer, passages)`` pairs or dicts with ``answer`` and
-            ``passages``; ``passages`` as ``records.to_passages`` accepts them.
+            ``passages``; ``passages`` as ``inputs.to_passages`` accepts them.
         window: how many of the latest turns' passages count (>= 1), or ``None`` for all.
 
     Returns:

@@ -63,7 +63,7 @@ def evaluate(answer: str, passages: Any, judge: Judge, *, concurrency: int = DEF
 
     Args:
         answer: the answer text.
-        passages: anything ``records.to_passages`` accepts.
+        passages: anything ``inputs.to_passages`` accepts.
         judge: any object following the judge protocol (``judges`` module docstring).
         concurrency: most verify calls in flight at once for this answer.
         context_budget_chars: overrides the judge's ``context_budget_chars``.
