@@ -119,10 +119,11 @@ def quote_ceiling(data_dir: Path) -> dict:
     (``judges.offline.window_features.best_window``) passes the check as a ``supported`` quote,
     per gold class, and the balanced accuracy a verifier would reach that supported exactly those quotable
     supported claims and nothing else (an upper bound for this window choice)."""
+    from pytest_faithfulness.inputs import to_passages
     from pytest_faithfulness.judges.offline.calibrated import load_model
     from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer
     from pytest_faithfulness.judges.offline.window_features import best_window
-    from pytest_faithfulness.records import Verdict, to_passages
+    from pytest_faithfulness.records import Verdict
     from pytest_faithfulness.trust.quote_check import check_verdict
 
     model, idf = load_model()
@@ -170,7 +171,7 @@ class _Judge:
 
 def measure(kind: str, data_dir: Path) -> dict:
     from pytest_faithfulness import evaluate
-    from pytest_faithfulness.records import to_passages
+    from pytest_faithfulness.inputs import to_passages
 
     verifier = make_verifier(kind)
     claims = [json.loads(line) for line in open(data_dir / "claims.jsonl", encoding="utf-8")]

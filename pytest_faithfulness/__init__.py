@@ -20,7 +20,7 @@ _EXPORTS = {
     "AnswerResult": "records", "ClaimResult": "records", "Decomposition": "records",
     "DroppedText": "records",
     "Passage": "records", "SessionSummary": "records", "Verdict": "records",
-    "to_passages": "records", "Judge": "judges", "JudgeError": "judges",
+    "to_passages": "inputs", "Judge": "judges", "JudgeError": "judges",
     "LiteLLMJudge": "judges", "OfflineJudge": "judges", "make_judge": "judges",
     "aevaluate": "pipeline", "evaluate": "pipeline", "aevaluate_many": "pipeline",
     "evaluate_many": "pipeline", "Usage": "records",
@@ -54,6 +54,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover
     from .conversation import aevaluate_conversation, evaluate_conversation
     from .errors import FaithfulnessError
+    from .inputs import to_passages
     from .judges import Judge, JudgeError, LiteLLMJudge, OfflineJudge, make_judge
     from .pipeline import aevaluate, aevaluate_many, evaluate, evaluate_many
     from .records import (
@@ -65,5 +66,4 @@ if TYPE_CHECKING:  # pragma: no cover
         SessionSummary,
         Usage,
         Verdict,
-        to_passages,
     )

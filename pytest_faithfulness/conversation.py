@@ -33,10 +33,10 @@ from typing import Any
 
 from .accounting import usage_scope
 from .errors import error_kind_of
+from .inputs import check_cases
 from .judges.protocol import Judge, context_budget_of
 from .pipeline import (
     DEFAULT_CONCURRENCY,
-    check_cases,
     evaluate_checked_many,
     passage_windows,
     verify_claim_windows,
@@ -51,7 +51,7 @@ def conversation_cases(turns: Any, *, window: int | None = None
 
     Args:
         turns: a list or tuple of ``(answer, passages)`` pairs or dicts with ``answer`` and
-            ``passages``; ``passages`` as ``records.to_passages`` accepts them.
+            ``passages``; ``passages`` as ``inputs.to_passages`` accepts them.
         window: how many of the latest turns' passages count (>= 1), or ``None`` for all.
 
     Returns:

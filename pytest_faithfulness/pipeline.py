@@ -39,6 +39,7 @@ from typing import Any
 from . import _loop
 from .accounting import usage_scope
 from .errors import error_kind_of
+from .inputs import check_cases, check_inputs, to_passages
 from .judges.protocol import Judge, as_decomposition, as_verdict, call_judge, context_budget_of
 from .judges.votes import collect_votes
 from .language.markers import strip_citations
@@ -48,7 +49,6 @@ from .records import (
     ClaimResult,
     Passage,
     Verdict,
-    to_passages,
 )
 from .redaction import redact
 from .trust.alignment import align
@@ -63,7 +63,7 @@ def evaluate(answer: str, passages: Any, judge: Judge, *, concurrency: int = DEF
 
     Args:
         answer: the answer text.
-        passages: anything ``records.to_passages`` accepts.
+        passages: anything ``inputs.to_passages`` accepts.
         judge: any object following the judge protocol (``judges`` module docstring).
         concurrency: most verify calls in flight at once for this answer.
         context_budget_chars: overrides the judge's ``context_budget_chars``.
@@ -115,33 +115,6 @@ async def aevaluate_many(cases: Any, judge: Judge, *, concurrency: int = DEFAULT
                                                 context_budget_chars))
 
 
-def check_cases(cases: Any, *, item: str = "case",
-                start: int = 0) -> list[tuple[str, list[Passage]]]:
-    """Check each ``(answer, passages)`` pair (or dict with ``answer`` / ``passages``).
-
-    Returns the checked pairs as ``check_inputs`` gives them, in order. ``item`` and ``start``
-    name a bad one in the error (``case 0: ...``, ``turn 1: ...``). Raises ``TypeError`` or
-    ``ValueError`` naming the item and what is wrong with it.
-    """
-    checked = []
-    for index, case in enumerate(cases, start=start):
-        try:
-            if isinstance(case, dict):
-                missing = {"answer", "passages"} - set(case)
-                if missing:
-                    raise ValueError(f"missing key(s) {', '.join(sorted(missing))}")
-                answer, passages = case["answer"], case["passages"]
-            elif isinstance(case, (tuple, list)) and len(case) == 2:
-                answer, passages = case
-            else:
-                raise TypeError(f"a {item} is an (answer, passages) pair or a dict with "
-                                f"'answer' and 'passages', got {type(case).__name__}")
-            checked.append(check_inputs(answer, passages))
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"{item} {index}: {exc}") from exc
-    return checked
-
-
 async def evaluate_checked_many(cases: list[tuple[str, list[Passage]]], judge: Judge,
                                 concurrency: int,
                                 context_budget_chars: int | None) -> list[AnswerResult]:
@@ -151,21 +124,6 @@ async def evaluate_checked_many(cases: list[tuple[str, list[Passage]]], judge: J
     return list(await asyncio.gather(*(
         _evaluate(answer, passages, judge, concurrency, context_budget_chars, semaphore=shared)
         for answer, passages in cases)))
-
-
-def check_inputs(answer: Any, passages: Any) -> tuple[str, list[Passage]]:
-    """Validate inputs before any judge call.
-
-    Returns:
-        ``(answer, passages)`` with passages coerced to ``Passage``.
-
-    Raises:
-        TypeError: ``answer`` is not a string, or passages are of the wrong shape.
-        ValueError: passages is ``None`` or has duplicate or empty ids.
-    """
-    if not isinstance(answer, str):
-        raise TypeError(f"answer must be a string, got {type(answer).__name__}")
-    return answer, to_passages(passages)
 
 
 async def verify_claim_windows(claim_result: ClaimResult, windows: list[list[Passage]],

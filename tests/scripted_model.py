@@ -12,7 +12,7 @@ from chat_server import ScriptedChatServer, sequence
 
 import pytest_faithfulness
 from pytest_faithfulness import LiteLLMJudge
-from pytest_faithfulness.judges.llm import _SCHEMA_INSTRUCTION
+from pytest_faithfulness.judges.llm import SCHEMA_INSTRUCTION as _SCHEMA_INSTRUCTION
 from pytest_faithfulness.judges.prompts import DECOMPOSE_SYSTEM, VERIFY_SYSTEM
 
 MODEL = "openai/scripted"

@@ -178,7 +178,7 @@ def test_every_verdict_has_a_confidence_and_a_checked_quote(judge):
                       passages, judge)
     assert [c.label for c in result.claims] == ["supported", "supported", "contradicted",
                                                 "unsupported"]
-    from pytest_faithfulness.records import to_passages
+    from pytest_faithfulness.inputs import to_passages
     for claim in result.claims:
         assert 0.0 <= claim.verdict.confidence <= 1.0
         if claim.label != "unsupported":

@@ -24,9 +24,9 @@ from scripted_model import (
 
 from pytest_faithfulness import OfflineJudge, Passage, evaluate
 from pytest_faithfulness.cache import CacheCorruptWarning, CachedJudge, CacheMiss
+from pytest_faithfulness.inputs import to_passages
 from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer
 from pytest_faithfulness.judges.prompts import DECOMPOSE_SYSTEM, VERIFY_SYSTEM
-from pytest_faithfulness.records import to_passages
 
 SUITE = f'''
 import pytest

@@ -31,8 +31,8 @@ from scripted_model import (
 
 import pytest_faithfulness
 from pytest_faithfulness import Decomposition, OfflineJudge, Passage, Verdict, evaluate
+from pytest_faithfulness.inputs import to_passages
 from pytest_faithfulness.judges.prompts import verify_messages
-from pytest_faithfulness.records import to_passages
 from pytest_faithfulness.trust.quote_check import check_verdict
 
 VELA_SUPPORT = {VELA_CLAIMS[0]: ("1", VELA_PASSAGES[0]["text"])}

@@ -17,8 +17,8 @@ from pytest_faithfulness import (
     evaluate,
 )
 from pytest_faithfulness.gate import GateConfig, gate_failures
+from pytest_faithfulness.inputs import to_passages
 from pytest_faithfulness.pipeline import passage_windows
-from pytest_faithfulness.records import to_passages
 from pytest_faithfulness.trust.quote_check import check_verdict
 
 

@@ -45,6 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pytest_faithfulness.inputs import to_passages
 from pytest_faithfulness.judges.offline.calibrated import vetoes
 from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer
 from pytest_faithfulness.judges.offline.window_features import (
@@ -53,7 +54,7 @@ from pytest_faithfulness.judges.offline.window_features import (
 )
 from pytest_faithfulness.language.features import text_features
 from pytest_faithfulness.language.text import passage_sentence_spans
-from pytest_faithfulness.records import Verdict, to_passages
+from pytest_faithfulness.records import Verdict
 from pytest_faithfulness.trust.quote_check import check_verdict
 
 SEED = 20261201
