@@ -1,6 +1,6 @@
 """Shared fixtures: a scripted OpenAI-compatible server per test, and no network ever.
 
-* ``chat_server``: a ``chat_server.ScriptedChatServer`` on 127.0.0.1 (a free port), started
+* ``chat_server``: a ``chat_server.ScriptedChatServer`` (``tests/helpers/``) on 127.0.0.1 (a free port), started
   for the test and closed after it. Script it with ``chat_server.handler = ...``.
 * Every test runs with a dummy ``OPENAI_API_KEY`` and without provider base-URL or proxy
   variables, so nothing can reach a real provider.
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-_HERE = str(Path(__file__).resolve().parent)
-if _HERE not in sys.path:  # ``chat_server`` is importable whatever the import mode
-    sys.path.insert(0, _HERE)
+_HELPERS = str(Path(__file__).resolve().parent / "helpers")
+if _HELPERS not in sys.path:  # ``tests/helpers`` importable whatever the import mode
+    sys.path.insert(0, _HELPERS)
 
 from chat_server import ScriptedChatServer  # noqa: E402
 from loopback_guard import install as install_loopback_guard  # noqa: E402
@@ -64,7 +64,7 @@ def _dummy_provider_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def chat_server(litellm_loaded: None) -> Iterator[ScriptedChatServer]:
-    """A scripted chat-completions server for this test (see ``tests/chat_server.py``).
+    """A scripted chat-completions server for this test (see ``tests/helpers/chat_server.py``).
 
     litellm is imported in this process first: pytester's in-process runs snapshot and
     restore ``sys.modules``, and a litellm first imported inside an inner run, then unloaded,

@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 from chat_server import Reply, ScriptedChatServer
+from repo_paths import HELPERS
 from scripted_model import (
     KESTREL_ANSWER,
     KESTREL_PASSAGES,
@@ -568,7 +569,7 @@ def through_proxy(tmp_path_factory):
     import litellm  # noqa: F401 - the servers count tokens with it
 
     folder = tmp_path_factory.mktemp("through-proxy")
-    tests = str(Path(__file__).resolve().parent)
+    tests = str(HELPERS)
     (folder / "cases.json").write_text(json.dumps(CASES), encoding="utf-8")
     (folder / "conftest.py").write_text(INNER_CONFTEST.format(tests=tests), encoding="utf-8")
     (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")

@@ -19,11 +19,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo_paths import ROOT
 from scripted_model import judge_model, supports_verbatim
 
 yaml = pytest.importorskip("yaml")
 
-WORKFLOW = Path(__file__).resolve().parent.parent / "docs" / "ci" / "github-actions.yml"
+WORKFLOW = ROOT / "docs" / "ci" / "github-actions.yml"
 
 TEST_FILE = '''
 import pytest
