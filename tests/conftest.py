@@ -31,6 +31,23 @@ _PROVIDER_VARS = ("OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_ORGANIZATION",
                   "USE_LITELLM_PROXY")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """pytest-xdist on by default for this suite: ``-n auto`` (one worker per CPU) unless the
+    command line says otherwise (``-n 0`` runs in one process; ``-p no:xdist`` drops the
+    plugin). Here and not in the ini's ``addopts``: the root ini also serves the example
+    suite (``pytest conftest_examples``), which runs without the test extra and so without
+    xdist, where ``-n`` would be an unknown option. This conftest is read only for runs under
+    ``tests/``; it runs before xdist's own ``pytest_cmdline_main``, which turns the worker
+    count into ``--dist load``. Off in the workers, under ``--pdb`` and for
+    ``--collect-only``."""
+    if (not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput")
+            or config.getoption("numprocesses", None) is not None
+            or config.getoption("usepdb", False) or config.getoption("collectonly", False)):
+        return
+    config.option.numprocesses = "auto"
+
+
 class NetworkBlocked(ConnectionRefusedError):
     """A test tried to open a connection to a non-loopback address."""
 
