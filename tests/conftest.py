@@ -109,12 +109,15 @@ def litellm_loaded() -> None:
     import litellm  # noqa: F401
 
 
-INI = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+INI = ("[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+       "addopts = -p no:hypothesispytest\n")
 
 
 @pytest.fixture(autouse=True)
 def _quiet_inner_runs(request):
-    """Inner runs get an ini that settles pytest-asyncio's default (it warns otherwise)."""
+    """Inner runs get an ini that settles pytest-asyncio's default (it warns otherwise) and
+    leaves Hypothesis's pytest plugin out: no inner suite uses it, and loading it costs about
+    a second of CPU in each process an inner run starts (a subprocess, each xdist worker)."""
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester").makeini(INI)
 
