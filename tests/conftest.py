@@ -1,7 +1,8 @@
 """Shared fixtures: a scripted OpenAI-compatible server per test, and no network ever.
 
-* ``chat_server``: a ``chat_server.ScriptedChatServer`` (``tests/helpers/``) on 127.0.0.1 (a free port), started
-  for the test and closed after it. Script it with ``chat_server.handler = ...``.
+* ``chat_server``: a ``chat_server.ScriptedChatServer`` (``tests/helpers/``) on 127.0.0.1 (a
+  free port), started for the test and closed after it. Script it with
+  ``chat_server.handler = ...``.
 * Every test runs with a dummy ``OPENAI_API_KEY`` and without provider base-URL or proxy
   variables, so nothing can reach a real provider.
 * The whole session runs with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` (litellm reads its price
