@@ -41,7 +41,7 @@ for _name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_pro
 os.environ.update(OFFLINE_ENV)
 
 BLOCKED: list[str] = []
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "helpers"))
 from loopback_guard import install  # noqa: E402  (stdlib only: works in the other venv)
 
 

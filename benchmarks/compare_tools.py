@@ -19,7 +19,7 @@ claims each, about 900 tokens of passages in five passages) judged by
   client=AsyncOpenAI(base_url=...))``;
 
 the last two in ``benchmarks/.venv-compare`` through ``benchmarks/_compare_runner.py``. Every
-call goes to one scripted OpenAI-compatible server on 127.0.0.1 (``tests/chat_server.py``)
+call goes to one scripted OpenAI-compatible server on 127.0.0.1 (``tests/helpers/chat_server.py``)
 that recognises each tool's prompts by their wording and answers them in the shape the tool
 expects: every claim is supported, so each tool runs its full pipeline to completion.
 
@@ -59,7 +59,7 @@ CONSTRAINTS = HERE / "constraints-compare.txt"
 RESULTS = HERE / "results"
 
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "helpers"))
 
 N_ANSWERS = 20
 SEED = 20261130

@@ -3,7 +3,7 @@
     python benchmarks/run_benchmarks.py                 # the full run (about 12 minutes here)
     python benchmarks/run_benchmarks.py --answers 60    # a quick look
 
-A loopback chat-completions server (``tests/chat_server.py``) with a fixed latency per reply
+A loopback chat-completions server (``tests/helpers/chat_server.py``) with a fixed latency per reply
 stands in for the provider; the suites under test are real pytest runs in subprocesses.
 Results go to ``benchmarks/results/benchmarks.json`` and a table is printed.
 
@@ -40,7 +40,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price map
 os.environ.setdefault("OPENAI_API_KEY", "sk-benchmark-dummy")  # the loopback server ignores it
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))  # the loopback server the tests use
+sys.path.insert(0, str(ROOT / "tests" / "helpers"))  # the loopback server the tests use
 
 from chat_server import Reply, ScriptedChatServer  # noqa: E402
 

@@ -5,7 +5,7 @@
 For each N: the suite (``scale_answers``: distinct answers of 5 claims, about 900 tokens of
 passages each; one answer in ``UNFAITHFUL`` has an unsupported claim and an ``xfail`` test) is
 split into 3 test files, one per shard; each shard runs as
-``pytest FILE -n 2`` against the loopback chat-completions server (``tests/chat_server.py``,
+``pytest FILE -n 2`` against the loopback chat-completions server (``tests/helpers/chat_server.py``,
 a fixed latency per reply) with ``--faithfulness-save``; then ``merge`` writes the JSON and
 HTML reports. The shards run one after another here (on CI they are parallel jobs), so each
 shard's wall time is compared with its own latency-bound ideal: its answers x (a decompose

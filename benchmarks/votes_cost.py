@@ -5,7 +5,7 @@
 
 The suite: ``--answers`` answers of 5 claims each against two passages, judged by
 ``LiteLLMJudge`` through litellm's real client and the loopback chat-completions server of
-the tests (``tests/chat_server.py``). Four claims of each answer are supported by every vote;
+the tests (``tests/helpers/chat_server.py``). Four claims of each answer are supported by every vote;
 one claim in five (20%) is doubtful, and what the scripted model says about it (first at
 temperature 0, then at the vote temperature with the passages rotated) makes the mix:
 
@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "helpers"))
 sys.path.insert(0, str(ROOT))
 
 PASSAGES = [

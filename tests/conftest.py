@@ -1,7 +1,8 @@
 """Shared fixtures: a scripted OpenAI-compatible server per test, and no network ever.
 
-* ``chat_server``: a ``chat_server.ScriptedChatServer`` on 127.0.0.1 (a free port), started
-  for the test and closed after it. Script it with ``chat_server.handler = ...``.
+* ``chat_server``: a ``chat_server.ScriptedChatServer`` (``tests/helpers/``) on 127.0.0.1 (a
+  free port), started for the test and closed after it. Script it with
+  ``chat_server.handler = ...``.
 * Every test runs with a dummy ``OPENAI_API_KEY`` and without provider base-URL or proxy
   variables, so nothing can reach a real provider.
 * The whole session runs with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` (litellm reads its price
@@ -17,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-_HERE = str(Path(__file__).resolve().parent)
-if _HERE not in sys.path:  # ``chat_server`` is importable whatever the import mode
-    sys.path.insert(0, _HERE)
+_HELPERS = str(Path(__file__).resolve().parent / "helpers")
+if _HELPERS not in sys.path:  # ``tests/helpers`` importable whatever the import mode
+    sys.path.insert(0, _HELPERS)
 
 from chat_server import ScriptedChatServer  # noqa: E402
 from loopback_guard import install as install_loopback_guard  # noqa: E402
@@ -29,6 +30,23 @@ _PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_pr
 _PROVIDER_VARS = ("OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_ORGANIZATION",
                   "OPENAI_PROJECT", "LITELLM_PROXY_API_BASE", "LITELLM_PROXY_API_KEY",
                   "USE_LITELLM_PROXY")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """pytest-xdist on by default for this suite: ``-n auto`` (one worker per CPU) unless the
+    command line says otherwise (``-n 0`` runs in one process; ``-p no:xdist`` drops the
+    plugin). Here and not in the ini's ``addopts``: the root ini also serves the example
+    suite (``pytest conftest_examples``), which runs without the test extra and so without
+    xdist, where ``-n`` would be an unknown option. This conftest is read only for runs under
+    ``tests/``; it runs before xdist's own ``pytest_cmdline_main``, which turns the worker
+    count into ``--dist load``. Off in the workers, under ``--pdb`` and for
+    ``--collect-only``."""
+    if (not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput")
+            or config.getoption("numprocesses", None) is not None
+            or config.getoption("usepdb", False) or config.getoption("collectonly", False)):
+        return
+    config.option.numprocesses = "auto"
 
 
 class NetworkBlocked(ConnectionRefusedError):
@@ -64,7 +82,7 @@ def _dummy_provider_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def chat_server(litellm_loaded: None) -> Iterator[ScriptedChatServer]:
-    """A scripted chat-completions server for this test (see ``tests/chat_server.py``).
+    """A scripted chat-completions server for this test (see ``tests/helpers/chat_server.py``).
 
     litellm is imported in this process first: pytester's in-process runs snapshot and
     restore ``sys.modules``, and a litellm first imported inside an inner run, then unloaded,
@@ -92,12 +110,15 @@ def litellm_loaded() -> None:
     import litellm  # noqa: F401
 
 
-INI = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+INI = ("[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+       "addopts = -p no:hypothesispytest\n")
 
 
 @pytest.fixture(autouse=True)
 def _quiet_inner_runs(request):
-    """Inner runs get an ini that settles pytest-asyncio's default (it warns otherwise)."""
+    """Inner runs get an ini that settles pytest-asyncio's default (it warns otherwise) and
+    leaves Hypothesis's pytest plugin out: no inner suite uses it, and loading it costs about
+    a second of CPU in each process an inner run starts (a subprocess, each xdist worker)."""
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester").makeini(INI)
 

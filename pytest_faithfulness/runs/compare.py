@@ -16,7 +16,7 @@ from pydantic import Field
 
 from ..records import Evidence
 from ..reports.figures import format_figure
-from .saved import SavedAnswer, SavedClaim, SavedRun, _Loose
+from .saved import SavedAnswer, SavedClaim, SavedRun, LenientRecord
 
 _NOT_SUPPORTED = (None, "contradicted", "unsupported")
 _EPS = 1e-9
@@ -25,7 +25,7 @@ _EPS = 1e-9
 # --------------------------------------------------------------------------------------------
 # Comparison.
 
-class ClaimChange(_Loose):
+class ClaimChange(LenientRecord):
     """A claim whose verdict changed between the baseline and this run.
 
     Args:
@@ -45,7 +45,7 @@ class ClaimChange(_Loose):
     quote: str | None = None
 
 
-class AnswerChange(_Loose):
+class AnswerChange(LenientRecord):
     """How one answer (same test id in both runs) changed.
 
     Args:
@@ -76,7 +76,7 @@ class AnswerChange(_Loose):
         return self.after_score - self.before_score
 
 
-class FigureRow(_Loose):
+class FigureRow(LenientRecord):
     """One session figure side by side.
 
     Args:
@@ -124,7 +124,7 @@ class FigureRow(_Loose):
             else False
 
 
-class Comparison(_Loose):
+class Comparison(LenientRecord):
     """This run against a saved one.
 
     Args:
@@ -362,7 +362,7 @@ COMPARE_METRICS: dict[str, tuple[str, str, str]] = {
 }
 
 
-class CompareFail(_Loose):
+class CompareFail(LenientRecord):
     """One compare-fail bound.
 
     Args:

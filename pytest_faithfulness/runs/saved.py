@@ -46,11 +46,14 @@ _RUN_FILE = re.compile(r"^(\d{4,})_(.+)\.json$")
 # --------------------------------------------------------------------------------------------
 # Records of a saved run.
 
-class _Loose(BaseModel):
+class LenientRecord(BaseModel):
+    """Base of every saved-run record: unknown fields are ignored (``extra="ignore"``), so a
+    run saved by a newer version, with fields added, still loads here."""
+
     model_config = ConfigDict(extra="ignore")
 
 
-class SavedClaim(_Loose):
+class SavedClaim(LenientRecord):
     """One claim of a saved answer.
 
     Args:
@@ -78,7 +81,7 @@ class SavedClaim(_Loose):
         return self
 
 
-class SavedAnswer(_Loose):
+class SavedAnswer(LenientRecord):
     """One answer of a saved run: its test id, figures, claims and verdicts.
 
     Args:
@@ -150,7 +153,7 @@ class RunFigures(SessionSummary):
         return cls.model_validate(summary.model_dump(mode="json"))
 
 
-class JudgeInfo(_Loose):
+class JudgeInfo(LenientRecord):
     """Which judge produced a run's verdicts.
 
     Args:
@@ -177,7 +180,7 @@ class JudgeInfo(_Loose):
         return self.description
 
 
-class GitInfo(_Loose):
+class GitInfo(LenientRecord):
     """Where the run was made, when git (or the CI's environment) says so.
 
     Args:
@@ -191,7 +194,7 @@ class GitInfo(_Loose):
     dirty: bool | None = None
 
 
-class SavedRun(_Loose):
+class SavedRun(LenientRecord):
     """One saved run (one JSON file in the storage folder).
 
     Args:

@@ -189,9 +189,9 @@ def test_metric_functions_on_known_values():
 
 
 def test_shipped_example_labels_load():
-    from pathlib import Path
+    from repo_paths import ROOT
 
-    records = load_labelled(Path(__file__).parents[1] / "conftest_examples" / "labels.jsonl")
+    records = load_labelled(ROOT / "conftest_examples" / "labels.jsonl")
     assert {r.level for r in records} == {"claim", "answer"}
     outcome = Outcome(id="x", level="claim", human_label="supported", judge_label="supported",
                       text="t")

@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 import pytest
+from repo_paths import ROOT
 from scripted_model import AUDIT_ANSWER, AUDIT_PASSAGES
 
 from pytest_faithfulness import OfflineJudge, evaluate
@@ -16,7 +17,7 @@ from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer
 # ../shared/cases beside the checkout (or beside a folder of worktrees).
 CASES_FILE = next((d / "shared" / "cases" / "cases.jsonl" for d in Path(__file__).resolve().parents
                    if (d / "shared" / "cases" / "cases.jsonl").exists()),
-                  Path(__file__).resolve().parents[1].parent / "shared" / "cases" / "cases.jsonl")
+                  ROOT.parent / "shared" / "cases" / "cases.jsonl")
 
 @pytest.fixture(scope="module")
 def judge():

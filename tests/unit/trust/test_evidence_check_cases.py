@@ -4,9 +4,8 @@ holds each opposite pair in both directions. The figures themselves are the benc
 test's (they measure whatever check is in place)."""
 
 import importlib.util
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from repo_paths import ROOT
 
 
 def _bench():

@@ -4,11 +4,10 @@ verbatim span of its passage and that its script rebuilds it unchanged."""
 
 import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from repo_paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 GOLD = ROOT / "benchmarks" / "evidence_gold.jsonl"
 
 

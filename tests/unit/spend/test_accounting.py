@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from repo_paths import ROOT
 from scripted_model import (
     AUDIT_ANSWER,
     AUDIT_CLAIMS,
@@ -229,7 +229,7 @@ def test_priced_models_are_known_without_importing_litellm(model):
     code = ("import sys; from pytest_faithfulness.accounting import model_is_priced; "
             f"assert model_is_priced({model!r}); assert not model_is_priced('openai/scripted'); "
             "assert 'litellm' not in sys.modules, 'litellm was imported'")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
 @pytest.mark.parametrize("ledger", [False, True], ids=["own", "shared ledger"])

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from conftest import INI
-from test_completeness import QUOTING_CONFTEST
+from judges import QUOTING_CONFTEST
 
 from pytest_faithfulness.settings import Settings
 

@@ -23,8 +23,9 @@ from faithfulness_ci_suite import (
     to_v2,
     write_suite,
 )
+from repo_paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "conftest_examples"
+EXAMPLES = ROOT / "conftest_examples"
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
                  if shutil.which(n)), None)
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "

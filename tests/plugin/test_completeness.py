@@ -8,36 +8,9 @@ import json
 
 import pytest
 from conftest import INI
+from judges import QUOTING_CONFTEST
 
 from pytest_faithfulness.runs.saved import BaselineError, find_run, list_runs
-
-#: Claims are the answer's sentences; a claim is supported when a passage contains it
-#: verbatim, else unsupported. "Hi!" alone has no claim (unscored).
-QUOTING_CONFTEST = '''
-import pytest
-from pytest_faithfulness import Decomposition, Verdict
-
-
-class QuotingJudge:
-    def decompose(self, answer):
-        sentences = [s.strip() for s in answer.replace("!", ".").split(".") if s.strip()]
-        return Decomposition(claims=[s + "." for s in sentences if s != "Hi"],
-                             dropped=["Hi!"] if "Hi!" in answer else [])
-
-    def verify(self, claim, passages):
-        for p in passages:
-            if claim in p.text:
-                return Verdict("supported", passage_ids=[p.id], quote=claim)
-        return Verdict("unsupported")
-
-    def describe(self):
-        return "quoting judge"
-
-
-@pytest.fixture(scope="session")
-def faithfulness_judge():
-    return QuotingJudge()
-'''
 
 FORTY_TESTS = '''
 import os

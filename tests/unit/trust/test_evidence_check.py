@@ -16,6 +16,7 @@ gate through a real pytest run (pytester). Two kinds:
 from __future__ import annotations
 
 import pytest
+from judges import EvidenceJudge, QuotingJudge
 from scripted_model import (  # noqa: F401 - shared fixtures
     AUDIT_PASSAGES,
     claims_reply,
@@ -23,20 +24,7 @@ from scripted_model import (  # noqa: F401 - shared fixtures
     make_judge,
 )
 
-from pytest_faithfulness import Decomposition, Verdict, evaluate
-
-
-class QuotingJudge:
-    """A user judge: decomposes into ``claims`` and answers each with its scripted verdict."""
-
-    def __init__(self, verdicts: dict[str, Verdict], dropped: list[str] = ()) -> None:
-        self.verdicts, self.dropped = verdicts, list(dropped)
-
-    def decompose(self, text):
-        return Decomposition(claims=list(self.verdicts), dropped=self.dropped)
-
-    def verify(self, claim, passages):
-        return self.verdicts[claim]
+from pytest_faithfulness import Verdict, evaluate
 
 
 def supported(*items: tuple[str, str]) -> Verdict:
@@ -408,20 +396,6 @@ def test_a_swapped_claim_is_refused_and_the_true_claim_kept(true_claim, swapped,
     assert result.score == 0.0
 
 
-class _Quoting:
-    """A judge that decomposes an answer into itself and says ``supported`` with the given
-    evidence (found by a new user: the sloppy LLM judge of the issue)."""
-
-    def __init__(self, evidence):
-        self.evidence = evidence
-
-    def decompose(self, answer):
-        return [answer]
-
-    def verify(self, claim, passages):
-        return Verdict("supported", evidence=self.evidence)
-
-
 @pytest.mark.parametrize("claim, true_claim, passage, quote", [
     ("The Pro plan costs $10 per month.", "The Pro plan costs $20 per month.",
      "The Basic plan costs $10 per month and the Pro plan costs $20 per month.",
@@ -433,7 +407,7 @@ def test_a_name_or_number_around_the_quote_does_not_replace_a_rival_in_it(claim,
                                                                           passage, quote):
     """The sentence around a quote may state a claim's name or number the quote leaves out
     (Vela), never one the quote states otherwise: "$10" from beside a quote that says "$20"."""
-    judge = _Quoting([{"passage_id": "p1", "quote": quote}])
+    judge = EvidenceJudge([{"passage_id": "p1", "quote": quote}])
     wrong = evaluate(claim, [{"id": "p1", "text": passage}], judge)
     assert wrong.score == 0.0 and wrong.claims[0].label == "unsupported"
     assert "found only around the quote" in wrong.claims[0].note
@@ -444,7 +418,7 @@ def test_a_name_or_number_around_the_quote_does_not_replace_a_rival_in_it(claim,
 
 def test_a_negation_inside_a_word_in_capitals_is_read():
     """"NON-REFUNDABLE" negates as "non-refundable" does (found by a new user)."""
-    judge = _Quoting([{"passage_id": "p1", "quote": "Deposits are NON-REFUNDABLE."}])
+    judge = EvidenceJudge([{"passage_id": "p1", "quote": "Deposits are NON-REFUNDABLE."}])
     wrong = evaluate("Deposits are refundable.",
                      [{"id": "p1", "text": "Deposits are NON-REFUNDABLE."}], judge)
     assert wrong.score == 0.0 and wrong.claims[0].label == "unsupported"

@@ -8,8 +8,9 @@ Two layers, both with litellm's real client:
   is final at once, errors the answer and fails the gate naming the budget.
 * A real ``litellm`` proxy (the ``litellm[proxy]`` extra, in the test extra) started on
   127.0.0.1 in front of loopback servers, with a model rate limit and a budget from its
-  config, and a sharded suite (two pytest processes, ``-n 2`` each) run through it. Skipped,
-  with the reason, where the extra is not installed.
+  config, and a sharded suite (two pytest processes, ``-n 2`` each where no limit is set, one
+  process each through the limits) run through it. Skipped, with the reason, where the extra
+  is not installed.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 
 import pytest
 from chat_server import Reply, ScriptedChatServer
+from repo_paths import HELPERS
 from scripted_model import (
     KESTREL_ANSWER,
     KESTREL_PASSAGES,
@@ -422,7 +424,8 @@ def subprocess_env(**extra: str) -> dict[str, str]:
 
 
 class Run:
-    """One run of the inner suite: one pytest process per shard file, ``-n 2`` each, each
+    """One run of the inner suite: one pytest process per shard file (``-n 2`` each with
+    ``xdist``, else ``-p no:xdist``), each
     saving its run as ``shard-N`` in the run's own storage folder (``runs-<name>``), which
     ``merge`` merges with the ``pytest-faithfulness merge`` console script."""
 
@@ -558,9 +561,11 @@ def over_limit_minutes(arrivals: list[float], limit: int, skew: float = 1.0) -> 
 @pytest.fixture(scope="module")
 def through_proxy(tmp_path_factory):
     """A litellm proxy on 127.0.0.1 in front of loopback servers, and runs of the suite: the
-    whole suite straight to its upstream (the reference), and as two shards of ``-n 2``
-    through the proxy: an alias with no limit, the rate-limited one, the budgeted one. Each
-    sharded run's saved shards are then merged by ``pytest-faithfulness merge``."""
+    whole suite straight to its upstream (the reference), and as two shards through the
+    proxy: an alias with no limit (``-n 2`` each shard), the rate-limited one and the
+    budgeted one (one process each shard: the proxy holds its limits whoever calls, and two
+    xdist workers less per shard are four process starts less per run). Each sharded run's
+    saved shards are then merged by ``pytest-faithfulness merge``."""
     missing = missing_proxy_modules()
     if missing:
         pytest.skip("the litellm proxy is not installed (pip install 'litellm[proxy]', part of "
@@ -568,10 +573,12 @@ def through_proxy(tmp_path_factory):
     import litellm  # noqa: F401 - the servers count tokens with it
 
     folder = tmp_path_factory.mktemp("through-proxy")
-    tests = str(Path(__file__).resolve().parent)
+    tests = str(HELPERS)
     (folder / "cases.json").write_text(json.dumps(CASES), encoding="utf-8")
     (folder / "conftest.py").write_text(INNER_CONFTEST.format(tests=tests), encoding="utf-8")
-    (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    # without Hypothesis's plugin: about 1 s of CPU in each of the runs' processes
+    (folder / "pytest.ini").write_text("[pytest]\naddopts = -p no:hypothesispytest\n",
+                                       encoding="utf-8")
     shards = ["test_shard_a.py", "test_shard_b.py"]
     for name, (start, stop) in zip(shards, [(0, 6), (6, 12)]):
         (folder / name).write_text(SHARD_TEST.format(start=start, stop=stop), encoding="utf-8")
@@ -605,8 +612,9 @@ def through_proxy(tmp_path_factory):
         key = {"LITELLM_PROXY_API_KEY": MASTER_KEY}
         runs["open"] = Run(folder, "open", "litellm_proxy/judge", base, shards, **key)
         runs["limited"] = Run(folder, "limited", "litellm_proxy/judge-limited", base, shards,
-                              **key)
-        runs["budget"] = Run(folder, "budget", "litellm_proxy/judge-budget", base, shards, **key)
+                              xdist=False, **key)
+        runs["budget"] = Run(folder, "budget", "litellm_proxy/judge-budget", base, shards,
+                             xdist=False, **key)
         for run in runs.values():
             run.wait(timeout=300)
         sharded = [run for run in runs.values() if len(run.reports) > 1]

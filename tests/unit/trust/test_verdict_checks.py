@@ -6,25 +6,13 @@ others are invented examples of the same kind."""
 from __future__ import annotations
 
 import pytest
+from judges import QuotingJudge
 
-from pytest_faithfulness import Decomposition, OfflineJudge, Verdict, evaluate
-
-
-class QuotingJudge:
-    """A user judge that calls one claim ``supported`` with a fixed passage id and quote."""
-
-    def __init__(self, claim: str, quote: str, label: str = "supported", pid: str = "p1"):
-        self.claim, self.quote, self.label, self.pid = claim, quote, label, pid
-
-    def decompose(self, text):
-        return Decomposition(claims=[self.claim])
-
-    def verify(self, claim, passages):
-        return Verdict(self.label, passage_ids=[self.pid], quote=self.quote)
+from pytest_faithfulness import OfflineJudge, Verdict, evaluate
 
 
 def judged(claim, passages, quote, label="supported"):
-    result = evaluate(claim, passages, QuotingJudge(claim, quote, label))
+    result = evaluate(claim, passages, QuotingJudge({claim: Verdict(label, passage_ids=["p1"], quote=quote)}))
     (claim_result,) = result.claims
     return result, claim_result
 
