@@ -1,5 +1,5 @@
 """The package keeps the shape docs/architecture.md draws (issue 22), read from the source (AST),
-nothing imported: ``language`` imports no trust rule and no judge, ``trust`` no judge; only the
+nothing imported: imports point up the layers (``LAYERS``, with the named ``EXCEPTIONS``); only the
 pytest face (``plugin/``) imports pytest; no private name is imported across modules (in the
 package, ``training/`` and ``benchmarks/``); no module is over 700 lines."""
 
@@ -34,29 +34,65 @@ def _imported(path: Path) -> list[tuple[str, list[str]]]:
     return found
 
 
-@pytest.mark.parametrize("path", _modules("pytest_faithfulness/language"), ids=lambda p: p.name)
-def test_the_language_layer_imports_no_rule_and_no_judge(path):
-    for module, _ in _imported(path):
-        assert not module.startswith(("pytest_faithfulness.trust", "pytest_faithfulness.judges",
-                                      "pytest_faithfulness.pipeline")), (path.name, module)
+#: The layers of docs/architecture.md, top first, as module prefixes under the package: a
+#: module imports from its own layer and the layers above it, never from a layer below.
+LAYERS = (
+    ("records", "errors", "inputs"),
+    ("_loop", "accounting", "ratelimit", "redaction", "mutants"),
+    ("language",),
+    ("trust",),
+    ("judges",),
+    ("cache", "cachemerge"),
+    ("pipeline", "conversation"),
+    ("run", "gate", "reports", "runs", "calibration", "session"),
+    ("plugin", "assertion", "hookspecs", "cli", "settings", "__main__", "__init__"),
+)
+
+#: The named exceptions (docs/architecture.md): the alignment reads the offline decomposer's
+#: sentence tests, and the live progress printer uses the reports' printable text.
+EXCEPTIONS = {
+    ("trust.alignment", "judges.offline.decomposer"),
+    ("trust.answer_spans", "judges.offline.decomposer"),
+    ("judges.progress", "reports.text"),
+}
 
 
-#: The one exception: the alignment reads the rule decomposer's sentence tests (non-assertive
-#: text, elliptical claims, Markdown markup), wherever the decomposer lives.
-DECOMPOSER = ("pytest_faithfulness.decomposition", "pytest_faithfulness.judges.offline.decomposer")
+def _layer(module: str) -> int:
+    rest = module.split(".", 1)[1] if "." in module else "__init__"
+    for i, prefixes in enumerate(LAYERS):
+        if any(rest == p or rest.startswith(p + ".") for p in prefixes):
+            return i
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS and docs/architecture.md")
 
 
-@pytest.mark.parametrize("path", _modules("pytest_faithfulness/trust"), ids=lambda p: p.name)
-def test_the_trust_layer_imports_no_judge(path):
-    for module, _ in _imported(path):
-        assert not module.startswith("pytest_faithfulness.judges") \
-            or module.startswith(DECOMPOSER), (path.name, module)
+def _dotted(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" and len(parts) > 1 else parts)
+
+
+@pytest.mark.parametrize("path", _modules("pytest_faithfulness"),
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_up_the_layers(path):
+    source = _dotted(path)
+    modules = _package_modules()
+    wrong = []
+    for module, names in _imported(path):
+        if not module.startswith("pytest_faithfulness"):
+            continue
+        for name in names:
+            target = f"{module}.{name}" if f"{module}.{name}" in modules else module
+            if target == "pytest_faithfulness" or _layer(target) <= _layer(source):
+                continue
+            pair = (source.split(".", 1)[1], target.split(".", 1)[1])
+            if not any(pair[0].startswith(a) and pair[1].startswith(b) for a, b in EXCEPTIONS):
+                wrong.append(target)
+    assert wrong == [], f"{source} imports from a lower layer: {sorted(set(wrong))}"
 
 
 def _package_modules() -> set[str]:
     """Every module of the package by dotted name (``_loop``, a module private to the package,
     is imported as a module, not as a private name of another module)."""
-    return {".".join(p.relative_to(ROOT).with_suffix("").parts) for p in _modules(CHECKED[0])}
+    return {_dotted(p) for p in _modules(CHECKED[0])}
 
 
 @pytest.mark.parametrize("path", _modules(*CHECKED), ids=lambda p: str(p.relative_to(ROOT)))
