@@ -5,7 +5,7 @@ Speed is measured in benchmarks/passage_speed.py, never here."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pytest_faithfulness import OfflineJudge, evaluate
@@ -17,6 +17,7 @@ from pytest_faithfulness.judges.offline.heuristic import (
     TOPIC_COVERAGE,
     HeuristicVerifier,
     candidate_windows,
+    stitches,
 )
 
 # Pieces that exercise every rule of the splitter: abbreviations, initials, dotted forms,
@@ -154,12 +155,18 @@ phrases = st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=12).map(" "
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(phrases, st.lists(phrases, min_size=1, max_size=6).map(" ".join))
+@example(claim="Paris Dr.", passage="tower tower Dr. . Paris")  # a stitched pair, not kept
 def test_prefilter_keeps_every_window_that_could_matter(claim, passage):
     cf = text_features(claim)
     if not cf.content:
         return
     kept = set(candidate_windows(cf, passage))
-    for start, end in evidence_spans(passage):
+    spans = evidence_spans(passage)
+    n_sentences = (len(spans) + 1) // 2
+    for k, (start, end) in enumerate(spans):
+        if k >= n_sentences and stitches(cf, passage[slice(*spans[k - n_sentences])],
+                                         passage[slice(*spans[k - n_sentences + 1])]):
+            continue  # two sentences that would stitch the claim together are no window
         wf = text_features(passage[start:end], sentence_start_exempt=False)
         coverage = len(cf.content & wf.content) / len(cf.content)
         topic = len(cf.words & wf.words) / len(cf.words) if cf.words else 0.0
