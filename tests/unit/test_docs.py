@@ -96,7 +96,7 @@ def test_every_relative_link_resolves(page: Path):
 
 def test_the_readme_links_every_docs_page():
     linked = {(ROOT / t.partition("#")[0]).resolve() for t in links(ROOT / "README.md")}
-    pages = set((ROOT / "docs").glob("*.md")) | {ROOT / "docs" / "ci" / "github-actions.yml"}
+    pages = set((ROOT / "docs").glob("*.md")) | set((ROOT / "docs" / "ci").glob("*.yml"))
     assert not {p.resolve() for p in pages} - linked, "docs pages the README does not link"
 
 
@@ -124,6 +124,24 @@ def test_the_workflow_exists_once_and_is_linked():
         text = page.read_text(encoding="utf-8")
         assert "github-actions.yml" in text, page.name
         assert "merge:\n    needs: shard" not in text, f"{page.name} copies the workflow"
+
+
+def test_no_page_carries_a_workflow_and_each_one_names_real_options():
+    """Each workflow is a file of docs/ci/ (the sharded one is run by
+    tests/e2e/test_ci_workflow.py); no page carries workflow YAML of its own, and every
+    ``--faithfulness-*`` flag a workflow passes is an option of the plugin."""
+    import yaml
+
+    from pytest_faithfulness.settings import Settings
+
+    flags = {opt.flag for opt in Settings.options()}
+    for page in PAGES:
+        assert "runs-on:" not in page.read_text(encoding="utf-8"), f"{page.name} has a workflow"
+    for workflow in sorted((ROOT / "docs" / "ci").glob("*.yml")):
+        text = workflow.read_text(encoding="utf-8")
+        assert yaml.safe_load(text)["jobs"], workflow.name
+        used = set(re.findall(r"--faithfulness-[a-z-]*[a-z]", text))
+        assert used and used <= flags, (workflow.name, sorted(used - flags))
 
 
 def test_ci_runs_the_readme_test_command_exactly():
