@@ -220,7 +220,7 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     Raises:
         UsageError: see ``merge_settings`` and ``runs.merge``.
     """
-    from .gate import THRESHOLDS
+    from .run.gate import THRESHOLDS
     from .reports import terminal
     from .run.finish import RunFaces, finish_run
     from .run.results import ResultStore

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .gate import GateConfig
+from .run.gate import GateConfig
 from .records import AnswerResult
 from .run import finish as _finish
 from .run import outputs as _outputs

@@ -444,7 +444,7 @@ class Settings:
     # ------------------------------------------------------------------------------------------
     def gate_config(self) -> Any:
         """The session thresholds as a ``gate.GateConfig`` (imports pydantic)."""
-        from .gate import THRESHOLDS, GateConfig
+        from .run.gate import THRESHOLDS, GateConfig
 
         return GateConfig(**{name: getattr(self, name) for name in THRESHOLDS})
 

@@ -135,7 +135,7 @@ def _load_shard(path: Path) -> Shard:
                          "different tests (was the file edited?)")
     from pydantic import ValidationError
 
-    from ..gate import THRESHOLDS
+    from ..run.gate import THRESHOLDS
     from .saved import validation_problems
 
     for name in THRESHOLDS:
@@ -441,7 +441,7 @@ def merged_gate(shards: Sequence[Shard], configured: Any, given: Iterable[str] =
     lowest ``max_*``, a bound set anywhere applied. So a threshold a shard ran with is never
     dropped by the merge, and shards that ran with different thresholds get the strictest.
     """
-    from ..gate import THRESHOLDS, GateConfig
+    from ..run.gate import THRESHOLDS, GateConfig
 
     given = set(given)
     data = configured.model_dump()

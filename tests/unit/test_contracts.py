@@ -19,7 +19,7 @@ from pytest_faithfulness import FaithfulnessError, evaluate
 from pytest_faithfulness.accounting import Budget
 from pytest_faithfulness.cache import CachedJudge
 from pytest_faithfulness.errors import FaithfulnessWarning
-from pytest_faithfulness.gate import GateConfig, gate_failures
+from pytest_faithfulness.run.gate import GateConfig, gate_failures
 from pytest_faithfulness.judges.protocol import (
     JudgeBase,
     accounts_usage,

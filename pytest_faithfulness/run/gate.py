@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .accounting import GATEWAY_BUDGET_SPENT
-from .ratelimit import RATE_LIMIT_WAIT_SPENT
-from .records import AnswerResult, SessionSummary
+from ..accounting import GATEWAY_BUDGET_SPENT
+from ..ratelimit import RATE_LIMIT_WAIT_SPENT
+from ..records import AnswerResult, SessionSummary
 
 #: ``max_unscored_rate`` when it is not given but another session threshold is: a mean over
 #: fewer than half of the answers does not speak for the suite.
