@@ -220,9 +220,9 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     Raises:
         UsageError: see ``merge_settings`` and ``runs.merge``.
     """
-    from .run.gate import THRESHOLDS
     from .reports import terminal
     from .run.finish import RunFaces, finish_run
+    from .run.gate import THRESHOLDS
     from .run.results import ResultStore
     from .runs.merge import (
         MergeError,
