@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from ..settings import BUILTIN_JUDGES, Settings
+from ..judges.builtin import BUILTIN_JUDGES
+from ..settings import Settings
 
 
 def is_worker(config: Any) -> bool:

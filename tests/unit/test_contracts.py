@@ -235,3 +235,23 @@ def test_a_budget_error_recorded_before_error_kind_still_counts_as_budget_in_the
     assert any("judge budget was spent before 1 answer(s)" in r for r in reasons), reasons
     recorded = AnswerResult.model_validate({**old.model_dump(mode="json"), "error_kind": None})
     assert recorded.error_kind is None  # a kind that was recorded is never guessed
+
+
+def test_one_built_in_judge_table_builds_the_judges_and_settings_reads_it_without_pydantic():
+    import subprocess
+    import sys
+
+    from pytest_faithfulness.judges import OfflineJudge
+    from pytest_faithfulness.judges import make_judge as build
+    from pytest_faithfulness.judges.builtin import BUILTIN_JUDGES, builtin_judge
+    from pytest_faithfulness.settings import BUILTIN_JUDGES as NAMES
+
+    assert NAMES == tuple(BUILTIN_JUDGES) == ("offline", "offline-heuristic", "offline-nli")
+    assert builtin_judge(None) is builtin_judge(" Offline ") is BUILTIN_JUDGES["offline"]
+    assert builtin_judge("openai/gpt-4o-mini") is None
+    for name in ("offline", "offline-heuristic"):
+        assert isinstance(build(name), OfflineJudge)
+    code = ("import sys, pytest_faithfulness.settings; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'pydantic')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
