@@ -16,6 +16,18 @@ def is_worker(config: Any) -> bool:
     return hasattr(config, "workerinput")
 
 
+def worker_input(config: Any) -> dict[str, Any]:
+    """An xdist worker's ``workerinput`` (what the controller passed it); only for a worker
+    (``is_worker``): raises ``AttributeError`` otherwise."""
+    return config.workerinput
+
+
+def worker_output(config: Any) -> dict[str, Any]:
+    """An xdist worker's ``workeroutput`` (what it sends back to the controller); only for a
+    worker (``is_worker``): raises ``AttributeError`` otherwise."""
+    return config.workeroutput
+
+
 def warn_ignored_options(config: pytest.Config, settings: Settings) -> None:
     """Warn once at start-up (in the controller) about options the built-in offline judge
     does not read: a CI job relying on replay's "no judge call" guarantee, or on an API base,

@@ -46,10 +46,11 @@ def run_page_url(environ: Mapping[str, str] | None = None) -> str | None:
     ``$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID``; ``None`` outside
     GitHub Actions."""
     env = os.environ if environ is None else environ
-    parts = [env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_RUN_ID")]
-    if not all(parts):
+    server, repo, run_id = (env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"),
+                            env.get("GITHUB_RUN_ID"))
+    if not (server and repo and run_id):
         return None
-    return f"{parts[0].rstrip('/')}/{parts[1]}/actions/runs/{parts[2]}"
+    return f"{server.rstrip('/')}/{repo}/actions/runs/{run_id}"
 
 
 _CI_NAMES = {"mean_faithfulness": "mean", "unsupported_answer_rate": "unsupported_rate"}

@@ -246,7 +246,7 @@ def gate_hook_reasons(answer: object) -> list[str]:
         return bad(shown(answer))
     reasons: list[str] = []
     try:
-        items = list(answer)  # type: ignore[call-overload]
+        items = list(answer)
     except Exception as exc:
         return bad(f"{shown(answer)} that raised {type(exc).__name__} when read: {exc}")
     for item in items:

@@ -351,8 +351,9 @@ def merged_test_exitstatus(shards: Sequence[Shard]) -> int | None:
 
 
 def merge_shards(shards: Sequence[Shard], session: Any) -> Any:
-    """Put every shard's answers into ``session`` (a fresh ``run.results.ResultStore``), in natural test-id order, with the shards' judges, the answers
-    that missed their own thresholds silently or under xfail, and pytest's exit status.
+    """Put every shard's answers into ``session`` (a fresh ``run.results.ResultStore``), in
+    natural test-id order, with the shards' judges, the answers that missed their own
+    thresholds silently or under xfail, and pytest's exit status.
     Applies nothing: the caller finishes the run (``run.finish.finish_run``) as the plugin
     does. Returns ``session``.
 
