@@ -192,9 +192,10 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     caches = []
     if not settings.no_cache:
         from ..cache import CachedJudge
+        from ..judges.protocol import is_cacheable
 
         for i, member in enumerate(judges):
-            if getattr(member, "cacheable", False):
+            if is_cacheable(member):
                 judges[i] = CachedJudge(member, settings.cache_path, mode=settings.cache_mode)
                 caches.append(judges[i])
     if settings.votes > 1 or settings.panel:
