@@ -233,7 +233,8 @@ class FaithfulnessAssertion:
 
         shown = answer if isinstance(answer, str) else \
             f"<not a string: {type(answer).__name__} {answer!r:.200}>"
-        result = AnswerResult(answer=shown, status="error", error=f"bad input: {exc}")
+        result = AnswerResult(answer=shown, status="error", error=f"bad input: {exc}",
+                              error_kind="input")
         self._record(result, thresholds)
 
     def _record(self, result: AnswerResult, thresholds: tuple[Any, ...],

@@ -32,11 +32,11 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .records import VERDICT_LABELS
+from .records import VERDICT_LABELS, Verdict
 
 CLAIM_LABELS = VERDICT_LABELS  # supported, contradicted, unsupported
 ANSWER_LABELS = ("faithful", "hallucinated")
@@ -144,23 +144,25 @@ def judge_record(record: LabelledRecord, judge: Any) -> Outcome:
     """Run one record through the judge (claim: ``verify_claim``; answer: ``evaluate``)."""
     from .pipeline import evaluate, verify_claim
 
-    base = {"id": record.id, "level": record.level, "source": record.source_dataset,
-            "human_label": record.human_label}
+    base: dict[str, Any] = {"id": record.id, "level": record.level,
+                            "source": record.source_dataset, "human_label": record.human_label}
     if record.level == "claim":
+        text = cast(str, record.claim)  # a claim record has its claim (LabelledRecord checks)
         try:
-            claim = verify_claim(record.claim, record.passages, judge)
+            claim = verify_claim(text, record.passages, judge)
         except Exception as exc:  # fail closed: counted as an error, never as agreement
-            return Outcome(**base, text=record.claim, error=f"{type(exc).__name__}: {exc}")
-        verdict = claim.verdict
-        return Outcome(**base, text=record.claim, judge_label=verdict.label, quote=verdict.quote,
+            return Outcome(**base, text=text, error=f"{type(exc).__name__}: {exc}")
+        verdict = cast(Verdict, claim.verdict)  # verify_claim always sets it
+        return Outcome(**base, text=text, judge_label=verdict.label, quote=verdict.quote,
                        passage_ids=verdict.passage_ids,
                        evidence=[item.model_dump() for item in verdict.evidence])
-    result = evaluate(record.answer, record.passages, judge)
+    answer = cast(str, record.answer)  # an answer record has its answer (LabelledRecord checks)
+    result = evaluate(answer, record.passages, judge)
     if result.status == "error":
-        return Outcome(**base, text=record.answer, error=result.error)
+        return Outcome(**base, text=answer, error=result.error)
     flagged = result.status == "scored" and result.not_supported > 0
     first = next((c for c in result.claims if not c.supported), None)
-    return Outcome(**base, text=record.answer,
+    return Outcome(**base, text=answer,
                    judge_label="hallucinated" if flagged else "faithful",
                    quote=first.verdict.quote if first and first.verdict else None,
                    claims=[{"text": c.text, "label": c.label} for c in result.claims])
@@ -217,7 +219,7 @@ def figures(outcomes: list[Outcome], level: str) -> Figures:
     labels = CLAIM_LABELS if level == "claim" else ANSWER_LABELS
     confusion = {h: {j: 0 for j in labels} for h in labels}
     for o in judged:
-        confusion[o.human_label][o.judge_label] += 1
+        confusion[o.human_label][cast(str, o.judge_label)] += 1
     precision: dict[str, float | None] = {}
     recall: dict[str, float | None] = {}
     for label in labels:
@@ -230,7 +232,7 @@ def figures(outcomes: list[Outcome], level: str) -> Figures:
                    balanced_accuracy=balanced_accuracy(pairs),
                    balanced_accuracy_ci95=bootstrap_ci(pairs),
                    kappa=cohen_kappa([o.human_label for o in judged],
-                                     [o.judge_label for o in judged]),
+                                     [cast(str, o.judge_label) for o in judged]),
                    confusion=confusion, precision=precision, recall=recall)
 
 
@@ -255,9 +257,10 @@ def report(outcomes: Iterable[Outcome]) -> CalibrationReport:
 def agreement(report_: CalibrationReport) -> float | None:
     """The figure the gate reads: the lowest balanced accuracy over the levels present."""
     values = [f.balanced_accuracy for f in report_.overall.values()]
-    if not values or any(v is None for v in values):
+    scores = [v for v in values if v is not None]
+    if not values or len(scores) < len(values):
         return None
-    return min(values)
+    return min(scores)
 
 
 def _pct(value: float | None) -> str:

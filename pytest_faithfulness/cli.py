@@ -61,10 +61,10 @@ def _strtobool(value: str) -> bool:
 
 
 def _read_toml(path: Path) -> dict[str, Any] | None:
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10: pytest depends on tomli there
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:  # Python 3.10: pytest depends on tomli there
+        import tomli as tomllib
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -220,9 +220,9 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     Raises:
         UsageError: see ``merge_settings`` and ``runs.merge``.
     """
-    from .gate import THRESHOLDS
     from .reports import terminal
     from .run.finish import RunFaces, finish_run
+    from .run.gate import THRESHOLDS
     from .run.results import ResultStore
     from .runs.merge import (
         MergeError,

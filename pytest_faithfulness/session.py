@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .gate import GateConfig
 from .records import AnswerResult
 from .run import finish as _finish
 from .run import outputs as _outputs
 from .run.finish import NOTHING_JUDGED
+from .run.gate import GateConfig
 from .run.outcome import RunOutcome
 from .run.results import ResultStore
 

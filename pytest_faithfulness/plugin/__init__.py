@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..settings import Settings
-from .checks import check_budget_prices, is_worker, register_known_keys, warn_ignored_options
+from .checks import (
+    check_budget_prices,
+    is_worker,
+    register_known_keys,
+    warn_ignored_options,
+    worker_input,
+    worker_output,
+)
 from .options import add_options, settings_from_config
 from .tracker import RunTracker
 
@@ -101,7 +108,7 @@ def _run_folder(config: pytest.Config, key: Any, input_name: str, prefix: str) -
     (removed at the end) and passes its path in ``workerinput[input_name]``; it is kept in
     ``config.stash[key]``."""
     if is_worker(config):
-        folder = config.workerinput.get(input_name)
+        folder = worker_input(config).get(input_name)
         if folder:
             config.stash[key] = folder
         return
@@ -185,9 +192,10 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     caches = []
     if not settings.no_cache:
         from ..cache import CachedJudge
+        from ..judges.protocol import is_cacheable
 
         for i, member in enumerate(judges):
-            if getattr(member, "cacheable", False):
+            if is_cacheable(member):
                 judges[i] = CachedJudge(member, settings.cache_path, mode=settings.cache_mode)
                 caches.append(judges[i])
     if settings.votes > 1 or settings.panel:
@@ -340,7 +348,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if store is None:
         return
     if is_worker(config):
-        config.workeroutput[WORKER_OUTPUT_KEY] = store.to_payload()
+        worker_output(config)[WORKER_OUTPUT_KEY] = store.to_payload()
         return
     from ..run.finish import finish_run
 
@@ -367,7 +375,7 @@ def _store_to_finish(session: pytest.Session, exitstatus: int) -> ResultStore | 
     incomplete = config.stash[RUN_KEY].incomplete_reason(session, exitstatus)
     if incomplete:
         store.mark_incomplete(incomplete if not is_worker(config) else
-                              f"xdist worker {config.workerinput.get('workerid', '?')}: "
+                              f"xdist worker {worker_input(config).get('workerid', '?')}: "
                               f"{incomplete}")
     return store
 

@@ -7,12 +7,25 @@ from typing import Any
 
 import pytest
 
-from ..settings import BUILTIN_JUDGES, Settings
+from ..judges.builtin import BUILTIN_JUDGES
+from ..settings import Settings
 
 
 def is_worker(config: Any) -> bool:
     """Whether ``config`` is a pytest-xdist worker's."""
     return hasattr(config, "workerinput")
+
+
+def worker_input(config: Any) -> dict[str, Any]:
+    """An xdist worker's ``workerinput`` (what the controller passed it); only for a worker
+    (``is_worker``): raises ``AttributeError`` otherwise."""
+    return config.workerinput
+
+
+def worker_output(config: Any) -> dict[str, Any]:
+    """An xdist worker's ``workeroutput`` (what it sends back to the controller); only for a
+    worker (``is_worker``): raises ``AttributeError`` otherwise."""
+    return config.workeroutput
 
 
 def warn_ignored_options(config: pytest.Config, settings: Settings) -> None:

@@ -3,7 +3,7 @@ group) and an ini key, and read back into ``Settings.from_mapping``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -16,6 +16,7 @@ def add_options(parser: pytest.Parser) -> None:
     for opt in Settings.options():
         extra = dict(opt.argparse)
         ini_default: Any = None
+        ini_type: Literal["bool", "args", "string"]
         if opt.kind == "flag":
             extra["action"], ini_type, ini_default = "store_true", "bool", False
         elif opt.kind == "args":

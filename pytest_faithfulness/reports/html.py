@@ -116,12 +116,12 @@ GATE_NAMES = 50
 #: (``_answers_html``); the page's script turns one into its ``<article>`` when it is shown.
 LAZY_TYPE = "text/x-faithfulness-answer"
 
-_JS = """
-(function(){
-  var PAGE=%d;
+_JS = f"""
+(function(){{
+  var PAGE={PAGE_SIZE:d};
   var items=[].slice.call(document.querySelectorAll(
-    'article.answer,script[type="%s"]'));
-  var buttons=[].slice.call(document.querySelectorAll('nav#filters button[data-filter]'));
+    'article.answer,script[type="{LAZY_TYPE}"]'));
+""" + """  var buttons=[].slice.call(document.querySelectorAll('nav#filters button[data-filter]'));
   var pager=[].slice.call(document.querySelectorAll('nav#filters button[data-page]'));
   var shown=document.getElementById('shown');
   var maker=document.createElement('template');
@@ -171,7 +171,7 @@ _JS = """
   apply(m?m[1]:'all',p?parseInt(p[1],10)-1:0);
   document.documentElement.setAttribute('data-rendered-ms',String(Math.round(performance.now())));
 })();
-""" % (PAGE_SIZE, LAZY_TYPE)
+"""
 
 
 def _csp_hash(text: str) -> str:
@@ -261,7 +261,7 @@ def distribution_svg(scores: list[float], *, bins: int = 10, width: int = 460,
     counts = [0] * bins
     for s in scores:
         counts[min(bins - 1, max(0, int(s * bins)))] += 1
-    top = max(counts) if counts and max(counts) else 1
+    top = max(counts, default=0) or 1  # 1 when every bin is empty
     left, right, pad_top, pad_bottom = 34, 10, 12, 28
     plot_w, plot_h = width - left - right, height - pad_top - pad_bottom
     bar_w = plot_w / bins

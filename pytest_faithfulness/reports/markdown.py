@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..records import AnswerResult, SessionSummary
+from ..records import AnswerResult, ClaimResult, SessionSummary
 from .figures import fmt as _fmt
 from .figures import format_change, format_figure
 from .spans import citation_text, sentence_text, turn_text
@@ -188,7 +188,7 @@ def _why(claim: Any, answer: str = "") -> str:
 
 
 def _claims_table(results: list[AnswerResult], max_rows: int) -> list[str]:
-    rows = []
+    rows: list[tuple[AnswerResult, ClaimResult | None]] = []
     for r in results:
         if r.status == "error":
             rows.append((r, None))
@@ -196,8 +196,8 @@ def _claims_table(results: list[AnswerResult], max_rows: int) -> list[str]:
     lines = [f"### Claims that are not supported ({sum(1 for _, c in rows if c)})", ""]
     if not rows:
         return lines + ["Every claim is supported.", ""]
-    lines += ["| test | faithfulness | verdict | claim | passage | quote | in the answer, rationale "
-              "and notes |",
+    lines += ["| test | faithfulness | verdict | claim | passage | quote "
+              "| in the answer, rationale and notes |",
               "|---|---:|---|---|---|---|---|"]
     for r, c in rows[:max_rows]:
         if c is None:

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..records import AnswerResult, SessionSummary
-from ..run.outcome import RunOutcome, failed_own_thresholds
+from ..run.outcome import RunOutcome
 from .figures import format_change, format_figure
 from .markdown import md_escape
 from .terminal import usage_text
@@ -46,10 +46,11 @@ def run_page_url(environ: Mapping[str, str] | None = None) -> str | None:
     ``$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID``; ``None`` outside
     GitHub Actions."""
     env = os.environ if environ is None else environ
-    parts = [env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_RUN_ID")]
-    if not all(parts):
+    server, repo, run_id = (env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"),
+                            env.get("GITHUB_RUN_ID"))
+    if not (server and repo and run_id):
         return None
-    return f"{parts[0].rstrip('/')}/{parts[1]}/actions/runs/{parts[2]}"
+    return f"{server.rstrip('/')}/{repo}/actions/runs/{run_id}"
 
 
 _CI_NAMES = {"mean_faithfulness": "mean", "unsupported_answer_rate": "unsupported_rate"}
@@ -178,6 +179,21 @@ def pr_comment(results: list[AnswerResult], summary: SessionSummary, judges: lis
     Returns:
         the body, starting with ``MARKER``, at most ``limit`` characters long.
     """
+    return pr_comment_of(RunOutcome.of(results, summary, judges, failures, comparison),
+                         verdict=verdict, html_report=html_report, run_url=run_url,
+                         limit=limit)
+
+
+def pr_comment_of(outcome: RunOutcome, *, html_report: str | None = None,
+                  run_url: str | None = None, limit: int = DEFAULT_LIMIT,
+                  verdict: Any = None) -> str:
+    """``pr_comment`` of a ``run.outcome.RunOutcome``: its answers, figures, judges, gate
+    failures, comparison, the answers failing their own thresholds (``outcome.failing``) and
+    its verdict (``outcome.verdict()`` unless ``verdict`` is given)."""
+    if verdict is None:
+        verdict = outcome.verdict()
+    summary, judges, failures = outcome.summary, outcome.judges, outcome.failures
+    comparison = outcome.comparison
     limit = min(limit, GITHUB_LIMIT)
     where = []
     if html_report:
@@ -203,7 +219,7 @@ def pr_comment(results: list[AnswerResult], summary: SessionSummary, judges: lis
     if comparison is not None:
         _comparison_sections(out, comparison)
     else:
-        failing = [r for r in results if failed_own_thresholds(r)]
+        failing = outcome.failing
         if failing:
             out.add([f"### Answers that failed their own thresholds ({len(failing)})", ""])
             for r in failing:
@@ -275,12 +291,3 @@ def _comparison_sections(out: _Budget, comparison: Any) -> None:
             out.add(["<details><summary>"
                      f"{len(comparison.added)} answer(s) added, {len(comparison.removed)} "
                      "removed (too many to list)</summary>", "", "</details>", ""])
-
-
-def pr_comment_of(outcome: RunOutcome, *, html_report: str | None = None,
-                  run_url: str | None = None, limit: int = DEFAULT_LIMIT) -> str:
-    """``pr_comment`` of a ``run.outcome.RunOutcome``: its answers, figures, judges, gate
-    failures, comparison and verdict."""
-    return pr_comment(outcome.results, outcome.summary, outcome.judges, outcome.failures,
-                      outcome.comparison, verdict=outcome.verdict(), html_report=html_report,
-                      run_url=run_url, limit=limit)

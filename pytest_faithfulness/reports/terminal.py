@@ -75,7 +75,7 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False,
             for source in (verdict, judged):
                 if source is not None and source.rationale:
                     who = "judge's rationale" if source is verdict else \
-                        f"judge's rationale for {judged.label}"
+                        f"judge's rationale for {source.label}"
                     lines.append(f"      {who}: {source.rationale}")
     if result.dropped and (verbose or not only_failing_claims):
         for item in result.dropped:

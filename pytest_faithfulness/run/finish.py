@@ -165,7 +165,7 @@ def apply_thresholds(outcome: RunOutcome, gate: Any, threshold_flags: Sequence[s
     (``threshold_flags``, the options set; default: ``gate``'s thresholds) rather than
     passing on no data.
     """
-    from ..gate import gate_failures
+    from .gate import gate_failures
 
     reasons = gate_failures(outcome.summary, outcome.results, gate)
     if not outcome.results and not judged:
@@ -249,7 +249,7 @@ def run_gate_hooks(outcome: RunOutcome, hooks: GateHooks) -> list[str]:
     """Ask the conftest gates and add what they answer as the run's own failures
     (``gate.gate_hook_reasons``: fails closed on a bad answer; a hook that raises is a
     failure naming it). Returns the reasons added."""
-    from ..gate import gate_hook_reasons
+    from .gate import gate_hook_reasons
 
     try:
         answers = list(hooks(outcome.summary.model_copy(deep=True), list(outcome.results)))

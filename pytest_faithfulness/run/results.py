@@ -12,7 +12,7 @@ import json
 import threading
 from typing import Any
 
-from ..judges.protocol import judge_description
+from ..judges.protocol import fingerprint_of, judge_description
 from ..records import AnswerResult, SessionSummary
 
 
@@ -93,9 +93,8 @@ class ResultStore:
         workers' and shards' included. A fingerprint that raises is left out, never fatal."""
         out: list[dict[str, Any]] = []
         for judge in self._judges.values():
-            fingerprint = getattr(judge, "fingerprint", None)
             try:
-                fp = fingerprint() if callable(fingerprint) else None
+                fp = fingerprint_of(judge)
             except Exception:  # a judge's fingerprint is informative here, never fatal
                 fp = None
             if isinstance(fp, dict):  # JSON-safe for the xdist payload and the saved run

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from ..records import Evidence
 from ..reports.figures import format_figure
-from .saved import SavedAnswer, SavedClaim, SavedRun, LenientRecord
+from .saved import LenientRecord, SavedAnswer, SavedClaim, SavedRun
 
 _NOT_SUPPORTED = (None, "contradicted", "unsupported")
 _EPS = 1e-9
@@ -173,7 +173,7 @@ class Comparison(LenientRecord):
 
 
 #: (field, label, better) of the figures compared, in display order.
-FIGURES: tuple[tuple[str, str, str], ...] = (
+FIGURES: tuple[tuple[str, str, Literal["higher", "lower", "neither"]], ...] = (
     ("mean_faithfulness", "mean faithfulness", "higher"),
     ("unsupported_answer_rate", "share of answers with a claim not supported", "lower"),
     ("answers", "answers", "neither"),
@@ -235,8 +235,8 @@ def _judge_warnings(baseline: SavedRun, current: SavedRun) -> list[str]:
     if not before or not after or set(before) == set(after):
         return []
     warnings = []
-    old_prompts = {j.prompt_version for j in before.values()} - {None}
-    new_prompts = {j.prompt_version for j in after.values()} - {None}
+    old_prompts = {j.prompt_version for j in before.values() if j.prompt_version is not None}
+    new_prompts = {j.prompt_version for j in after.values() if j.prompt_version is not None}
     if old_prompts and new_prompts and old_prompts != new_prompts:
         warnings.append(f"prompt version differs: baseline {', '.join(sorted(old_prompts))}, "
                         f"this run {', '.join(sorted(new_prompts))}")
@@ -326,10 +326,11 @@ def _paired_statistics(comparison: Comparison,
                      and b.score is not None and a.score is not None),
                     key=lambda pair: (pair[1].test_id, pair[1].answer, pair[0].answer))
     # sorted: the bootstrap must not depend on the order answers were recorded in (xdist)
-    before_scores = [b.score for b, _ in scored]
+    before_scores = [b.score for b, _ in scored if b.score is not None]  # all: scored above
+    after_scores = [a.score for _, a in scored if a.score is not None]
     before_flags = [_flag(b) for b, _ in scored]
-    tests = {
-        "mean_faithfulness": (paired_bootstrap(before_scores, [a.score for _, a in scored]),
+    tests: dict[str, tuple[Any, list[float]]] = {
+        "mean_faithfulness": (paired_bootstrap(before_scores, after_scores),
                               before_scores),
         "unsupported_answer_rate": (mcnemar_exact([bool(f) for f in before_flags],
                                                   [bool(_flag(a)) for _, a in scored]),

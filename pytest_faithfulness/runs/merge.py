@@ -135,7 +135,7 @@ def _load_shard(path: Path) -> Shard:
                          "different tests (was the file edited?)")
     from pydantic import ValidationError
 
-    from ..gate import THRESHOLDS
+    from ..run.gate import THRESHOLDS
     from .saved import validation_problems
 
     for name in THRESHOLDS:
@@ -351,8 +351,9 @@ def merged_test_exitstatus(shards: Sequence[Shard]) -> int | None:
 
 
 def merge_shards(shards: Sequence[Shard], session: Any) -> Any:
-    """Put every shard's answers into ``session`` (a fresh ``run.results.ResultStore``), in natural test-id order, with the shards' judges, the answers
-    that missed their own thresholds silently or under xfail, and pytest's exit status.
+    """Put every shard's answers into ``session`` (a fresh ``run.results.ResultStore``), in
+    natural test-id order, with the shards' judges, the answers that missed their own
+    thresholds silently or under xfail, and pytest's exit status.
     Applies nothing: the caller finishes the run (``run.finish.finish_run``) as the plugin
     does. Returns ``session``.
 
@@ -441,7 +442,7 @@ def merged_gate(shards: Sequence[Shard], configured: Any, given: Iterable[str] =
     lowest ``max_*``, a bound set anywhere applied. So a threshold a shard ran with is never
     dropped by the merge, and shards that ran with different thresholds get the strictest.
     """
-    from ..gate import THRESHOLDS, GateConfig
+    from ..run.gate import THRESHOLDS, GateConfig
 
     given = set(given)
     data = configured.model_dump()

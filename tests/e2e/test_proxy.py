@@ -49,7 +49,7 @@ from scripted_model import (
 import pytest_faithfulness
 from pytest_faithfulness import LiteLLMJudge
 from pytest_faithfulness.accounting import GATEWAY_BUDGET_SPENT
-from pytest_faithfulness.gate import GateConfig, gate_failures
+from pytest_faithfulness.run.gate import GateConfig, gate_failures
 from pytest_faithfulness.records import SessionSummary
 
 SUPPORTED = {"label": "supported", "passage_ids": ["1"], "quote": KESTREL_ANSWER}

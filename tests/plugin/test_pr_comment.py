@@ -158,3 +158,21 @@ def test_quoted_links_and_issue_references_are_inert_but_readable(pytester):
     for reference in ("https://evil.example/steal_it", "www.evil.example", "acme/rag#12",
                       "#7", "GH-3", "@octocat", "test_it[acme/rag#12]"):
         assert reference in plain, reference
+
+
+def test_the_comment_lists_the_outcomes_failing_answers_as_the_other_reports_do():
+    from pytest_faithfulness.reports.markdown import markdown_of
+    from pytest_faithfulness.reports.pr_comment import pr_comment_of
+    from pytest_faithfulness.run.outcome import RunOutcome
+
+    session = FaithfulnessSession()
+    failing = _answer(1, "unsupported", 10).model_copy(update={"max_unsupported": 0})
+    session.record(failing)
+    assert not failing.passed
+    heading = "Answers that failed their own thresholds (1)"
+    found = RunOutcome.of(session.results, session.summary(), [], [])
+    assert heading in pr_comment_of(found) and found.failing == [failing]
+    given = RunOutcome.of(session.results, session.summary(), [], [], failing=[])
+    assert heading not in pr_comment_of(given)  # the outcome's list, not a rule of its own
+    assert pr_comment_of(given).splitlines()[-1] == f"**Verdict:** {given.verdict().text}"
+    assert markdown_of(given).splitlines()[-1].endswith(given.verdict().text)

@@ -273,7 +273,7 @@ def test_merge_reads_the_options_marked_for_it_and_the_gate_takes_every_threshol
     ``GateConfig`` is built from the one threshold table (``gate.THRESHOLDS``): every
     threshold is a ``GateConfig`` field, a ``Settings`` option and a ``merge`` option."""
     from pytest_faithfulness.cli import MERGE_OPTIONS, build_parser
-    from pytest_faithfulness.gate import THRESHOLDS, GateConfig
+    from pytest_faithfulness.run.gate import THRESHOLDS, GateConfig
 
     merged = {opt.dest[len("faithfulness_"):] for opt in Settings.merge_options()}
     assert set(MERGE_OPTIONS) == merged and set(THRESHOLDS) <= merged

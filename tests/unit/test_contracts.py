@@ -19,7 +19,7 @@ from pytest_faithfulness import FaithfulnessError, evaluate
 from pytest_faithfulness.accounting import Budget
 from pytest_faithfulness.cache import CachedJudge
 from pytest_faithfulness.errors import FaithfulnessWarning
-from pytest_faithfulness.gate import GateConfig, gate_failures
+from pytest_faithfulness.run.gate import GateConfig, gate_failures
 from pytest_faithfulness.judges.protocol import (
     JudgeBase,
     accounts_usage,
@@ -235,3 +235,55 @@ def test_a_budget_error_recorded_before_error_kind_still_counts_as_budget_in_the
     assert any("judge budget was spent before 1 answer(s)" in r for r in reasons), reasons
     recorded = AnswerResult.model_validate({**old.model_dump(mode="json"), "error_kind": None})
     assert recorded.error_kind is None  # a kind that was recorded is never guessed
+
+
+def test_one_built_in_judge_table_builds_the_judges_and_settings_reads_it_without_pydantic():
+    import subprocess
+    import sys
+
+    from pytest_faithfulness.judges import OfflineJudge
+    from pytest_faithfulness.judges import make_judge as build
+    from pytest_faithfulness.judges.builtin import BUILTIN_JUDGES, builtin_judge
+    from pytest_faithfulness.settings import BUILTIN_JUDGES as NAMES
+
+    assert NAMES == tuple(BUILTIN_JUDGES) == ("offline", "offline-heuristic", "offline-nli")
+    assert builtin_judge(None) is builtin_judge(" Offline ") is BUILTIN_JUDGES["offline"]
+    assert builtin_judge("openai/gpt-4o-mini") is None
+    for name in ("offline", "offline-heuristic"):
+        assert isinstance(build(name), OfflineJudge)
+    code = ("import sys, pytest_faithfulness.settings; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'pydantic')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_bad_input_records_kind_input():
+    from pytest_faithfulness.assertion import FaithfulnessAssertion
+    from pytest_faithfulness.run.results import ResultStore
+
+    check = FaithfulnessAssertion(pytest_faithfulness.make_judge("offline"), ResultStore(),
+                                  "test_x", None, None, None)
+    with pytest.raises((TypeError, ValueError)):
+        check(ANSWER, 42)
+    assert check.results[-1].status == "error" and check.results[-1].error_kind == "input"
+
+
+@pytest.mark.parametrize("kind, words, phrase", [
+    ("gateway_budget", "refused calls because its budget or quota is spent", "GATEWAY"),
+    ("rate_limit", "kept answering 'limit reached'", "RATE"),
+])
+def test_the_gate_counts_refusals_and_rate_limits_by_kind_and_old_results_by_text(
+        kind, words, phrase):
+    from pytest_faithfulness.accounting import GATEWAY_BUDGET_SPENT
+    from pytest_faithfulness.ratelimit import RATE_LIMIT_WAIT_SPENT
+
+    text = GATEWAY_BUDGET_SPENT if phrase == "GATEWAY" else RATE_LIMIT_WAIT_SPENT
+    by_kind = AnswerResult(answer=ANSWER, status="error", error="refused", error_kind=kind)
+    other = AnswerResult(answer=ANSWER, status="error", error=f"x: {text}", error_kind="judge")
+    old = AnswerResult.model_validate({"answer": ANSWER, "status": "error",
+                                       "error": f"verify failed: {text}"})
+    assert old.error_kind is None
+    for results, counted in (([by_kind], 1), ([other], 0), ([old], 1), ([by_kind, old], 2)):
+        reasons = gate_failures(SessionSummary.of(results), results, GateConfig())
+        named = [r for r in reasons if words in r]
+        assert (named[0].startswith(f"{counted} answer(s)") if counted else not named), reasons

@@ -16,7 +16,7 @@ from pytest_faithfulness import (
     Verdict,
     evaluate,
 )
-from pytest_faithfulness.gate import GateConfig, gate_failures
+from pytest_faithfulness.run.gate import GateConfig, gate_failures
 from pytest_faithfulness.inputs import to_passages
 from pytest_faithfulness.pipeline import passage_windows
 from pytest_faithfulness.trust.quote_check import check_verdict

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .accounting import GATEWAY_BUDGET_SPENT
-from .ratelimit import RATE_LIMIT_WAIT_SPENT
-from .records import AnswerResult, SessionSummary
+from ..accounting import GATEWAY_BUDGET_SPENT
+from ..ratelimit import RATE_LIMIT_WAIT_SPENT
+from ..records import AnswerResult, ErrorKind, SessionSummary
 
 #: ``max_unscored_rate`` when it is not given but another session threshold is: a mean over
 #: fewer than half of the answers does not speak for the suite.
@@ -139,6 +139,18 @@ def unstable_failures(results: list[AnswerResult], config: GateConfig) -> list[s
     return reasons
 
 
+def _of_kind(result: AnswerResult, kind: ErrorKind, legacy_text: str) -> bool:
+    """Whether ``result`` errored with ``kind``; a result without ``error_kind`` (recorded
+    before it existed: a shard or saved run of an older version) is read by its old sign,
+    ``legacy_text`` in its error or one of its claims' notes."""
+    if result.status != "error":
+        return False
+    if result.error_kind is not None:
+        return result.error_kind == kind
+    return any(legacy_text in (text or "")
+               for text in [result.error, *(c.note for c in result.claims)])
+
+
 def gate_failures(summary: SessionSummary, results: list[AnswerResult],
                   config: GateConfig) -> list[str]:
     """Why the session fails the gate; an empty list means it passes.
@@ -158,14 +170,12 @@ def gate_failures(summary: SessionSummary, results: list[AnswerResult],
     if unjudged:
         reasons.append(f"the judge budget was spent before {unjudged} answer(s) were judged: the "
                        "gate does not pass on partial data")
-    refused = sum(1 for r in results if r.status == "error" and any(
-        GATEWAY_BUDGET_SPENT in (text or "") for text in [r.error, *(c.note for c in r.claims)]))
+    refused = sum(1 for r in results if _of_kind(r, "gateway_budget", GATEWAY_BUDGET_SPENT))
     if refused:
         reasons.append(f"{refused} answer(s) not judged: the judge's provider or gateway refused "
                        "calls because its budget or quota is spent; the gate does not pass on "
                        "partial data")
-    waited = sum(1 for r in results if r.status == "error" and any(
-        RATE_LIMIT_WAIT_SPENT in (text or "") for text in [r.error, *(c.note for c in r.claims)]))
+    waited = sum(1 for r in results if _of_kind(r, "rate_limit", RATE_LIMIT_WAIT_SPENT))
     if waited:
         reasons.append(f"{waited} answer(s) not judged: the judge's provider kept answering "
                        f"'limit reached' (HTTP 429) and {RATE_LIMIT_WAIT_SPENT} "
@@ -246,7 +256,7 @@ def gate_hook_reasons(answer: object) -> list[str]:
         return bad(shown(answer))
     reasons: list[str] = []
     try:
-        items = list(answer)  # type: ignore[call-overload]
+        items = list(answer)
     except Exception as exc:
         return bad(f"{shown(answer)} that raised {type(exc).__name__} when read: {exc}")
     for item in items:
