@@ -44,7 +44,7 @@ LAYERS = (
     ("judges",),
     ("cache", "cachemerge"),
     ("pipeline", "conversation"),
-    ("run", "gate", "reports", "runs", "calibration", "session"),
+    ("run", "reports", "runs", "calibration", "session"),
     ("plugin", "assertion", "hookspecs", "cli", "settings", "__main__", "__init__"),
 )
 
