@@ -109,8 +109,14 @@ def _assert_valid(result):
                        for pid in claim.verdict.passage_ids)
 
 
+#: Two sentences of the audit answer, one stated by the passages and one not: every step a
+#: longer answer takes (decompose, one verify call per claim, the checks) at a third of the
+#: CPU time of the whole answer on a 2-core machine (the model runs on the CPU).
+SHORT_ANSWER = "Audit log export is available on the Business plan. Exports run hourly."
+
+
 def test_a_real_model_gives_valid_records_and_real_token_usage(llama_server):
-    result = evaluate(AUDIT_ANSWER, AUDIT_PASSAGES, _judge(llama_server))
+    result = evaluate(SHORT_ANSWER, AUDIT_PASSAGES, _judge(llama_server))
     _assert_valid(result)
     assert result.usage.calls >= 1
     assert result.usage.input_tokens > 0 and result.usage.output_tokens > 0
@@ -166,7 +172,7 @@ def test_a_pytest_run_against_the_real_model(pytester, llama_server):
     ''')
     pytester.makepyfile(test_real=f'''
         def test_audit(assert_faithful):
-            assert_faithful({AUDIT_ANSWER!r}, {AUDIT_PASSAGES!r})
+            assert_faithful({SHORT_ANSWER!r}, {AUDIT_PASSAGES!r})
         def test_greeting(assert_faithful):
             assert_faithful("Hi there! Happy to help.", {AUDIT_PASSAGES!r})
     ''')
