@@ -43,7 +43,7 @@ LAYERS = (
     ("trust",),
     ("judges",),
     ("cache", "cachemerge"),
-    ("pipeline", "conversation"),
+    ("pipeline", "conversation", "canaries"),
     ("run", "reports", "runs", "calibration", "session"),
     ("plugin", "assertion", "hookspecs", "cli", "settings", "__main__", "__init__"),
 )
