@@ -30,21 +30,24 @@ def main() -> None:
     from pytest_faithfulness import evaluate
     from pytest_faithfulness.judges import OfflineJudge
     from pytest_faithfulness.runs.statistics import ALPHA, POWER, answer_figures, planning_sd
-    from pytest_faithfulness.session import FaithfulnessSession
+    from pytest_faithfulness.reports.terminal import outcome_lines
+    from pytest_faithfulness.run.finish import new_outcome
+    from pytest_faithfulness.run.gate import GateConfig
+    from pytest_faithfulness.run.results import ResultStore
     from statistics import NormalDist
 
     with args.data.open(encoding="utf-8") as fh:
         rows = [json.loads(line) for line, _ in zip(fh, range(40))]
-    session, judge = FaithfulnessSession(), OfflineJudge()
+    store, judge = ResultStore(), OfflineJudge()
     for row in rows:
         result = evaluate(row["answer"], row["passages"], judge)
         result.test_id = row["id"]
-        session.record(result, judge)
-    print("\n".join(line for line in session.terminal_lines() if line.strip())
+        store.record(result, judge)
+    print("\n".join(line for line in outcome_lines(new_outcome(store, GateConfig())) if line.strip())
           .split("\nanswers with claims that are not supported")[0])
     z = NormalDist().inv_cdf(1 - ALPHA / 2) + NormalDist().inv_cdf(POWER)
     for name, values in zip(("mean faithfulness", "answers with a claim not supported"),
-                            answer_figures(session.results)):
+                            answer_figures(store.results)):
         sd = planning_sd(values)
         needed = {d: math.ceil((z * math.sqrt(2) * sd / d) ** 2) for d in (0.02, 0.05, 0.10)}
         print(f"{name}: scored answers needed to detect a drop of "

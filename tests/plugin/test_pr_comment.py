@@ -11,7 +11,10 @@ from faithfulness_ci_suite import to_v2
 from pytest_faithfulness.records import AnswerResult, ClaimResult, Passage, Verdict
 from pytest_faithfulness.reports.pr_comment import GITHUB_LIMIT, MARKER, run_page_url
 from pytest_faithfulness.runs.saved import list_runs, load_run
-from pytest_faithfulness.session import FaithfulnessSession
+from pytest_faithfulness.run.finish import apply_thresholds, compare_with, new_outcome
+from pytest_faithfulness.run.gate import GateConfig
+from pytest_faithfulness.run.outputs import save_run, write_pr_comment
+from pytest_faithfulness.run.results import ResultStore
 
 
 def test_the_comment_puts_regressions_then_newly_failing_then_recovered(suite, monkeypatch):
@@ -73,19 +76,22 @@ def test_a_huge_run_is_cut_under_the_limit_with_a_note_and_a_pointer(tmp_path, s
     """Thousands of answers regress against the base run: the comment keeps the marker, the
     headline and as many items as fit, and says what was left out and where to look."""
     monkeypatch.delenv("GITHUB_RUN_ID", raising=False)
-    base = FaithfulnessSession()
+    base = ResultStore()
     for i in range(size):
         base.record(_answer(i, "supported", 60))
-    base.evaluate_gate()
-    path = base.save_run(tmp_path / "runs", "main")
-    now = FaithfulnessSession()
+    based = new_outcome(base, GateConfig())
+    apply_thresholds(based, GateConfig())
+    path = save_run(base, based, tmp_path / "runs", "main")
+    now = ResultStore()
     for i in range(size):
         now.record(_answer(i, "contradicted" if i % 2 else "unsupported", 60))
-    now.evaluate_gate()
+    outcome = new_outcome(now, GateConfig())
+    apply_thresholds(outcome, GateConfig())
     from pytest_faithfulness.runs.compare import parse_compare_fail
 
-    now.compare_with(load_run(path), parse_compare_fail("mean:0.01"), baseline_path=path)
-    written = now.write_pr_comment(tmp_path / "comment.md", html="out/report.html")
+    compare_with(now, outcome, load_run(path), parse_compare_fail("mean:0.01"),
+                 baseline_path=path)
+    written = write_pr_comment(outcome, tmp_path / "comment.md", html="out/report.html")
     text = written.read_text(encoding="utf-8")
     assert len(text) <= GITHUB_LIMIT
     assert text.startswith(MARKER + "\n## Faithfulness: ❌ gate failed")
@@ -109,7 +115,7 @@ def test_confidence_intervals_are_shown_when_the_summary_has_them():
     from pytest_faithfulness.reports.pr_comment import pr_comment
     from pytest_faithfulness.reports.verdict import run_verdict
 
-    session = FaithfulnessSession()
+    session = ResultStore()
     session.record(_answer(1, "supported", 10))
     summary = session.summary().model_copy(update={"ci": FigureIntervals(
         mean=(0.71, 0.93), unsupported_rate=(0.0, 0.2))})
@@ -165,7 +171,7 @@ def test_the_comment_lists_the_outcomes_failing_answers_as_the_other_reports_do(
     from pytest_faithfulness.reports.pr_comment import pr_comment_of
     from pytest_faithfulness.run.outcome import RunOutcome
 
-    session = FaithfulnessSession()
+    session = ResultStore()
     failing = _answer(1, "unsupported", 10).model_copy(update={"max_unsupported": 0})
     session.record(failing)
     assert not failing.passed

@@ -44,7 +44,7 @@ LAYERS = (
     ("judges",),
     ("cache", "cachemerge"),
     ("pipeline", "conversation", "canaries"),
-    ("run", "reports", "runs", "calibration", "session"),
+    ("run", "reports", "runs", "calibration"),
     ("plugin", "assertion", "hookspecs", "cli", "settings", "__main__", "__init__"),
 )
 

@@ -12,7 +12,10 @@ import pytest
 
 from pytest_faithfulness.records import AnswerResult, ClaimResult, Passage, Verdict
 from pytest_faithfulness.reports.html import PAGE_SIZE
-from pytest_faithfulness.session import FaithfulnessSession
+from pytest_faithfulness.run.finish import apply_thresholds, new_outcome
+from pytest_faithfulness.run.gate import GateConfig
+from pytest_faithfulness.run.outputs import write_html
+from pytest_faithfulness.run.results import ResultStore
 
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
                  if shutil.which(n)), None)
@@ -51,11 +54,12 @@ def _visible(dom: str) -> list[int]:
 
 @pytest.fixture(scope="module")
 def big_report(tmp_path_factory) -> Path:
-    session = FaithfulnessSession()
+    store = ResultStore()
     for i in range(N):
-        session.record(_result(i))
-    session.evaluate_gate()
-    return session.write_html(tmp_path_factory.mktemp("html") / "big.html")
+        store.record(_result(i))
+    outcome = new_outcome(store, GateConfig())
+    apply_thresholds(outcome, GateConfig())
+    return write_html(outcome, tmp_path_factory.mktemp("html") / "big.html")
 
 
 def test_a_big_report_shows_one_page_of_answers_and_pages_through_them(big_report, tmp_path):
@@ -79,10 +83,10 @@ def test_filters_still_work_across_pages(big_report, tmp_path, name, label):
 
 
 def test_a_small_report_shows_everything_without_a_pager(tmp_path):
-    session = FaithfulnessSession()
+    store = ResultStore()
     for i in range(7):
-        session.record(_result(i))
-    page = session.write_html(tmp_path / "small.html")
+        store.record(_result(i))
+    page = write_html(new_outcome(store, GateConfig()), tmp_path / "small.html")
     dom = _dom(page, tmp_path / "p")
     assert _visible(dom) == list(range(7))
     assert 'id="shown">showing 7 of 7</span>' in dom
@@ -105,15 +109,16 @@ def test_answers_past_the_first_page_are_inert_until_shown(big_report, tmp_path)
 
 
 def test_a_lazy_answer_cannot_close_its_block(tmp_path):
-    session = FaithfulnessSession()
+    store = ResultStore()
     for i in range(PAGE_SIZE):
-        session.record(_result(i))
+        store.record(_result(i))
     hostile = "</script><script>alert(1)</script><!-- </SCRIPT >"
-    session.record(AnswerResult(answer=hostile, passages=[Passage(id="p1", text=hostile)],
+    store.record(AnswerResult(answer=hostile, passages=[Passage(id="p1", text=hostile)],
                                 status="scored", claims=[ClaimResult(
                                     text=hostile, verdict=Verdict(label="unsupported"))],
                                 test_id=f"t::x[{hostile}]"))
-    page = session.write_html(tmp_path / "hostile.html").read_text(encoding="utf-8")
+    page = write_html(new_outcome(store, GateConfig()),
+                      tmp_path / "hostile.html").read_text(encoding="utf-8")
     blocks = re.findall(r'<script type="text/x-faithfulness-answer"[^>]*>(.*?)</script>', page,
                         flags=re.S)
     assert len(blocks) == 1 and "alert(1)" in blocks[0]

@@ -21,7 +21,14 @@ from pytest_faithfulness.runs.statistics import (
     quantile,
     sign_test,
 )
-from pytest_faithfulness.session import FaithfulnessSession
+from pytest_faithfulness.reports.html import html_of
+from pytest_faithfulness.reports.markdown import markdown_of
+from pytest_faithfulness.reports.json import json_of
+from pytest_faithfulness.reports.terminal import comparison_lines, outcome_lines
+from pytest_faithfulness.run.finish import compare_with, new_outcome
+from pytest_faithfulness.run.gate import GateConfig
+from pytest_faithfulness.run.outputs import saved_run, write_report
+from pytest_faithfulness.run.results import ResultStore
 
 # -- exact tests: known p-values computed by hand -------------------------------------------
 
@@ -134,19 +141,18 @@ def answer(test_id: str, labels: list[str], text: str | None = None) -> AnswerRe
                         status="scored", claims=claims, judge="offline", test_id=test_id)
 
 
-def session_of(results: list[AnswerResult]) -> FaithfulnessSession:
-    session = FaithfulnessSession()
+def store_of(results: list[AnswerResult]) -> ResultStore:
+    store = ResultStore()
     for r in results:
-        session.record(r, JUDGE)
-    return session
+        store.record(r, JUDGE)
+    return store
 
 
 def test_summary_carries_intervals_and_detectable_drops(tmp_path):
     results = [answer(f"t{i}", ["supported", "supported"] if i % 4 else
                       ["supported", "unsupported"]) for i in range(40)]
-    session = session_of(results)
-    session.report_path = tmp_path / "report.json"
-    session.write_report()
+    outcome = new_outcome(store_of(results), GateConfig(), tmp_path / "report.json")
+    write_report(outcome)
     data = json.loads((tmp_path / "report.json").read_text())
     low, high = data["summary"]["ci"]["mean"]
     assert low <= data["summary"]["mean_faithfulness"] <= high
@@ -155,16 +161,16 @@ def test_summary_carries_intervals_and_detectable_drops(tmp_path):
     assert data["summary"]["detectable_drop"]["n"] == 40
     assert data["summary"]["detectable_drop"]["unsupported_rate"] == pytest.approx(0.2822,
                                                                                    abs=1e-4)
-    text = "\n".join(session.terminal_lines())
+    text = "\n".join(outcome_lines(outcome))
     assert "95% interval (bootstrap over scored answers)" in text
     assert "smallest change a paired comparison of two runs of 40 scored answers" in text
-    assert "95% interval" in session.markdown() and "95% interval" in session.html()
+    assert "95% interval" in markdown_of(outcome) and "95% interval" in html_of(outcome)
 
 
 def test_no_scored_answer_has_no_interval():
-    session = session_of([AnswerResult(answer="", status="unscored")])
-    assert session.summary().ci is None
-    assert "interval" not in "\n".join(session.terminal_lines())
+    store = store_of([AnswerResult(answer="", status="unscored")])
+    assert store.summary().ci is None
+    assert "interval" not in "\n".join(outcome_lines(new_outcome(store, GateConfig())))
 
 
 # -- comparison: paired tests, the significance level, judge instability ---------------------
@@ -172,9 +178,11 @@ def test_no_scored_answer_has_no_interval():
 
 def compare(before: list[AnswerResult], after: list[AnswerResult], bounds: str,
             alpha: float | None):
-    baseline = session_of(before).saved_run("base")
-    current = session_of(after)
-    failures = current.compare_with(baseline, parse_compare_fail(bounds), alpha=alpha)
+    base = store_of(before)
+    baseline = saved_run(base, new_outcome(base, GateConfig()), "base")
+    store = store_of(after)
+    current = new_outcome(store, GateConfig())
+    failures = compare_with(store, current, baseline, parse_compare_fail(bounds), alpha=alpha)
     return current, failures
 
 
@@ -190,7 +198,7 @@ def test_a_significant_drop_beyond_the_bound_fails():
     assert "exact McNemar" in failures[1]
     rate = current.comparison.figure("unsupported_answer_rate")
     assert rate.p_value == pytest.approx(sign_test(10, 0))
-    data = current.report()["comparison"]
+    data = json_of(current)["comparison"]
     mean = next(f for f in data["figures"] if f["key"] == "mean_faithfulness")
     assert mean["p_value"] < 0.05 and mean["ci"][1] < 0 and mean["pairs"] == 40
 
@@ -203,7 +211,7 @@ def test_a_drop_beyond_the_bound_that_is_not_significant_warns_loudly(dropped):
     assert failures == []
     warning = next(w for w in current.comparison.warnings if w.startswith("NOT SIGNIFICANT"))
     assert "smallest change this suite can detect is" in warning
-    assert "NOT SIGNIFICANT" in "\n".join(current.comparison_lines())
+    assert "NOT SIGNIFICANT" in "\n".join(comparison_lines(current.comparison))
     # without alpha the same bound is absolute, and says its p-value
     _, absolute = compare(BASE, after, "mean:0.02", None)
     assert len(absolute) == 1 and "p = " in absolute[0]
@@ -226,9 +234,9 @@ def test_verdicts_changed_on_identical_inputs_are_judge_instability(flip):
     comparison = current.comparison
     assert [c.test_id for c in comparison.instability] == ["t0"]
     assert [c.test_id for c in comparison.answers] == ["t1"]  # a real change stays apart
-    lines = "\n".join(current.comparison_lines())
+    lines = "\n".join(comparison_lines(current.comparison))
     assert "JUDGE INSTABILITY: 1 answer(s)" in lines
-    assert "JUDGE INSTABILITY" in current.markdown() and 'id="instability"' in current.html()
+    assert "JUDGE INSTABILITY" in markdown_of(current) and 'id="instability"' in html_of(current)
 
 
 # -- through pytest: --faithfulness-compare-alpha, the JSON comparison, instability -----------
