@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from .inputs import to_passages
@@ -88,13 +88,16 @@ class CanarySet:
     canaries: tuple[Canary, ...] = ()
     asked: int = 0
     note: str = ""
-    controls: tuple[Canary, ...] = field(init=False)
-    mutants: tuple[Canary, ...] = field(init=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "controls", tuple(c for c in self.canaries
-                                                   if c.role == "control"))
-        object.__setattr__(self, "mutants", tuple(c for c in self.canaries if c.role == "mutant"))
+    @property
+    def controls(self) -> tuple[Canary, ...]:
+        """The canaries that must come back ``supported``."""
+        return tuple(c for c in self.canaries if c.role == "control")
+
+    @property
+    def mutants(self) -> tuple[Canary, ...]:
+        """The canaries that must not."""
+        return tuple(c for c in self.canaries if c.role == "mutant")
 
 
 def _digest(text: str) -> str:
@@ -109,7 +112,7 @@ def usable_sentence(sentence: str) -> bool:
     return MIN_WORDS <= len(_WORD.findall(sentence)) <= MAX_WORDS
 
 
-def _sentences(passage_sets: Sequence[tuple[Passage, ...]]
+def _sentences(passage_sets: Iterable[tuple[Passage, ...]]
                ) -> list[tuple[str, str, tuple[Passage, ...], str]]:
     """(digest, sentence, its passage set, passage id) of every usable sentence, each text
     once (the first set, in content order, that holds it), sorted by digest."""
@@ -145,10 +148,10 @@ def build_canaries(passage_sets: Iterable[Sequence[object]], n: int) -> CanarySe
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"the number of canaries must be a whole number >= 0, got {n!r}")
-    sets = {tuple(to_passages(ps)) for ps in passage_sets}
-    sentences = _sentences(sorted(sets, key=lambda ps: [(p.id, p.text) for p in ps]))
+    sets = {tuple(to_passages(ps)) for ps in passage_sets}  # bad input named even for n=0
     if n == 0:
         return CanarySet((), 0, "")
+    sentences = _sentences(sets)
     n_controls, n_mutants = n // 2, n - n // 2
     controls = [Canary("control", "verbatim", s, ps, pid, s)
                 for _, s, ps, pid in sentences[:n_controls]]
