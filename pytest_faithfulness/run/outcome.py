@@ -22,13 +22,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..records import AnswerResult, SessionSummary
 from ..reports.verdict import RunVerdict, answer_name, run_verdict
 
 #: pytest's exit statuses that say the tests passed: OK and NO_TESTS_COLLECTED.
 PASSING_EXIT = (0, 5)
+
+#: The kind of a gate failure reason: ``"failed"`` (a threshold missed), ``"regressed"`` (a
+#: comparison with a saved run got significantly worse), ``"inconclusive"`` (it got worse
+#: beyond a bound, but not significantly), ``"unmeasurable"`` (the run cannot measure: errors,
+#: canaries missed, unverified answers over their bound, no scored answer).
+ReasonKind = Literal["failed", "regressed", "inconclusive", "unmeasurable"]
+REASON_KINDS: tuple[str, ...] = ("failed", "regressed", "inconclusive", "unmeasurable")
 
 
 def failed_own_thresholds(result: AnswerResult) -> bool:
@@ -88,6 +95,10 @@ class RunOutcome:
     thresholds: list[tuple[str, str]] | None = None
     failures: list[str] = field(default_factory=list)
     local_failures: list[str] = field(default_factory=list)
+    #: the kind of each reason in ``failures`` that is not ``"failed"`` (``ReasonKind``)
+    reason_kinds: dict[str, str] = field(default_factory=dict)
+    #: the judge canaries' report (``records.CanaryReport``), or ``None`` when none ran
+    canaries: Any = None
     incomplete: str | None = None
     silent: list[AnswerResult] = field(default_factory=list)
     expected: list[AnswerResult] = field(default_factory=list)
@@ -203,20 +214,34 @@ class RunOutcome:
                 "thresholds": [list(t) for t in self.thresholds or []]}
 
     # the gates' reasons ----------------------------------------------------------------------
-    def add_failures(self, reasons: Any) -> list[str]:
-        """Add gate failures: ``None``, a reason string, or an iterable of them. Returns the
-        reasons added (empty or blank ones are left out)."""
+    def add_failures(self, reasons: Any, kind: str = "failed") -> list[str]:
+        """Add gate failures: ``None``, a reason string, or an iterable of them, each of
+        ``kind`` (``ReasonKind``). Returns the reasons added (empty or blank ones are left
+        out).
+
+        Raises:
+            ValueError: ``kind`` is not one of ``REASON_KINDS``.
+        """
+        if kind not in REASON_KINDS:
+            raise ValueError(f"unknown gate failure kind {kind!r}; expected one of "
+                             f"{', '.join(REASON_KINDS)}")
         if reasons is None:
             return []
         if isinstance(reasons, str):
             reasons = [reasons]
         added = [str(r) for r in reasons if r is not None and str(r).strip()]
         self.failures.extend(added)
+        if kind != "failed":
+            self.reason_kinds.update(dict.fromkeys(added, kind))
         return added
 
-    def add_local_failures(self, reasons: Any) -> list[str]:
+    def add_local_failures(self, reasons: Any, kind: str = "failed") -> list[str]:
         """``add_failures`` for failures only this run can decide (``local_failures``)."""
-        added = self.add_failures(reasons)
+        added = self.add_failures(reasons, kind)
         self.local_failures.extend(added)
         return added
+
+    def kind_of(self, reason: str) -> str:
+        """The ``ReasonKind`` of one of ``failures`` (``"failed"`` unless added otherwise)."""
+        return self.reason_kinds.get(reason, "failed")
 
