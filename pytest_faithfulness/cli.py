@@ -19,12 +19,15 @@ of the project's pytest configuration, found as pytest finds it (``pytest.ini``,
 ``-c FILE``). A flag overrides the ini value. Paths of outputs are relative to the working
 directory, the storage folder to the rootdir (the configuration file's folder), as in pytest.
 
-Exit status (as pytest's): 0 the gate passes, 1 it fails (or a shard's tests failed, or a
-shard's own gate failed in a way merge cannot recompute: a conftest gate hook, the calibration
-gate), 4 a usage error (bad option, shards that do not belong together, a file that is not a
-saved run or is malformed, a signed run whose signature does not match, an unsigned run under
-``--faithfulness-require-signed-runs``). A usage error is one ``ERROR:`` line, never a
-traceback.
+Exit status: the same as pytest's for the same run (``run.outcome.exit_status``, the table
+in docs/ci.md): 0 passed (or passed with tolerated failures), 1 failed (a threshold missed, a
+shard's tests failed, or a shard's own gate failed in a way merge cannot recompute: a conftest
+gate hook, the calibration gate), 10 regressed, 11 inconclusive (0 under
+``--faithfulness-inconclusive=pass``), 12 unmeasurable, 13 incomplete; a shard's own pytest
+status other than 0, 1 and 5 (2 interrupted, 3 internal error) is kept; 4 a usage error (bad
+option, shards that do not belong together, a file that is not a saved run or is malformed, a
+signed run whose signature does not match, an unsigned run under ``--faithfulness-require-signed-runs``), with no
+decision file. A usage error is one ``ERROR:`` line, never a traceback.
 """
 
 from __future__ import annotations
@@ -269,7 +272,7 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     lines += terminal.closing_lines(outcome, outcome.verdict(exit_failed=outcome.exitstatus != 0))
     for line in lines:
         print(terminal.terminal_text(line), file=out)
-    return EXIT_OK if outcome.exitstatus == 0 else EXIT_FAILED
+    return EXIT_FAILED if outcome.exitstatus is None else outcome.exitstatus
 
 
 def _flags_given(args: argparse.Namespace, names: Iterable[str]) -> set[str]:

@@ -19,8 +19,6 @@ cheap); the parts that need them are imported only when their option is given.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -28,7 +26,7 @@ from typing import Any
 
 from .errors import ConfigError as ConfigError  # a bad value: the message names flag and ini key
 from .judges.builtin import BUILTIN_JUDGES as BUILTIN_JUDGE_TABLE
-from .judges.builtin import builtin_judge
+from .judges.names import check_judge_name as check_judge_name
 
 #: ``--faithfulness-compare`` given without a value: the latest saved run.
 LATEST = "@latest"
@@ -282,6 +280,16 @@ class Settings:
         "when the change is beyond the bound and significant at this level (paired test); a "
         "change beyond the bound that is not significant is a warning", number(1e-6, 0.5),
         merge=True)
+    inconclusive: str = option(
+        "inconclusive", "the exit status of an inconclusive run (a comparison got worse beyond "
+        "a compare-fail bound, but not significantly at --faithfulness-compare-alpha): fail "
+        "(default, exit 11) or pass (exit 0); either way the run is named inconclusive",
+        choice("fail", "pass"), default="fail", merge=True)
+    decision: str | None = option(
+        "decision", "write the run's decision (its named outcome, exit status, reasons, "
+        "figures, canaries, comparison and judge) as JSON to this path (default: "
+        "faithfulness-decision.json beside the JSON report, or beside the first report asked "
+        "for, when any is)", merge=True)
     votes: int = option("votes", "verdicts per claim: every claim is judged up to this many "
                         "times (stopping once the majority is decided) and the majority stands "
                         "(ties: not supported; a checked contradicted verdict stands unless "
@@ -380,7 +388,8 @@ class Settings:
         cache = under(rootdir, self.cache_dir or ".faithfulness_cache")
         if not worker:  # workers write none of these; the controller checks them once
             for flag, path in (("report", self.report), ("markdown", self.markdown),
-                               ("html", self.html), ("pr-comment", self.pr_comment)):
+                               ("html", self.html), ("pr-comment", self.pr_comment),
+                               ("decision", self.decision)):
                 check_output_file(path, f"--faithfulness-{flag} (ini faithfulness_{flag})")
             if self.save or self.autosave:
                 check_output_folder(storage, "--faithfulness-storage (ini faithfulness_storage)")
@@ -495,12 +504,28 @@ class Settings:
         return {"markdown": self.markdown, "html": self.html,
                 "step_summary": os.environ.get("GITHUB_STEP_SUMMARY") or None,
                 "storage": self.storage_path, "save_name": name, "git": git,
-                "pr_comment": self.pr_comment}
+                "pr_comment": self.pr_comment, "decision": self.decision_path()}
+
+    def decision_path(self) -> str | None:
+        """Where the decision file goes: ``--faithfulness-decision``, else
+        ``faithfulness-decision.json`` beside the JSON report, or beside the first of the
+        Markdown, HTML and pull-request comment reports asked for; ``None`` when no report
+        is asked for."""
+        if self.decision:
+            return self.decision
+        for report in (self.report, self.markdown, self.html, self.pr_comment):
+            if report:
+                return str(Path(report).parent / DECISION_FILE)
+        return None
 
     def outputs_configured(self) -> bool:
         """Whether any report file or saved run was asked for."""
         return bool(self.report or self.markdown or self.html or self.save or self.autosave
                     or self.pr_comment)
+
+
+#: The decision file's name when ``--faithfulness-decision`` does not give one.
+DECISION_FILE = "faithfulness-decision.json"
 
 
 def under(rootdir: Path, path: str) -> Path:
@@ -569,119 +594,3 @@ def _check_nearest_folder(folder: Path, flag: str, shown: str) -> None:
         os.close(fd)
         os.unlink(probe)
         return
-
-
-# --------------------------------------------------------------------------------------------
-# Judge names.
-
-def check_judge_name(spec: str | None) -> None:
-    """Refuse, at start-up, a judge name that would only fail once tests run.
-
-    * ``offline`` / ``offline-heuristic`` / ``offline-nli`` (any case): built in;
-      ``offline-nli`` needs the ``[offline]`` extra, checked with
-      ``importlib.util.find_spec`` (nothing is imported).
-    * a name without ``/`` must be a model in litellm's bundled price map
-      (``model_prices_and_context_window_backup.json``, read from the installed package
-      without importing litellm): ``gpt-4o-mini`` passes, ``nli`` or ``heuristic`` does not.
-    * ``provider/model``: the provider must be one litellm knows (its ``LlmProviders`` enum,
-      read from litellm's source text, its JSON-configured OpenAI-compatible providers and
-      the providers of the price map); the model name
-      is the provider's to judge.
-
-    When litellm's files cannot be read, the litellm checks are skipped (never a false
-    refusal).
-
-    Raises:
-        ConfigError: naming ``--faithfulness-judge``, the built-in judges and, for a
-            missing extra, the pip command that installs it.
-    """
-    name = (spec or "").strip()
-    lowered = name.lower()
-    entry = builtin_judge(name)
-    if entry is not None:
-        missing = [m for m in entry.needs if _find_spec(m) is None]
-        if missing:
-            raise ConfigError(
-                f"--faithfulness-judge {entry.name} needs the [{entry.extra}] extra: "
-                f"pip install 'pytest-faithfulness[{entry.extra}]' "
-                f"(missing: {', '.join(missing)})")
-        return
-    builtin = ", ".join(BUILTIN_JUDGES)
-    if "/" not in name:
-        models = _litellm_models()
-        if models is not None and name not in models:
-            import difflib
-
-            close = difflib.get_close_matches(lowered, list(BUILTIN_JUDGES), n=1, cutoff=0.75)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ConfigError(
-                f"--faithfulness-judge {name!r}: unknown judge; {hint}the built-in judges are "
-                f"{builtin}; an LLM judge is a litellm model string such as "
-                "openai/gpt-4o-mini (or a model litellm knows by name, such as gpt-4o-mini)")
-        return
-    provider = name.split("/", 1)[0]
-    if _provider_known(provider) is False:
-        raise ConfigError(
-            f"--faithfulness-judge {name!r}: {provider!r} is not a provider litellm knows "
-            f"(e.g. openai, anthropic, ollama, azure); the built-in judges are {builtin}")
-
-
-def _find_spec(module: str) -> Any:
-    try:
-        return importlib.util.find_spec(module)
-    except (ImportError, ValueError):
-        return None
-
-
-def _litellm_dir() -> Path | None:
-    spec = _find_spec("litellm")
-    locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    return Path(locations[0]) if locations else None
-
-
-def _litellm_models() -> set[str] | None:
-    """The model names of litellm's bundled price map, or ``None`` when it cannot be read."""
-    folder = _litellm_dir()
-    if folder is None:
-        return None
-    try:
-        data = json.loads((folder / "model_prices_and_context_window_backup.json")
-                          .read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return {k for k in data if k != "sample_spec"} if isinstance(data, dict) else None
-
-
-def _provider_known(provider: str) -> bool | None:
-    """Whether litellm accepts ``provider`` as a model prefix; ``None`` when its files cannot
-    be read (the enum first, then its JSON-configured providers, then the price map)."""
-    import re
-
-    folder = _litellm_dir()
-    if folder is None:
-        return None
-    try:
-        source = (folder / "types" / "utils.py").read_text(encoding="utf-8")
-    except OSError:
-        return None
-    block = re.search(r"^class LlmProviders\(.*?\):\n(.*?)(?=^\S)", source, re.M | re.S)
-    providers = set(re.findall(r'^\s+\w+\s*=\s*"([^"]+)"', block.group(1), re.M)) \
-        if block is not None else set()
-    if len(providers) < 10:  # the layout changed: do not guess
-        return None
-    if provider in providers:
-        return True
-    try:  # providers litellm configures from JSON (OpenAI-compatible endpoints)
-        data = json.loads((folder / "llms" / "openai_like" / "providers.json")
-                          .read_text(encoding="utf-8"))
-        if isinstance(data, dict) and provider in data:
-            return True
-    except (OSError, ValueError):
-        pass
-    try:
-        data = json.loads((folder / "model_prices_and_context_window_backup.json")
-                          .read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return any(isinstance(v, dict) and v.get("litellm_provider") == provider
-               for v in data.values())

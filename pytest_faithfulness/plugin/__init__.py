@@ -423,10 +423,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     incomplete = outcome.incomplete
     if incomplete is None and exitstatus == pytest.ExitCode.INTERRUPTED:
         incomplete = "interrupted"  # never read an interrupted run as a pass
-    # the plugin's sessionfinish turns a failed gate into exit status 1 after pytest passed
-    # this hook its exit status; an incomplete run never exits 0
-    exit_failed = int(exitstatus) not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED) \
-        or bool(outcome.failures) or incomplete is not None
+    # the plugin's sessionfinish set the run's final exit status (``outcome.exitstatus``)
+    # after pytest passed this hook its own; an incomplete run never exits 0
+    final = outcome.exitstatus if outcome.exitstatus is not None else int(exitstatus)
+    exit_failed = final not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED) \
+        or int(exitstatus) not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED) \
+        or incomplete is not None
     reporter = terminalreporter
     if outcome.calibration is not None:
         reporter.section("faithfulness calibration")

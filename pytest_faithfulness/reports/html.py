@@ -475,11 +475,15 @@ def _gate_html(run: RunOutcome, outcome: Any) -> str:
     counted)."""
     incomplete, failing, unscored = run.incomplete, run.failing, run.unscored
     out = [f'<div class="gate {outcome.status}" id="gate" data-status="{outcome.status}">'
-           f'<span id="verdict">{_e(outcome.text)}</span><ul>']
+           f'<span id="verdict">{_e(outcome.text)}</span><ul>',
+           f'<li id="outcome-kind" data-kind="{_e(run.kind)}">{_e(run.headline())}</li>']
     if incomplete is not None:
         out.append(f"<li>incomplete: {_e(incomplete)}: the gate did not see every answer, so "
                    "this run does not pass</li>")
-    out += [f"<li>gate failed: {_e(f)}</li>" for f in run.failures]
+    out += [f"<li>gate failed ({_e(run.kind_of(f))}): {_e(f)}</li>" for f in run.failures]
+    out += [f"<li>inconclusive: {_e(f)}</li>" for f in run.inconclusive
+            if f not in run.failures]
+    out += [f"<li>tolerated: {_e(t)}</li>" for t in run.tolerated[:GATE_NAMES]]
     stated = thresholds_text(run.thresholds)
     if stated:
         out.append(f'<li id="thresholds">{_e(stated)}</li>')

@@ -91,6 +91,22 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
                        max_rows=max_rows)
 
 
+def outcome_kind_lines(outcome: RunOutcome, shown: int) -> list[str]:
+    """The inconclusive comparisons and what the run tolerated, as Markdown bullets (at most
+    ``shown`` of each, then how many more); empty when there are none."""
+    lines: list[str] = []
+    for title, items in (("Inconclusive", [f for f in outcome.inconclusive
+                                           if f not in outcome.failures]),
+                         ("Tolerated within the bounds", outcome.tolerated)):
+        if items:
+            lines.append(f"**{title}:**")
+            lines += [f"- {md_escape(item, 1000)}" for item in items[:shown]]
+            if len(items) > shown:
+                lines.append(f"- …and {len(items) - shown} more (see the decision file)")
+            lines.append("")
+    return lines
+
+
 def markdown_of(outcome: RunOutcome, *, max_rows: int = 200) -> str:
     """The run's outcome (a ``run.outcome.RunOutcome``) as GitHub-flavoured Markdown: see
     ``markdown_summary``. Tables hold at most ``max_rows`` rows (the rest are counted)."""
@@ -104,7 +120,8 @@ def markdown_of(outcome: RunOutcome, *, max_rows: int = 200) -> str:
         heading = f"❌ {verdict.text}"
     elif verdict.gate == "passed" and failing:
         heading = f"✅ {verdict.text}"
-    lines = [f"## Faithfulness: {heading}", ""]
+    lines = [f"## Faithfulness: {heading}", "", f"**{md_escape(outcome.headline(), 200)}**", ""]
+    lines += outcome_kind_lines(outcome, 50)
     if incomplete is not None:
         lines += [f"> ⚠️ **Incomplete:** {md_escape(incomplete, 1000)}: the gate did not see "
                   "every answer, so this run does not pass.", ""]

@@ -28,7 +28,7 @@ from typing import Any
 from ..records import AnswerResult, SessionSummary
 from ..run.outcome import RunOutcome
 from .figures import format_change, format_figure
-from .markdown import md_escape
+from .markdown import md_escape, outcome_kind_lines
 from .terminal import usage_text
 
 #: The hidden first line that marks the comment as ours (for the sticky update).
@@ -207,7 +207,9 @@ def pr_comment_of(outcome: RunOutcome, *, html_report: str | None = None,
     heading = _HEADING.get(verdict.gate, verdict.gate)
     if verdict.gate == "passed" and getattr(verdict, "status", "passed") == "failed":
         heading = f"❌ {md_escape(verdict.text, 300)}"
-    out.add([MARKER, f"## Faithfulness: {heading}", ""])
+    out.add([MARKER, f"## Faithfulness: {heading}", "",
+             f"**{md_escape(outcome.headline(), 200)}**", ""])
+    out.add(outcome_kind_lines(outcome, 10))
     out.add(_headline(summary))
     if judges:
         out.add([f"judge: {md_escape(j)}  " for j in judges[:5]] + [""])

@@ -277,6 +277,13 @@ def calibration_section(outcome: RunOutcome) -> list[str]:
 
 
 def closing_lines(outcome: RunOutcome, verdict: RunVerdict | None = None) -> list[str]:
-    """``GATE FAILED: <reason>`` for each gate failure, then ``faithfulness: <verdict>``
-    (``verdict``: the outcome's own unless the caller knows the final exit status)."""
-    return verdict_lines(outcome.failures, verdict or outcome.verdict())
+    """``GATE FAILED: <reason>`` for each gate failure, the inconclusive comparisons and (in a
+    run ``passed-with-tolerated``) what it tolerated, ``faithfulness outcome: <kind> (exit
+    status N)``, then ``faithfulness: <verdict>`` (``verdict``: the outcome's own unless the
+    caller knows the final exit status)."""
+    lines = verdict_lines(outcome.failures, verdict or outcome.verdict())
+    extra = [f"INCONCLUSIVE: {f}" for f in outcome.inconclusive if f not in outcome.failures]
+    if outcome.kind == "passed-with-tolerated":
+        extra += [f"tolerated: {t}" for t in outcome.tolerated]
+    extra.append(f"faithfulness {outcome.headline()}")
+    return lines[:-1] + _clean(extra) + lines[-1:]

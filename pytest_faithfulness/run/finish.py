@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ..records import AnswerResult, SessionSummary
-from .outcome import RunOutcome, exit_status
-from .outputs import OutputFiles, write_outputs
+from .outcome import RunOutcome
+from .outputs import OutputFiles, write_decision, write_outputs
 from .results import ResultStore
 
 #: The gate's reason when a run with a session threshold judged nothing.
@@ -55,9 +55,11 @@ class RunFaces:
             needs it (pytest: from the rootdir); ``git``: the one already known (a merge).
         notes: terminal lines the face has before the gates (a merge: its shards' checks).
         extra_failures: failures the face found before the gates (a merge: verdicts that
-            fail the quote check or the coverage check again), added after them.
+            fail the quote check or the coverage check again), added after them, of kind
+            ``unmeasurable`` (the figures rest on verdicts that cannot be trusted).
         carried_failures: failures only the shards could decide (a merge: conftest gates,
-            calibration gates), kept as the run's own (``RunOutcome.local_failures``).
+            calibration gates), kept as the run's own (``RunOutcome.local_failures``): each a
+            reason (kind ``failed``) or a ``(kind, reason)`` pair.
     """
 
     classify: Classifier | None = None
@@ -66,7 +68,7 @@ class RunFaces:
     git: Any = None
     notes: Sequence[str] = ()
     extra_failures: Sequence[str] = ()
-    carried_failures: Sequence[str] = ()
+    carried_failures: Sequence[str | tuple[str, str]] = ()
 
 
 def new_outcome(store: ResultStore, gate: Any, report_path: str | Path | None = None
@@ -101,6 +103,7 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
     if test_exitstatus is not None:
         store.test_exitstatus = test_exitstatus
     outcome = new_outcome(store, gate, settings.report)
+    outcome.inconclusive_fails = settings.inconclusive != "pass"
     outcome.notes.extend(faces.notes)
     git = faces.git
 
@@ -110,7 +113,7 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
             return run()
         except Exception as exc:  # fail closed, and keep going: the reports must be written
             reason = f"the faithfulness gate could not {what}: {type(exc).__name__}: {exc}"
-            outcome.add_failures([reason])
+            outcome.add_failures([reason], "unmeasurable")
             if local == "error":  # it may have stopped before a gate merge cannot run
                 outcome.local_failures.append(reason)
             return None
@@ -145,11 +148,16 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
     found = step("compare with the saved run or run the gate hooks", compare_and_hooks,
                  local="error" if faces.hooks is not None else "")
     git = found if faces.find_git is not None else git
-    outcome.add_failures(faces.extra_failures)
-    outcome.add_local_failures(faces.carried_failures)
-    outcome.exitstatus = exit_status(outcome.test_exitstatus, outcome.gate_status)
-    write_outputs(store, outcome, OutputFiles(**settings.output_files(git)))
-    outcome.exitstatus = exit_status(outcome.test_exitstatus, outcome.gate_status)
+    outcome.add_failures(faces.extra_failures, "unmeasurable")
+    for carried in faces.carried_failures:
+        kind, text = carried if isinstance(carried, tuple) else ("failed", carried)
+        outcome.add_local_failures([text], kind)
+    outcome.set_exit_status()
+    files = OutputFiles(**settings.output_files(git))
+    write_outputs(store, outcome, files)
+    outcome.set_exit_status()
+    if write_decision(outcome, files.decision) is not None:
+        outcome.set_exit_status()
     return outcome
 
 
@@ -165,15 +173,18 @@ def apply_thresholds(outcome: RunOutcome, gate: Any, threshold_flags: Sequence[s
     (``threshold_flags``, the options set; default: ``gate``'s thresholds) rather than
     passing on no data.
     """
-    from .gate import gate_failures
+    from .gate import gate_reasons
 
-    reasons = gate_failures(outcome.summary, outcome.results, gate)
+    reasons = gate_reasons(outcome.summary, outcome.results, gate)
     if not outcome.results and not judged:
         named = list(threshold_flags) if threshold_flags is not None else \
             [name for name, value in gate.applied() if value != "none"]
         if named:
-            reasons.append(f"{NOTHING_JUDGED} ({', '.join(named)})")
-    return outcome.add_failures(reasons)
+            reasons.append(("unmeasurable", f"{NOTHING_JUDGED} ({', '.join(named)})"))
+    added: list[str] = []
+    for kind, text in reasons:
+        added += outcome.add_failures([text], kind)
+    return added
 
 
 def apply_calibration_gate(outcome: RunOutcome, min_agreement: float | None) -> list[str]:
@@ -185,19 +196,19 @@ def apply_calibration_gate(outcome: RunOutcome, min_agreement: float | None) -> 
         return []
     from ..calibration import agreement
 
-    reasons = []
+    cannot, reasons = [], []
     if found.errors:
-        reasons.append(f"{len(found.errors)} calibration record(s) errored: a judge failure "
-                       "is never counted as agreement")
+        cannot.append(f"{len(found.errors)} calibration record(s) errored: a judge failure "
+                      "is never counted as agreement")
     value = agreement(found)
     if min_agreement is not None:
         if value is None:
-            reasons.append("calibration agreement is undefined (a class is missing from the "
-                           "labels or every record errored)")
+            cannot.append("calibration agreement is undefined (a class is missing from the "
+                          "labels or every record errored)")
         elif value < min_agreement:
             reasons.append(f"judge agreement with human labels (balanced accuracy) "
                            f"{value:.3f} < min agreement {min_agreement:.3f}")
-    return outcome.add_failures(reasons)
+    return outcome.add_failures(cannot, "unmeasurable") + outcome.add_failures(reasons)
 
 
 def fail_silent_misses(outcome: RunOutcome, silent: list[AnswerResult],
@@ -223,14 +234,24 @@ def compare_with(store: ResultStore, outcome: RunOutcome, baseline: Any, bounds:
     """Compare the run with a saved one (``runs.saved.SavedRun``) and apply the compare-fail
     ``bounds`` (``runs.compare.CompareFail``; with ``alpha``, a figure bound fails only on a
     significant change, see ``runs.compare.check_regressions``); keeps the comparison in
-    ``outcome.comparison``, adds the regressions to its failures and returns them."""
+    ``outcome.comparison``, adds the regressions to its failures (kind ``regressed``; one no
+    data can test: ``unmeasurable``), the moves beyond a bound that are not significant to
+    ``outcome.inconclusive`` (and to its failures, kind ``inconclusive``, when
+    ``outcome.inconclusive_fails``), and returns the failures added."""
     from ..runs.compare import check_regressions, compare_runs
     from .outputs import saved_run
 
     outcome.comparison = compare_runs(baseline, saved_run(store, outcome, "current", git,
                                                           full=False),
                                       baseline_path=baseline_path)
-    return outcome.add_failures(check_regressions(outcome.comparison, bounds, alpha))
+    failures = check_regressions(outcome.comparison, bounds, alpha)
+    untestable = set(outcome.comparison.untestable)
+    added = outcome.add_failures([f for f in failures if f not in untestable], "regressed")
+    added += outcome.add_failures([f for f in failures if f in untestable], "unmeasurable")
+    outcome.inconclusive.extend(outcome.comparison.inconclusive)
+    if outcome.inconclusive_fails:
+        added += outcome.add_failures(outcome.comparison.inconclusive, "inconclusive")
+    return added
 
 
 def compare_as_configured(store: ResultStore, outcome: RunOutcome, settings: Any,

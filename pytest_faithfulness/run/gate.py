@@ -14,6 +14,10 @@ from ..accounting import GATEWAY_BUDGET_SPENT
 from ..ratelimit import RATE_LIMIT_WAIT_SPENT
 from ..records import AnswerResult, ErrorKind, SessionSummary
 
+#: A gate failure reason with its kind: ``(kind, text)``, kind one of
+#: ``run.outcome.REASON_KINDS`` (``"failed"`` or ``"unmeasurable"`` here).
+Reason = tuple[str, str]
+
 #: ``max_unscored_rate`` when it is not given but another session threshold is: a mean over
 #: fewer than half of the answers does not speak for the suite.
 DEFAULT_MAX_UNSCORED_RATE = 0.5
@@ -116,6 +120,10 @@ def unstable_failures(results: list[AnswerResult], config: GateConfig) -> list[s
     """Why the session misses its unstable-claim bounds (``max_unstable``, a count;
     ``max_unstable_rate``, unstable / claims judged by votes). With claims recorded but none
     judged by votes, either bound fails: it cannot be measured."""
+    return [text for _, text in _unstable_reasons(results, config)]
+
+
+def _unstable_reasons(results: list[AnswerResult], config: GateConfig) -> list[Reason]:
     bounds = [(name, value) for name, value in (("max unstable", config.max_unstable),
                                                  ("max unstable rate", config.max_unstable_rate))
               if value is not None]
@@ -125,17 +133,17 @@ def unstable_failures(results: list[AnswerResult], config: GateConfig) -> list[s
     if not voted:
         if not any(r.claims for r in results):
             return []
-        return [f"no claim was judged by votes (--faithfulness-votes 2 or more, or "
-                f"--faithfulness-panel), so the {' and '.join(n for n, _ in bounds)} "
-                f"cannot be measured"]
-    reasons = []
+        return [("unmeasurable", f"no claim was judged by votes (--faithfulness-votes 2 or "
+                 f"more, or --faithfulness-panel), so the {' and '.join(n for n, _ in bounds)} "
+                 f"cannot be measured")]
+    reasons: list[Reason] = []
     if config.max_unstable is not None and unstable > config.max_unstable:
-        reasons.append(f"{unstable} unstable claim(s) (their votes disagree) > max unstable "
-                       f"{config.max_unstable}")
+        reasons.append(("failed", f"{unstable} unstable claim(s) (their votes disagree) > max "
+                        f"unstable {config.max_unstable}"))
     if config.max_unstable_rate is not None and unstable / voted > config.max_unstable_rate:
-        reasons.append(f"share of unstable claims {unstable / voted:.3f} ({unstable} of "
-                       f"{voted} claims judged by votes) > max unstable rate "
-                       f"{config.max_unstable_rate:.3f}")
+        reasons.append(("failed", f"share of unstable claims {unstable / voted:.3f} "
+                        f"({unstable} of {voted} claims judged by votes) > max unstable rate "
+                        f"{config.max_unstable_rate:.3f}"))
     return reasons
 
 
@@ -153,57 +161,74 @@ def _of_kind(result: AnswerResult, kind: ErrorKind, legacy_text: str) -> bool:
 
 def gate_failures(summary: SessionSummary, results: list[AnswerResult],
                   config: GateConfig) -> list[str]:
-    """Why the session fails the gate; an empty list means it passes.
+    """Why the session fails the gate; an empty list means it passes (the texts of
+    ``gate_reasons``).
 
     Args:
         summary: the session metrics (``SessionSummary.of(results)``).
         results: every recorded answer.
         config: the session thresholds.
     """
+    return [text for _, text in gate_reasons(summary, results, config)]
+
+
+def gate_reasons(summary: SessionSummary, results: list[AnswerResult],
+                 config: GateConfig) -> list[Reason]:
+    """Why the session fails the gate, each reason with its kind: ``[(kind, text), ...]``.
+
+    ``"unmeasurable"``: the figures cannot be trusted to measure the run (an answer errored or
+    went unjudged: the error cap is 0; no answer was scored, or more than
+    ``max_unscored_rate`` were not; a bound whose figure has no data: no cited claim, no
+    claim judged by votes). ``"failed"``: a figure missed its threshold. Args as
+    ``gate_failures``; an empty list means the gate passes.
+    """
     if not results:
         return []
-    reasons: list[str] = []
+    cannot: list[str] = []
     if summary.errored:
-        reasons.append(f"{summary.errored} answer(s) errored: a judge failure is never counted "
-                       "as a pass")
+        cannot.append(f"{summary.errored} answer(s) errored: a judge failure is never counted "
+                      "as a pass")
     unjudged = sum(1 for r in results if r.status == "error" and r.error_kind == "budget")
     if unjudged:
-        reasons.append(f"the judge budget was spent before {unjudged} answer(s) were judged: the "
-                       "gate does not pass on partial data")
+        cannot.append(f"the judge budget was spent before {unjudged} answer(s) were judged: the "
+                      "gate does not pass on partial data")
     refused = sum(1 for r in results if _of_kind(r, "gateway_budget", GATEWAY_BUDGET_SPENT))
     if refused:
-        reasons.append(f"{refused} answer(s) not judged: the judge's provider or gateway refused "
-                       "calls because its budget or quota is spent; the gate does not pass on "
-                       "partial data")
+        cannot.append(f"{refused} answer(s) not judged: the judge's provider or gateway refused "
+                      "calls because its budget or quota is spent; the gate does not pass on "
+                      "partial data")
     waited = sum(1 for r in results if _of_kind(r, "rate_limit", RATE_LIMIT_WAIT_SPENT))
     if waited:
-        reasons.append(f"{waited} answer(s) not judged: the judge's provider kept answering "
-                       f"'limit reached' (HTTP 429) and {RATE_LIMIT_WAIT_SPENT} "
-                       "(--faithfulness-max-rate-limit-wait); the gate does not pass on "
-                       "partial data")
+        cannot.append(f"{waited} answer(s) not judged: the judge's provider kept answering "
+                      f"'limit reached' (HTTP 429) and {RATE_LIMIT_WAIT_SPENT} "
+                      "(--faithfulness-max-rate-limit-wait); the gate does not pass on "
+                      "partial data")
     rate = unscored_rate(summary)
     if config.max_unscored_rate is not None and rate is not None \
             and rate > config.max_unscored_rate:
         default = " (the default when a session threshold is set)" \
             if config.max_unscored_rate_is_default else ""
-        reasons.append(f"share of answers with no claim to score {rate:.3f} "
-                       f"({summary.unscored} of {summary.answers}) > max unscored rate "
-                       f"{config.max_unscored_rate:.3f}{default}")
-    reasons += citation_failures(summary, config)
-    reasons += unstable_failures(results, config)
+        cannot.append(f"share of answers with no claim to score {rate:.3f} "
+                      f"({summary.unscored} of {summary.answers}) > max unscored rate "
+                      f"{config.max_unscored_rate:.3f}{default}")
+    reasons: list[Reason] = [("unmeasurable", text) for text in cannot]
+    reasons += _citation_reasons(summary, config)
+    reasons += _unstable_reasons(results, config)
     thresholds = config.min_mean is not None or config.max_unsupported_rate is not None
-    if thresholds and not summary.scored:
-        reasons.append("no answer was scored, so the session thresholds cannot be met")
+    if not summary.scored and (thresholds or not summary.errored):
+        reasons.append(("unmeasurable", "no answer was scored, so the session thresholds "
+                        "cannot be met" if thresholds else "no answer was scored, so the run "
+                        "measured no faithfulness"))
         return reasons
     if config.min_mean is not None and summary.mean_faithfulness is not None \
             and summary.mean_faithfulness < config.min_mean:
-        reasons.append(f"mean faithfulness {summary.mean_faithfulness:.3f} < min mean "
-                       f"{config.min_mean:.3f}")
+        reasons.append(("failed", f"mean faithfulness {summary.mean_faithfulness:.3f} < min "
+                        f"mean {config.min_mean:.3f}"))
     if config.max_unsupported_rate is not None and summary.unsupported_answer_rate is not None \
             and summary.unsupported_answer_rate > config.max_unsupported_rate:
-        reasons.append(f"share of answers with an unsupported claim "
-                       f"{summary.unsupported_answer_rate:.3f} > max "
-                       f"{config.max_unsupported_rate:.3f}")
+        reasons.append(("failed", f"share of answers with an unsupported claim "
+                        f"{summary.unsupported_answer_rate:.3f} > max "
+                        f"{config.max_unsupported_rate:.3f}"))
     return reasons
 
 
@@ -211,19 +236,24 @@ def citation_failures(summary: SessionSummary, config: GateConfig) -> list[str]:
     """Why the session misses its citation thresholds (``min_citation_precision``,
     ``max_misattributed``); a minimum precision with no cited claim at all fails (it cannot
     be met on no data)."""
-    reasons = []
+    return [text for _, text in _citation_reasons(summary, config)]
+
+
+def _citation_reasons(summary: SessionSummary, config: GateConfig) -> list[Reason]:
+    reasons: list[Reason] = []
     if config.min_citation_precision is not None:
         if summary.citation_precision is None:
-            reasons.append("no claim cites a passage, so the min citation precision "
-                           f"{config.min_citation_precision:.3f} cannot be met")
+            reasons.append(("unmeasurable", "no claim cites a passage, so the min citation "
+                            f"precision {config.min_citation_precision:.3f} cannot be met"))
         elif summary.citation_precision < config.min_citation_precision:
-            reasons.append(f"citation precision {summary.citation_precision:.3f} "
-                           f"({summary.correctly_cited} of {summary.cited} cited claims "
-                           f"correctly cited) < min citation precision "
-                           f"{config.min_citation_precision:.3f}")
+            reasons.append(("failed", f"citation precision {summary.citation_precision:.3f} "
+                            f"({summary.correctly_cited} of {summary.cited} cited claims "
+                            f"correctly cited) < min citation precision "
+                            f"{config.min_citation_precision:.3f}"))
     if config.max_misattributed is not None and summary.misattributed > config.max_misattributed:
-        reasons.append(f"{summary.misattributed} misattributed claim(s) (supported, but not by "
-                       f"a passage they cite) > max misattributed {config.max_misattributed}")
+        reasons.append(("failed", f"{summary.misattributed} misattributed claim(s) (supported, "
+                        f"but not by a passage they cite) > max misattributed "
+                        f"{config.max_misattributed}"))
     return reasons
 
 

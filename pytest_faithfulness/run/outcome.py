@@ -29,6 +29,8 @@ from ..reports.verdict import RunVerdict, answer_name, run_verdict
 
 #: pytest's exit statuses that say the tests passed: OK and NO_TESTS_COLLECTED.
 PASSING_EXIT = (0, 5)
+#: The ``format`` of the decision file (``RunOutcome.decision``).
+DECISION_FORMAT = "pytest-faithfulness-decision-1"
 
 #: The kind of a gate failure reason: ``"failed"`` (a threshold missed), ``"regressed"`` (a
 #: comparison with a saved run got significantly worse), ``"inconclusive"`` (it got worse
@@ -50,13 +52,56 @@ def shows_as_failing(result: AnswerResult) -> bool:
             or any(c.unstable for c in result.claims))
 
 
-def exit_status(test_exitstatus: int | None, gate_status: str) -> int:
-    """pytest's exit status with the gate ORed in: a failed or incomplete gate never exits 0
-    (nor 5, no tests collected); ``None`` (not known) counts as 0."""
+#: The named outcomes of a run, from the most to the least severe (the first that applies is
+#: the run's kind, ``RunOutcome.kind``):
+#:
+#: * ``incomplete``: the gate did not see every answer (interrupted, a worker lost, tests unrun);
+#: * ``unmeasurable``: the run cannot measure faithfulness (an answer errored, canaries missed,
+#:   unverified answers over their bound, no scored answer, a gate that could not run);
+#: * ``failed``: a threshold missed, or tests failed while the gate held (the reasons say which);
+#: * ``regressed``: a comparison with a saved run got significantly worse;
+#: * ``inconclusive``: a comparison got worse beyond a bound, but not significantly;
+#: * ``passed-with-tolerated``: passed, with failures within the bounds (listed);
+#: * ``passed``.
+OutcomeKind = Literal["incomplete", "unmeasurable", "failed", "regressed", "inconclusive",
+                      "passed-with-tolerated", "passed"]
+OUTCOME_KINDS: tuple[str, ...] = ("incomplete", "unmeasurable", "failed", "regressed",
+                                  "inconclusive", "passed-with-tolerated", "passed")
+
+#: The exit status of each kind when pytest's own status does not override it (see
+#: ``exit_status``): 0 for the passing kinds; 1 (pytest's "tests failed") for ``failed``, and
+#: 10-13 for the other failing kinds, clear of pytest's own 2-6 (interrupted, internal error,
+#: usage error, no tests collected, too many warnings). ``inconclusive`` exits 0 under
+#: ``--faithfulness-inconclusive=pass``.
+KIND_EXIT: dict[str, int] = {"passed": 0, "passed-with-tolerated": 0, "failed": 1,
+                             "regressed": 10, "inconclusive": 11, "unmeasurable": 12,
+                             "incomplete": 13}
+
+
+def exit_status(test_exitstatus: int | None, kind: str, *,
+                inconclusive_fails: bool = True) -> int:
+    """The run's exit status from pytest's own (``None``: not known, read as 0) and the run's
+    kind (``OUTCOME_KINDS``).
+
+    pytest's own failing statuses other than 1 (2 interrupted, 3 internal error, 4 usage
+    error, 6 too many warnings, and any it adds) are kept. Otherwise a failing kind gives its
+    ``KIND_EXIT`` status, and a passing kind keeps pytest's (0, or 5 when no tests were
+    collected). ``inconclusive`` exits 11, or 0 when ``inconclusive_fails`` is false
+    (``--faithfulness-inconclusive=pass``).
+
+    Raises:
+        ValueError: ``kind`` is not one of ``OUTCOME_KINDS``.
+    """
+    if kind not in KIND_EXIT:
+        raise ValueError(f"unknown outcome kind {kind!r}; expected one of "
+                         f"{', '.join(OUTCOME_KINDS)}")
     current = 0 if test_exitstatus is None else int(test_exitstatus)
-    if gate_status != "passed" and current in PASSING_EXIT:
-        return 1
-    return current
+    if current not in (0, 1, 5):
+        return current
+    code = KIND_EXIT[kind]
+    if kind == "inconclusive" and not inconclusive_fails:
+        code = 0
+    return current if code == 0 else code
 
 
 @dataclass
@@ -99,6 +144,14 @@ class RunOutcome:
     reason_kinds: dict[str, str] = field(default_factory=dict)
     #: the judge canaries' report (``records.CanaryReport``), or ``None`` when none ran
     canaries: Any = None
+    #: comparisons that got worse beyond a bound but not significantly (kind
+    #: ``inconclusive``); in ``failures`` too when ``inconclusive_fails``
+    inconclusive: list[str] = field(default_factory=list)
+    #: whether an inconclusive comparison fails the run (``--faithfulness-inconclusive``)
+    inconclusive_fails: bool = True
+    #: what the run tolerated within its bounds (the ``passed-with-tolerated`` list), added
+    #: by the gates beside what ``tolerated`` finds in the answers
+    tolerated_given: list[str] = field(default_factory=list)
     incomplete: str | None = None
     silent: list[AnswerResult] = field(default_factory=list)
     expected: list[AnswerResult] = field(default_factory=list)
@@ -182,6 +235,63 @@ class RunOutcome:
             return None
         return self.test_exitstatus not in PASSING_EXIT
 
+    @property
+    def kind(self) -> str:
+        """The run's named outcome (``OUTCOME_KINDS``; the first that applies, in that
+        order): ``incomplete`` when the gate did not see every answer; else the most severe
+        kind of its gate failures (``unmeasurable``, ``failed``, ``regressed``,
+        ``inconclusive``); ``failed`` when pytest's own status says tests failed;
+        ``inconclusive`` for a comparison that got worse beyond a bound but not significantly
+        (under ``--faithfulness-inconclusive=pass`` too: it then exits 0);
+        ``passed-with-tolerated`` when ``tolerated`` lists anything; else ``passed``."""
+        if self.incomplete:
+            return "incomplete"
+        kinds = {self.kind_of(f) for f in self.failures}
+        if self.exit_failed:
+            kinds.add("failed")
+        if self.inconclusive:
+            kinds.add("inconclusive")
+        for kind in ("unmeasurable", "failed", "regressed", "inconclusive"):
+            if kind in kinds:
+                return kind
+        return "passed-with-tolerated" if self.tolerated else "passed"
+
+    @property
+    def tolerated(self) -> list[str]:
+        """What the run tolerated within its bounds, one line each: answers that missed their
+        own thresholds in xfail tests, answers with a claim not supported that met their own
+        thresholds, unscored answers within the unscored bound, and what the gates added
+        (``tolerated_given``: canaries missed within their bounds, ...)."""
+        out = []
+        if self.expected:
+            out.append(f"{len(self.expected)} answer(s) missed their own thresholds in xfail "
+                       f"tests: {_names(self, self.expected)}")
+        within = [r for r in self.results if shows_as_failing(r) and not
+                  failed_own_thresholds(r)]
+        if within:
+            out.append(f"{len(within)} answer(s) with a claim not supported (or unstable) met "
+                       f"their own thresholds: {_names(self, within)}")
+        if self.unscored and not any(self.kind_of(f) == "unmeasurable" for f in self.failures):
+            out.append(f"{len(self.unscored)} answer(s) had no claim to score: "
+                       f"{_names(self, self.unscored)}")
+        return out + list(self.tolerated_given)
+
+    @property
+    def reasons(self) -> list[dict[str, str]]:
+        """Why the run is of its kind: ``[{"kind": ReasonKind | "tests" | "incomplete",
+        "reason": text}, ...]``: the incomplete reason, every gate failure with its kind, the
+        inconclusive comparisons (when they do not fail the run), and the tests' failure when
+        pytest's own status says tests failed."""
+        out = [{"kind": "incomplete", "reason": self.incomplete}] if self.incomplete else []
+        out += [{"kind": self.kind_of(f), "reason": f} for f in self.failures]
+        out += [{"kind": "inconclusive", "reason": f} for f in self.inconclusive
+                if f not in self.failures]
+        if self.exit_failed:
+            out.append({"kind": "tests", "reason": f"pytest's own exit status is "
+                        f"{self.test_exitstatus}: tests failed"
+                        + (" while the faithfulness gate held" if not self.failures else "")})
+        return out
+
     def verdict(self, *, exit_failed: bool | None = None,
                 incomplete: str | None = None) -> RunVerdict:
         """The run's ``reports.verdict.RunVerdict`` (what every report's last line says).
@@ -201,17 +311,62 @@ class RunOutcome:
     def verdict_data(self) -> dict[str, Any]:
         """The verdict as JSON (the JSON report's ``verdict``)::
 
-            {"status": the session gate, "run_status": the whole run, "exitstatus": int | None,
+            {"status": the session gate, "run_status": the whole run,
+             "kind": the named outcome (``OUTCOME_KINDS``), "reasons": ``reasons``,
+             "tolerated": ``tolerated``, "exitstatus": int | None,
              "incomplete_reason": str | None, "gate_failures": [str, ...],
              "answers_failing_own_thresholds": [name, ...], "unscored_answers": [name, ...],
              "thresholds": [[name, value], ...]}
         """
         return {"status": self.gate_status, "run_status": self.verdict().status,
+                "kind": self.kind, "reasons": self.reasons, "tolerated": self.tolerated,
                 "exitstatus": self.exitstatus, "incomplete_reason": self.incomplete,
                 "gate_failures": list(self.failures),
                 "answers_failing_own_thresholds": [self.name_of(r) for r in self.failing],
                 "unscored_answers": [self.name_of(r) for r in self.unscored],
                 "thresholds": [list(t) for t in self.thresholds or []]}
+
+    def headline(self) -> str:
+        """``"outcome: unmeasurable (exit status 12)"``: the run's kind and, once known, its
+        exit status; what the terminal, Markdown, HTML and pull-request comment state above
+        their verdict."""
+        code = "" if self.exitstatus is None else f" (exit status {self.exitstatus})"
+        return f"outcome: {self.kind}{code}"
+
+    def set_exit_status(self) -> int:
+        """Set and return ``exitstatus``: ``exit_status`` of pytest's own status and the run's
+        kind."""
+        self.exitstatus = exit_status(self.test_exitstatus, self.kind,
+                                      inconclusive_fails=self.inconclusive_fails)
+        return self.exitstatus
+
+    def decision(self) -> dict[str, Any]:
+        """The run's decision as JSON (``--faithfulness-decision``)::
+
+            {"format": "pytest-faithfulness-decision-1", "kind": OUTCOME_KINDS,
+             "exit_status": int | None, "reasons": [{"kind", "reason"}, ...],
+             "tolerated": [str, ...], "figures": SessionSummary as JSON,
+             "canaries": the canary report as JSON | None,
+             "comparison": {"baseline", "failures", "inconclusive", "warnings"} | None,
+             "judge": [description, ...], "thresholds": [[name, value], ...],
+             "verdict": the verdict sentence}
+        """
+        canaries = self.canaries
+        if canaries is not None and hasattr(canaries, "model_dump"):
+            canaries = canaries.model_dump(mode="json")
+        comparison = None
+        if self.comparison is not None:
+            found = self.comparison
+            comparison = {"baseline": getattr(found, "baseline_name", None),
+                          "failures": list(getattr(found, "failures", [])),
+                          "inconclusive": list(self.inconclusive),
+                          "warnings": list(getattr(found, "warnings", []))}
+        return {"format": DECISION_FORMAT, "kind": self.kind, "exit_status": self.exitstatus,
+                "reasons": self.reasons, "tolerated": self.tolerated,
+                "figures": self.summary.model_dump(mode="json"), "canaries": canaries,
+                "comparison": comparison, "judge": list(self.judges),
+                "thresholds": [list(t) for t in self.thresholds or []],
+                "verdict": self.verdict().text}
 
     # the gates' reasons ----------------------------------------------------------------------
     def add_failures(self, reasons: Any, kind: str = "failed") -> list[str]:
@@ -245,3 +400,10 @@ class RunOutcome:
         """The ``ReasonKind`` of one of ``failures`` (``"failed"`` unless added otherwise)."""
         return self.reason_kinds.get(reason, "failed")
 
+
+
+def _names(outcome: RunOutcome, results: Sequence[AnswerResult], shown: int = 5) -> str:
+    """The first ``shown`` answers' names, then how many more."""
+    names = [outcome.name_of(r) for r in results]
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more

@@ -27,6 +27,7 @@ class OutputFiles:
         step_summary: GitHub's ``$GITHUB_STEP_SUMMARY`` file, appended to.
         storage: the saved runs' folder; save_name: this run's name there.
         git: the run's ``runs.saved.GitInfo`` (or ``None``), kept in the saved run.
+        decision: the decision file (``write_decision``), written last.
     """
 
     markdown: str | Path | None = None
@@ -36,6 +37,7 @@ class OutputFiles:
     storage: str | Path | None = None
     save_name: str | None = None
     git: Any = None
+    decision: str | Path | None = None
 
 
 def saved_run(store: ResultStore, outcome: RunOutcome, name: str, git: Any = None, *,
@@ -52,7 +54,9 @@ def saved_run(store: ResultStore, outcome: RunOutcome, name: str, git: Any = Non
                        expected_misses=[index[id(r)] for r in outcome.expected
                                         if id(r) in index],
                        test_exitstatus=outcome.test_exitstatus, full=full, gate=outcome.gate,
-                       local_failures=outcome.local_failures)
+                       local_failures=outcome.local_failures,
+                       failure_kinds={f: outcome.kind_of(f) for f in outcome.failures
+                                      if outcome.kind_of(f) != "failed"})
 
 
 def save_run(store: ResultStore, outcome: RunOutcome, storage: str | Path, name: str,
@@ -204,6 +208,24 @@ def write_outputs(store: ResultStore, outcome: RunOutcome, files: OutputFiles) -
             outcome.notes.append(f"WARNING: could not append to $GITHUB_STEP_SUMMARY "
                                  f"({files.step_summary}): {type(exc).__name__}: {exc}")
     return failed
+
+
+def write_decision(outcome: RunOutcome, path: str | Path | None) -> str | None:
+    """Write the run's decision (``RunOutcome.decision``) to ``path`` as JSON, last, once the
+    exit status is final. One that cannot be written fails the gate (kind ``failed``) and any
+    earlier file there is removed (it may say the run passed). Returns the failure reason, or
+    ``None`` (written, or no ``path``)."""
+    from ..reports.json import write_json
+
+    if path is None:
+        return None
+    reason = attempt("decision file", path, lambda: write_json(path, outcome.decision()),
+                     stale=True)
+    if reason is None:
+        outcome.notes.append(f"decision ({outcome.kind}): {path}")
+        return None
+    outcome.add_failures([reason])
+    return reason
 
 
 def attempt(what: str, where: Any, write: Callable[[], Any], *,

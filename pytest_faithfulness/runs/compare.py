@@ -136,6 +136,10 @@ class Comparison(LenientRecord):
         added / removed: test ids only in this run / only in the baseline.
         warnings: why the comparison may mislead (different judges or prompt versions).
         failures: regressions beyond the compare-fail bounds (gate failures).
+        inconclusive: moves beyond a bound that are not significant at ``alpha`` (the run's
+            kind is then ``inconclusive``, ``--faithfulness-inconclusive``).
+        untestable: those of ``failures`` that no data can test (a figure this run lacks, no
+            pair scored in both runs): the run is ``unmeasurable`` rather than ``regressed``.
         instability: answers whose verdicts changed although their inputs did not (same
             answer text, same passages, same judges with the same prompt version): the
             judge's noise, listed apart from ``answers`` and not counted in ``worsened``.
@@ -153,6 +157,8 @@ class Comparison(LenientRecord):
     removed: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     failures: list[str] = Field(default_factory=list)
+    inconclusive: list[str] = Field(default_factory=list)
+    untestable: list[str] = Field(default_factory=list)
     instability: list[AnswerChange] = Field(default_factory=list)
     alpha: float | None = None
 
@@ -437,6 +443,8 @@ def check_regressions(comparison: Comparison, bounds: Iterable[CompareFail],
     """
     comparison.alpha = alpha
     failures: list[str] = []
+    inconclusive: list[str] = []
+    untestable: list[str] = []
     where = f"against {comparison.baseline_name}"
     for bound in bounds:
         key, label, kind = COMPARE_METRICS[bound.metric]
@@ -449,8 +457,9 @@ def check_regressions(comparison: Comparison, bounds: Iterable[CompareFail],
         if row is None or row.before is None:
             continue
         if row.after is None:
-            failures.append(f"regression {where}: {label} is not defined in this run "
-                            f"(baseline {format_figure(row.before, key)}) ({bound.expr})")
+            untestable.append(f"regression {where}: {label} is not defined in this run "
+                              f"(baseline {format_figure(row.before, key)}) ({bound.expr})")
+            failures.append(untestable[-1])
             continue
         worse = row.before - row.after if kind == "higher" else row.after - row.before
         if worse > bound.allowed + _EPS:
@@ -464,10 +473,13 @@ def check_regressions(comparison: Comparison, bounds: Iterable[CompareFail],
                         else format_figure(row.detectable_drop, key))
                 comparison.warnings.append(
                     f"NOT SIGNIFICANT: {text}, but p = {p:.3g} > alpha {alpha:g} "
-                    f"({row.test}, {row.pairs} paired answers), so the gate does not fail; "
-                    f"the smallest change this suite can detect is {drop} (alpha 0.05, "
-                    "power 0.8): with a bound below it, the gate cannot tell a real drop "
-                    "from noise; add answers or loosen the bound")
+                    f"({row.test}, {row.pairs} paired answers), so the run is inconclusive, "
+                    f"not regressed; the smallest change this suite can detect is {drop} "
+                    "(alpha 0.05, power 0.8): with a bound below it, the gate cannot tell a "
+                    "real drop from noise; add answers or loosen the bound")
+                inconclusive.append(f"inconclusive {where}: {text}, but not significant "
+                                    f"(p = {p:.3g} > alpha {alpha:g}, {row.test}, "
+                                    f"{row.pairs} paired answers)")
                 continue
             if p is None:
                 tested = ("; no answer scored in both runs, so no significance test"
@@ -477,5 +489,8 @@ def check_regressions(comparison: Comparison, bounds: Iterable[CompareFail],
                 if alpha is not None:
                     tested += f", significant at alpha {alpha:g}"
             failures.append(f"regression {where}: {text}{tested}")
-    comparison.failures = failures
+            if alpha is not None and p is None:
+                untestable.append(failures[-1])
+    comparison.failures, comparison.inconclusive = failures, inconclusive
+    comparison.untestable = untestable
     return failures

@@ -252,11 +252,12 @@ def check_signatures(shards: Sequence[Shard], *, require_signed: bool = False) -
             for p in problems]
 
 
-def carried_failures(shards: Sequence[Shard]) -> list[str]:
+def carried_failures(shards: Sequence[Shard]) -> list[tuple[str, str]]:
     """The gate failures the shards decided that merge cannot recompute, each naming its
-    shard: a run's ``local_failures`` (conftest ``pytest_faithfulness_gate`` hooks, the
-    calibration gate, a gate step that raised). A run saved before ``local_failures``
-    existed gives every saved gate failure (which of them merge recomputes is not known)."""
+    shard, as ``(kind, reason)`` (the kind the shard saved, ``"failed"`` when it saved none):
+    a run's ``local_failures`` (conftest ``pytest_faithfulness_gate`` hooks, the calibration
+    gate, a gate step that raised). A run saved before ``local_failures`` existed gives every
+    saved gate failure (which of them merge recomputes is not known)."""
     out = []
     for shard in shards:
         run = shard.run
@@ -266,7 +267,8 @@ def carried_failures(shards: Sequence[Shard]) -> list[str]:
             kept = run.gate_failures
             why = ("saved by a version that did not tell the gates merge recomputes apart; save "
                    "the shard again with this version")
-        out += [f"{shard.path}: the shard's gate failed ({why}): {reason}" for reason in kept]
+        out += [(run.failure_kinds.get(reason, "failed"),
+                 f"{shard.path}: the shard's gate failed ({why}): {reason}") for reason in kept]
     return out
 
 

@@ -230,6 +230,8 @@ class SavedRun(LenientRecord):
             that raised, those a merge carried from its shards); ``runs.merge`` fails the merged
             gate with them. Absent from files saved before this field existed (``merge`` then
             keeps every saved gate failure).
+        failure_kinds: the kind (``run.outcome.ReasonKind``) of each of ``gate_failures``
+            that is not ``"failed"`` (absent: every one ``"failed"``).
         signature: the hex HMAC-SHA-256 of the file under the signing key (see the module
             docstring), ``None`` when it was saved without a key.
     """
@@ -252,6 +254,7 @@ class SavedRun(LenientRecord):
     test_exitstatus: int | None = None
     gate: dict[str, Any] = Field(default_factory=dict)
     local_failures: list[str] = Field(default_factory=list)
+    failure_kinds: dict[str, str] = Field(default_factory=dict)
     signature: str | None = None
     #: ``"signed"`` (its signature checked out), ``"unsigned"`` or ``"unchecked"`` (signed,
     #: but read without the key); set by ``load_run``, never saved.
@@ -270,7 +273,8 @@ class SavedRun(LenientRecord):
            judge_names: Iterable[str] = (), silent_misses: Iterable[int] = (),
            expected_misses: Iterable[int] = (), test_exitstatus: int | None = None,
            full: bool = True, gate: dict[str, Any] | None = None,
-           local_failures: Iterable[str] = ()) -> SavedRun:
+           local_failures: Iterable[str] = (),
+           failure_kinds: dict[str, str] | None = None) -> SavedRun:
         """Build the saved form of a session's results (``created`` is now, in UTC);
         ``incomplete_reason`` marks a run that did not judge every answer. ``full=False``
         leaves ``results`` empty (a comparison needs only ``answers``)."""
@@ -284,7 +288,8 @@ class SavedRun(LenientRecord):
                    results=[r.model_dump(mode="json") for r in results] if full else [],
                    judge_names=list(judge_names), silent_misses=list(silent_misses),
                    expected_misses=list(expected_misses), test_exitstatus=test_exitstatus,
-                   gate=dict(gate or {}), local_failures=list(local_failures))
+                   gate=dict(gate or {}), local_failures=list(local_failures),
+                   failure_kinds=dict(failure_kinds or {}))
 
     def label(self) -> str:
         """``name (commit abc1234, created ...)`` for headers."""

@@ -69,7 +69,7 @@ OUTCOMES = {
 @pytest.mark.parametrize("changes", OUTCOMES.values(), ids=list(OUTCOMES))
 def test_every_output_states_the_verdict_of_the_outcome(changes):
     outcome = _outcome(**changes)
-    outcome.exitstatus = exit_status(outcome.test_exitstatus, outcome.gate_status)
+    outcome.exitstatus = exit_status(outcome.test_exitstatus, outcome.kind)
     verdict = outcome.verdict()
 
     data = json_of(outcome)
@@ -87,8 +87,18 @@ def test_every_output_states_the_verdict_of_the_outcome(changes):
     assert f'<p class="gate {verdict.status}" id="final-verdict">{text}' in page
     assert f'data-status="{verdict.status}"><span id="verdict">{text}</span>' in page
 
-    assert closing_lines(outcome)[-1] == f"faithfulness: {verdict.text}"
-    assert closing_lines(outcome)[:-1] == [f"GATE FAILED: {f}" for f in outcome.failures]
+    lines = closing_lines(outcome)
+    assert lines[-1] == f"faithfulness: {verdict.text}"
+    assert lines[-2] == f"faithfulness {outcome.headline()}"
+    assert lines[:len(outcome.failures)] == [f"GATE FAILED: {f}" for f in outcome.failures]
+    tolerated = [f"tolerated: {t}" for t in outcome.tolerated] \
+        if outcome.kind == "passed-with-tolerated" else []
+    assert lines[len(outcome.failures):-2] == tolerated
+    # the named outcome is stated by every output, from the same object
+    assert data["verdict"]["kind"] == outcome.kind == outcome.decision()["kind"]
+    assert f"**{outcome.headline()}**" in markdown_of(outcome)
+    assert f"**{outcome.headline()}**" in pr_comment_of(outcome)
+    assert f'data-kind="{outcome.kind}">{html_lib.escape(outcome.headline())}' in page
 
     # pytest's final exit status says the same: 0 only when the verdict passed
     assert (outcome.exitstatus == 0) == (verdict.status == "passed") or \
@@ -132,5 +142,7 @@ def test_finish_run_gates_sets_the_exit_status_and_writes_what_it_says(tmp_path)
     assert [r.test_id for r in outcome.silent] == ["t.py::bad"]
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert data["gate"]["verdict"] == outcome.verdict().text
-    assert data["verdict"]["exitstatus"] == 1
-    assert outcome.notes == []
+    assert data["verdict"]["exitstatus"] == 1 and data["verdict"]["kind"] == "failed"
+    decision = json.loads((tmp_path / "faithfulness-decision.json").read_text(encoding="utf-8"))
+    assert decision["kind"] == "failed" and decision["exit_status"] == 1
+    assert outcome.notes == [f"decision (failed): {tmp_path / 'faithfulness-decision.json'}"]

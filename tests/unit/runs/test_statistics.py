@@ -208,19 +208,26 @@ def test_a_drop_beyond_the_bound_that_is_not_significant_warns_loudly(dropped):
     after = [answer(f"t{i}", ["unsupported", "unsupported"] if i < dropped else
                     ["supported", "supported"], text=f"new answer {i}") for i in range(40)]
     current, failures = compare(BASE, after, "mean:0.02", 0.05)
-    assert failures == []
+    # not regressed: inconclusive (failing under the default --faithfulness-inconclusive=fail)
+    assert len(failures) == 1 and failures[0].startswith("inconclusive against base")
+    assert current.kind == "inconclusive" and current.inconclusive == failures
+    assert current.set_exit_status() == 11
+    current.inconclusive_fails = False
+    assert current.set_exit_status() == 0 and current.kind == "inconclusive"
     warning = next(w for w in current.comparison.warnings if w.startswith("NOT SIGNIFICANT"))
     assert "smallest change this suite can detect is" in warning
     assert "NOT SIGNIFICANT" in "\n".join(comparison_lines(current.comparison))
     # without alpha the same bound is absolute, and says its p-value
-    _, absolute = compare(BASE, after, "mean:0.02", None)
+    absolute_run, absolute = compare(BASE, after, "mean:0.02", None)
     assert len(absolute) == 1 and "p = " in absolute[0]
+    assert absolute_run.kind == "regressed" and absolute_run.set_exit_status() == 10
 
 
 def test_with_alpha_and_no_pairs_the_bound_fails_closed():
     after = [answer(f"other{i}", ["unsupported"]) for i in range(5)]
-    _, failures = compare(BASE, after, "mean:0.02", 0.05)
+    current, failures = compare(BASE, after, "mean:0.02", 0.05)
     assert failures and "no significance test" in failures[0]
+    assert current.kind == "unmeasurable"  # no data can test the bound: never a pass
 
 
 @pytest.mark.parametrize("flip", [("supported", "unsupported"), ("unsupported", "supported"),
@@ -250,7 +257,8 @@ def test_compare_alpha_turns_a_drop_on_few_pairs_into_a_loud_warning(suite):
     result = suite.runpytest("--faithfulness-compare", "--faithfulness-compare-fail", "mean:0.02",
                              "--faithfulness-compare-alpha", "0.05",
                              "--faithfulness-report", "r.json")
-    assert result.ret == 0
+    assert result.ret == 11  # inconclusive: a drop beyond the bound that is not significant
+    result.stdout.fnmatch_lines(["*faithfulness outcome: inconclusive (exit status 11)*"])
     result.stdout.fnmatch_lines(["*NOT SIGNIFICANT: mean faithfulness dropped by 0.250*p = *"
                                  "smallest change this suite can detect is 1.000*",
                                  "*mean faithfulness: paired change*95% interval*paired "
@@ -258,9 +266,14 @@ def test_compare_alpha_turns_a_drop_on_few_pairs_into_a_loud_warning(suite):
     figures = json.loads((suite.path / "r.json").read_text())["comparison"]["figures"]
     mean = next(f for f in figures if f["key"] == "mean_faithfulness")
     assert mean["pairs"] == 3 and mean["p_value"] > 0.05 and len(mean["ci"]) == 2
+    passing = suite.runpytest("--faithfulness-compare=base", "--faithfulness-compare-fail",
+                              "mean:0.02", "--faithfulness-compare-alpha", "0.05",
+                              "--faithfulness-inconclusive=pass")
+    assert passing.ret == 0
+    passing.stdout.fnmatch_lines(["*faithfulness outcome: inconclusive (exit status 0)*"])
     # without alpha the bound is absolute (today's behaviour), with the p-value beside it
     result = suite.runpytest("--faithfulness-compare", "--faithfulness-compare-fail", "mean:0.02")
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.ret == 10  # regressed
     result.stdout.fnmatch_lines(["*GATE FAILED: regression against *mean faithfulness dropped "
                                  "by 0.250*; p = *paired bootstrap*"])
 

@@ -102,7 +102,11 @@ def test_an_empty_answer_is_unscored_and_named_and_fails_under_require_claims(py
     result.stdout.fnmatch_lines(["answers: 2 (0 scored, 2 unscored, 0 errored)",
                                  "unscored answers (no claims to score, not in the mean): 2",
                                  "  - *::test_blank", "  - *::test_empty",  # test-id order
-                                 "*session gate passed; 2 answers not scored (no claims)*"])
+                                 "*GATE FAILED: no answer was scored, so the run measured "
+                                 "no faithfulness*",
+                                 "*faithfulness outcome: unmeasurable (exit status 12)*",
+                                 "*2 answers not scored (no claims)*"])
+    assert result.ret == 12  # nothing measured is never a pass
     strict = pytester.runpytest("-p", "no:cacheprovider", "--faithfulness-require-claims")
     strict.assert_outcomes(failed=2)
     strict.stdout.fnmatch_lines(["*warning: empty answer: nothing to score*"])
