@@ -26,8 +26,9 @@ gate hook, the calibration gate), 10 regressed, 11 inconclusive (0 under
 ``--faithfulness-inconclusive=pass``), 12 unmeasurable, 13 incomplete; a shard's own pytest
 status other than 0, 1 and 5 (2 interrupted, 3 internal error) is kept; 4 a usage error (bad
 option, shards that do not belong together, a file that is not a saved run or is malformed, a
-signed run whose signature does not match, an unsigned run under ``--faithfulness-require-signed-runs``), with no
-decision file. A usage error is one ``ERROR:`` line, never a traceback.
+signed run whose signature does not match, an unsigned run under
+``--faithfulness-require-signed-runs``), with no decision file. A usage error is one
+``ERROR:`` line, never a traceback.
 """
 
 from __future__ import annotations
