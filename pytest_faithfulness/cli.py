@@ -237,6 +237,7 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
         merge_shards,
         merged_gate,
         merged_git,
+        merged_incomplete,
         recheck_coverage,
         recheck_supported,
     )
@@ -251,6 +252,9 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
         notes += check_shards(shards, allow_mixed=args.allow_mixed, expect=args.expect)
         gate = merged_gate(shards, settings.gate_config(), _flags_given(args, THRESHOLDS))
         store = merge_shards(shards, ResultStore())
+        incomplete = merged_incomplete(shards, args.expect)
+        if incomplete:
+            store.mark_incomplete(incomplete)
     except MergeError as exc:
         raise UsageError(str(exc)) from None
     except Exception as exc:  # a shard that got past the checks and still breaks the merge

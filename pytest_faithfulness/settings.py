@@ -276,9 +276,10 @@ class Settings:
         "call and xdist worker (default 120; 0: never wait); once spent, each call answered "
         "429 errors at once and the gate fails naming it", number(0))
     compare_alpha: float | None = option(
-        "compare-alpha", "with it, a mean or unsupported_rate compare-fail bound fails only "
+        "compare-alpha", "with it, a mean or unsupported_rate compare-fail bound regresses only "
         "when the change is beyond the bound and significant at this level (paired test); a "
-        "change beyond the bound that is not significant is a warning", number(1e-6, 0.5),
+        "change beyond the bound that is not significant makes the run inconclusive (see "
+        "--faithfulness-inconclusive)", number(1e-6, 0.5),
         merge=True)
     inconclusive: str = option(
         "inconclusive", "the exit status of an inconclusive run (a comparison got worse beyond "

@@ -51,6 +51,7 @@ from .saved import BaselineError, GitInfo, SavedRun, load_run
 
 __all__ = ["MergeError", "Shard", "load_shards", "check_shards", "merge_shards",
            "natural_key", "merged_git", "merged_gate", "merged_test_exitstatus",
+           "merged_incomplete",
            "recheck_supported", "recheck_coverage", "cross_check", "check_signatures",
            "carried_failures", "CHECKED_FIGURES"]
 
@@ -272,6 +273,23 @@ def carried_failures(shards: Sequence[Shard]) -> list[tuple[str, str]]:
     return out
 
 
+def merged_incomplete(shards: Sequence[Shard], expect: int | None = None) -> str | None:
+    """Why the merged run did not see every answer, else ``None``: a shard missing (fewer
+    than ``expect``), or a shard that was itself incomplete (interrupted, a worker lost,
+    stopped by ``-x``). Such a merge is finished as an ``incomplete`` run (exit 13, with its
+    decision file), never refused as a usage error: the shards belong together, the run
+    just did not see all of them."""
+    reasons = []
+    if expect is not None and len(shards) < expect:
+        reasons.append(f"expected {expect} shard(s), got {len(shards)}: a shard is missing, "
+                       "and a merge of part of the suite is not the suite's gate")
+    for shard in shards:
+        if not shard.run.complete:
+            why = shard.run.incomplete_reason or "the run did not judge every answer"
+            reasons.append(f"shard {shard.path} is incomplete ({why}): rerun the shard")
+    return "; ".join(reasons) or None
+
+
 def check_shards(shards: Sequence[Shard], *, allow_mixed: bool = False,
                  expect: int | None = None) -> list[str]:
     """Refuse shards that do not belong to one run; return notes for people (what
@@ -282,14 +300,9 @@ def check_shards(shards: Sequence[Shard], *, allow_mixed: bool = False,
     """
     problems: list[str] = []
     notes: list[str] = []
-    if expect is not None and len(shards) != expect:
+    if expect is not None and len(shards) > expect:
         problems.append(f"expected {expect} shard(s), got {len(shards)} "
-                        f"({', '.join(str(s.path) for s in shards)}): a shard is missing or "
-                        "extra, and a merge of part of the suite is not the suite's gate")
-    for shard in shards:
-        if not shard.run.complete:
-            why = shard.run.incomplete_reason or "the run did not judge every answer"
-            problems.append(f"{shard.path} is incomplete ({why}): rerun the shard")
+                        f"({', '.join(str(s.path) for s in shards)}): a shard is extra")
     mixed: list[str] = []
     judges = {s.path: sorted(j.identity() for j in s.run.judges) for s in shards}
     if len({tuple(v) for v in judges.values()}) > 1:
