@@ -311,7 +311,7 @@ def test_a_supported_verdict_edited_into_a_shard_is_not_believed(
         mp.chdir(path)
         status = cli_main(["merge", edited, *shards[1:], "--faithfulness-report", "m.json"])
     printed = capsys.readouterr().out
-    assert status == 1, printed
+    assert status == 12, printed  # unmeasurable: a verdict not believed
     report = json.loads((path / "m.json").read_text())
     failures = [f for f in report["gate"]["failures"] if "does not check out" in f]
     assert len(failures) == 1, report["gate"]["failures"]
@@ -510,7 +510,7 @@ def _deleted(data: dict) -> None:
 
 
 EDITS = [(_unscored, 4, "is 'unscored' but has 2 claim(s)"),
-         (_vaguer, 1, "but its claims do not cover the answer: 'It is made in Norway.'"),
+         (_vaguer, 12, "but its claims do not cover the answer: 'It is made in Norway.'"),
          (_passage, 4, "the answer list says passages_digest"),
          (_deleted, 4, "the figures say answers 7, the answer records give 6")]
 

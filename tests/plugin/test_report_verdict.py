@@ -66,9 +66,12 @@ def test_the_verdict_is_the_last_line_in_the_colour_of_the_exit_status(suite, ar
     thresholds = "session thresholds: min mean 0.90" if "--faithfulness-min-mean" in args \
         else "session thresholds: none"
     assert thresholds in out
-    if "(1 reason)" in verdict:  # the reason sits just above the verdict
-        lines = [x for x in result.stdout.lines if x.strip()]
-        assert "GATE FAILED: mean faithfulness 0.625 < min mean 0.900" in lines[-3]
+    lines = [x for x in result.stdout.lines if x.strip()]
+    # the named outcome sits just above the verdict, the gate's reason above it
+    kind = "passed-with-tolerated" if ret == 0 else "failed"
+    assert f"faithfulness outcome: {kind} (exit status {ret})" in lines[-3]
+    if "(1 reason)" in verdict:
+        assert "GATE FAILED: mean faithfulness 0.625 < min mean 0.900" in lines[-4]
 
 
 def test_answers_failing_in_tests_that_expect_it_do_not_fail_the_run(pytester):
