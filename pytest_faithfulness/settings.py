@@ -495,7 +495,8 @@ class Settings:
         return {"markdown": self.markdown, "html": self.html,
                 "step_summary": os.environ.get("GITHUB_STEP_SUMMARY") or None,
                 "storage": self.storage_path, "save_name": name, "git": git,
-                "pr_comment": self.pr_comment}
+                "pr_comment": self.pr_comment,
+                "github_annotations": os.environ.get("GITHUB_ACTIONS") == "true"}
 
     def outputs_configured(self) -> bool:
         """Whether any report file or saved run was asked for."""

@@ -58,6 +58,8 @@ class RunFaces:
             fail the quote check or the coverage check again), added after them.
         carried_failures: failures only the shards could decide (a merge: conftest gates,
             calibration gates), kept as the run's own (``RunOutcome.local_failures``).
+        emit: prints one line of GitHub's workflow commands (pytest: through the terminal
+            reporter, on a line of its own); ``None``: on standard output.
     """
 
     classify: Classifier | None = None
@@ -67,6 +69,7 @@ class RunFaces:
     notes: Sequence[str] = ()
     extra_failures: Sequence[str] = ()
     carried_failures: Sequence[str] = ()
+    emit: Callable[[str], Any] | None = None
 
 
 def new_outcome(store: ResultStore, gate: Any, report_path: str | Path | None = None
@@ -148,7 +151,7 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
     outcome.add_failures(faces.extra_failures)
     outcome.add_local_failures(faces.carried_failures)
     outcome.exitstatus = exit_status(outcome.test_exitstatus, outcome.gate_status)
-    write_outputs(store, outcome, OutputFiles(**settings.output_files(git)))
+    write_outputs(store, outcome, OutputFiles(**settings.output_files(git)), emit=faces.emit)
     outcome.exitstatus = exit_status(outcome.test_exitstatus, outcome.gate_status)
     return outcome
 
