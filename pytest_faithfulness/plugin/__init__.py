@@ -412,9 +412,13 @@ def _faces(config: pytest.Config) -> RunFaces:
             summary=summary, results=results, config=config)
         return answers
 
-    def emit(line: str) -> None:  # a line of its own, after pytest's progress line
+    def emit(line: str) -> None:  # a line of its own: GitHub reads a command at a line's start
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
+            reporter.ensure_newline()
+            # xdist's progress line ("[100%]") may still be open; not known: end the line
+            if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 1):
+                reporter.write_line("")
             reporter.write_line(line)
         else:
             print(line, flush=True)
