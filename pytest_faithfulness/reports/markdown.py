@@ -310,18 +310,23 @@ def fit_markdown(text: str, max_bytes: int, *, full_report: str | None = None) -
     def note(cut: list[str], section: str) -> list[str]:
         kib = len("\n".join(cut).encode("utf-8")) / 1024
         return ["", f"> ✂️ **Truncated:** {len(cut)} line(s) ({kib:.0f} KiB) were cut here, "
-                    f"from the section \"{section[:200]}\" on, to keep this summary "
+                    f"from the section \"{section}\" on, to keep this summary "
                     f"under GitHub's 1 MiB limit; the full report: {where}.", ""]
 
     def joined(parts: list[str]) -> int:
         return len("\n".join(parts).encode("utf-8"))
 
-    reserve = joined(note(head, "\U0001f600" * 200)) + joined(tail) + len("</details>") + 4
+    def section_of(line: str) -> str:
+        return line.lstrip("#").strip()[:200]
+
+    longest = max((section_of(line) for line in head if line.startswith("#")),
+                  key=lambda name: len(name.encode("utf-8")), default="the start")
+    reserve = joined(note(head, longest)) + joined(tail) + len("</details>") + 4
     budget, kept, used = max_bytes - reserve, 0, 0
     while kept < len(head) and used + len(head[kept].encode("utf-8")) + 1 <= budget:
         used += len(head[kept].encode("utf-8")) + 1
         kept += 1
-    section = next((line.lstrip("#").strip() for line in reversed(head[:kept + 1])
+    section = next((section_of(line) for line in reversed(head[:kept + 1])
                     if line.startswith("#")), "the start")
     out = head[:kept]
     if len(_DETAILS_OPEN.findall("\n".join(out))) > len(_DETAILS_CLOSE.findall("\n".join(out))):
