@@ -16,10 +16,10 @@ from pytest_faithfulness.reports.annotations import escape_data, escape_property
 PASSAGES = ["The sky is blue. The sea is deep. Snow is white."]
 
 #: Four failing answers (an error, 0.0, 0.5, 0.67), one that passes, one of an xfail test.
-SUITE = '''
+SUITE = f'''
 import pytest
 
-PASSAGES = {passages!r}
+PASSAGES = {PASSAGES!r}
 
 
 def test_passes(assert_faithful):
@@ -45,7 +45,7 @@ def test_error(assert_faithful):
 @pytest.mark.xfail(reason="a known miss")
 def test_expected(assert_faithful):
     assert_faithful("The sun is cold.", PASSAGES)
-'''.format(passages=PASSAGES)
+'''
 
 
 def _suite(pytester: pytest.Pytester) -> dict[str, int]:
