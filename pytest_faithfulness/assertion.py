@@ -72,7 +72,8 @@ class FaithfulnessAssertion:
                  min_score: float | None, max_unsupported: int | None, concurrency: int | None,
                  context_budget_chars: int | None = None, require_claims: bool = False,
                  publish: Callable[[AnswerResult, int], None] | None = None,
-                 conversation_window: int | None = None):
+                 conversation_window: int | None = None,
+                 location: tuple[str | None, int | None] = (None, None)):
         self._judge = judge
         self._session = session
         self._test_id = test_id
@@ -83,6 +84,7 @@ class FaithfulnessAssertion:
         self._require_claims = require_claims
         self._publish = publish  # JUnit properties and the answer-result hook (pytest side)
         self._conversation_window = conversation_window
+        self._location = location  # the test's (file, line), for GitHub annotations
         self._conversations = 0
         self.results: list[AnswerResult] = []
 
@@ -243,6 +245,7 @@ class FaithfulnessAssertion:
         result.test_id = test_id or (f"{self._test_id}#{n}" if numbered or n > 1
                                      else self._test_id)
         result.min_score, result.max_unsupported, result.require_claims = thresholds[:3]
+        result.test_file, result.test_line = self._location
         self.results.append(result)
         self._session.record(result, self._judge)
         if self._publish is not None:

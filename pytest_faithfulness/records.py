@@ -398,6 +398,10 @@ class AnswerResult(BaseModel):
         turn: its 1-based turn number in that conversation (assistant turns only).
         error_kind: for ``status == "error"``, the kind of fault (``ErrorKind``; ``None``
             otherwise, and in results saved before it was recorded).
+        test_file / test_line: where the recording test is: its file, relative to the
+            repository root (``$GITHUB_WORKSPACE`` when set, else the rootdir; ``/``
+            separators), and its 1-based line (``None`` outside pytest, and in results saved
+            before they were recorded: GitHub annotations then use the test id's file).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -419,6 +423,8 @@ class AnswerResult(BaseModel):
     conversation: str | None = None
     turn: int | None = None
     error_kind: ErrorKind | None = None
+    test_file: str | None = None
+    test_line: int | None = None
 
     @field_validator("dropped", mode="before")
     @classmethod

@@ -505,7 +505,8 @@ class Settings:
         return {"markdown": self.markdown, "html": self.html,
                 "step_summary": os.environ.get("GITHUB_STEP_SUMMARY") or None,
                 "storage": self.storage_path, "save_name": name, "git": git,
-                "pr_comment": self.pr_comment, "decision": self.decision_path()}
+                "pr_comment": self.pr_comment, "decision": self.decision_path(),
+                "github_annotations": os.environ.get("GITHUB_ACTIONS") == "true"}
 
     def decision_path(self) -> str | None:
         """Where the decision file goes: ``--faithfulness-decision``, else

@@ -126,8 +126,10 @@ def _quiet_inner_runs(request):
 @pytest.fixture(autouse=True)
 def _no_github_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
     """Inner pytest runs must not append their Markdown summaries to the real GitHub Actions
-    step summary of the run that tests this project."""
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    step summary of the run that tests this project, nor print workflow commands (error
+    annotations) into its log: a test that wants them sets these itself."""
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS", "GITHUB_WORKSPACE"):
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import TYPE_CHECKING
 
-from ..records import Passage
+if TYPE_CHECKING:  # pragma: no cover - only named in annotations: importing this stays light
+    from ..records import Passage
 
 PROMPT_VERSION = "2026.12-2"  # verify reply: an evidence list, a sentence per part of the claim
 

@@ -62,6 +62,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """The judge and its fingerprint, the prompt version, the cache mode, the session
+    thresholds and the canaries (``header.header_lines``; no judge is built or called)."""
+    from .header import header_lines
+
+    hook = config.pluginmanager.hook.pytest_faithfulness_make_judge
+    return header_lines(get_settings(config), judge_hook=bool(hook.get_hookimpls()))
+
+
 def pytest_addhooks(pluginmanager: Any) -> None:
     from .. import hookspecs
 
@@ -239,7 +248,19 @@ def assert_faithful(request: pytest.FixtureRequest, faithfulness_judge) -> Faith
         concurrency=settings.concurrency, context_budget_chars=settings.context_budget,
         require_claims=settings.require_claims,
         publish=lambda result, index: _publish(item, result, index),
-        conversation_window=settings.conversation_window)
+        conversation_window=settings.conversation_window, location=_location(item))
+
+
+def _location(item: pytest.Item) -> tuple[str | None, int | None]:
+    """The test's file, relative to the repository root (``$GITHUB_WORKSPACE`` when set,
+    else the rootdir), and its 1-based line (``None`` when pytest does not know it)."""
+    import os
+
+    from ..reports.annotations import repo_path
+
+    line = item.location[1]
+    return (repo_path(item.path, item.config.rootpath, os.environ.get("GITHUB_WORKSPACE")),
+            None if line is None else line + 1)
 
 
 @pytest.fixture
@@ -391,8 +412,19 @@ def _faces(config: pytest.Config) -> RunFaces:
             summary=summary, results=results, config=config)
         return answers
 
+    def emit(line: str) -> None:  # a line of its own: GitHub reads a command at a line's start
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.ensure_newline()
+            # xdist's progress line ("[100%]") may still be open; not known: end the line
+            if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 1):
+                reporter.write_line("")
+            reporter.write_line(line)
+        else:
+            print(line, flush=True)
+
     return RunFaces(classify=config.stash[RUN_KEY].by_outcome,
-                    find_git=lambda: git_info(config.rootpath), hooks=hooks)
+                    find_git=lambda: git_info(config.rootpath), hooks=hooks, emit=emit)
 
 
 @pytest.hookimpl(optionalhook=True)

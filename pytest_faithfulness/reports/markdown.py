@@ -292,3 +292,64 @@ def _markdown_comparison(comparison: Any, max_rows: int) -> list[str]:
     if comparison.added or comparison.removed:
         lines.append("")
     return lines
+
+
+#: GitHub's limit on one step's job summary (``$GITHUB_STEP_SUMMARY``), in bytes: 1 MiB.
+STEP_SUMMARY_LIMIT = 1024 * 1024
+_DETAILS_OPEN = re.compile(r"<details\b", re.IGNORECASE)
+_DETAILS_CLOSE = re.compile(r"</details\s*>", re.IGNORECASE)
+
+
+def fit_markdown(text: str, max_bytes: int, *, full_report: str | None = None) -> str:
+    """``text`` (a ``markdown_of`` summary) cut to at most ``max_bytes`` bytes of UTF-8, for
+    GitHub's job summary (``STEP_SUMMARY_LIMIT``); unchanged when it fits.
+
+    The cut keeps the head (outcome, figures, gate reasons) and the verdict (the last
+    ``**Verdict:**`` line and after), drops whole lines from the middle, closes a
+    ``<details>`` block left open, and says in their place how many lines and KiB were cut,
+    in which section, and where the full report is (``full_report``, a path; ``None``: no
+    full report was written, and the note names the options that write one). When even the
+    note and the verdict do not fit, as much of them as fits (``max_bytes`` below 0 counts as
+    0).
+    """
+    size = len(text.encode("utf-8"))
+    if size <= max_bytes:
+        return text
+    max_bytes = max(max_bytes, 0)
+    lines = text.split("\n")
+    verdict_at = next((i for i in range(len(lines) - 1, -1, -1)
+                       if lines[i].startswith("**Verdict:**")), len(lines))
+    head, tail = lines[:verdict_at], lines[verdict_at:]
+    where = (f"`{md_escape(full_report, 500)}`" if full_report else
+             "not written (--faithfulness-markdown, --faithfulness-html or "
+             "--faithfulness-report write it)")
+
+    def note(cut: list[str], section: str) -> list[str]:
+        kib = len("\n".join(cut).encode("utf-8")) / 1024
+        return ["", f"> ✂️ **Truncated:** {len(cut)} line(s) ({kib:.0f} KiB) were cut here, "
+                    f"from the section \"{section}\" on, to keep this summary "
+                    f"under GitHub's 1 MiB limit; the full report: {where}.", ""]
+
+    def joined(parts: list[str]) -> int:
+        return len("\n".join(parts).encode("utf-8"))
+
+    def section_of(line: str) -> str:
+        return line.lstrip("#").strip()[:200]
+
+    longest = max((section_of(line) for line in head if line.startswith("#")),
+                  key=lambda name: len(name.encode("utf-8")), default="the start")
+    reserve = joined(note(head, longest)) + joined(tail) + len("</details>") + 4
+    budget, kept, used = max_bytes - reserve, 0, 0
+    while kept < len(head) and used + len(head[kept].encode("utf-8")) + 1 <= budget:
+        used += len(head[kept].encode("utf-8")) + 1
+        kept += 1
+    section = next((section_of(line) for line in reversed(head[:kept + 1])
+                    if line.startswith("#")), "the start")
+    out = head[:kept]
+    if len(_DETAILS_OPEN.findall("\n".join(out))) > len(_DETAILS_CLOSE.findall("\n".join(out))):
+        out += ["", "</details>"]
+    out += note(head[kept:], section) + tail
+    fitted = "\n".join(out)
+    if len(fitted.encode("utf-8")) > max_bytes:  # not even the note fits: what does
+        fitted = fitted.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore")
+    return fitted

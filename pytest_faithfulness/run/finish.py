@@ -60,6 +60,8 @@ class RunFaces:
         carried_failures: failures only the shards could decide (a merge: conftest gates,
             calibration gates), kept as the run's own (``RunOutcome.local_failures``): each a
             reason (kind ``failed``) or a ``(kind, reason)`` pair.
+        emit: prints one line of GitHub's workflow commands (pytest: through the terminal
+            reporter, on a line of its own); ``None``: on standard output.
     """
 
     classify: Classifier | None = None
@@ -69,6 +71,7 @@ class RunFaces:
     notes: Sequence[str] = ()
     extra_failures: Sequence[str] = ()
     carried_failures: Sequence[str | tuple[str, str]] = ()
+    emit: Callable[[str], Any] | None = None
 
 
 def new_outcome(store: ResultStore, gate: Any, report_path: str | Path | None = None
@@ -154,7 +157,7 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
         outcome.add_local_failures([text], kind)
     outcome.set_exit_status()
     files = OutputFiles(**settings.output_files(git))
-    write_outputs(store, outcome, files)
+    write_outputs(store, outcome, files, emit=faces.emit)
     outcome.set_exit_status()
     if write_decision(outcome, files.decision) is not None:
         outcome.set_exit_status()

@@ -1,5 +1,6 @@
 """The run's outputs: the JSON report, the Markdown summary, the HTML report, the
-pull-request comment, the saved run and the ``$GITHUB_STEP_SUMMARY`` append.
+pull-request comment, the saved run, the ``$GITHUB_STEP_SUMMARY`` append (kept under GitHub's
+1 MiB) and, in GitHub Actions, the error annotations of the worst failing answers.
 
 Every report reads the one ``outcome.RunOutcome``. Each output is written on its own and
 atomically (``reports.files``); one that fails never stops the others: its reason becomes a
@@ -28,6 +29,8 @@ class OutputFiles:
         storage: the saved runs' folder; save_name: this run's name there.
         git: the run's ``runs.saved.GitInfo`` (or ``None``), kept in the saved run.
         decision: the decision file (``write_decision``), written last.
+        github_annotations: print GitHub's workflow commands for the worst failing answers
+            (``reports.annotations``; in GitHub Actions: ``GITHUB_ACTIONS=true``).
     """
 
     markdown: str | Path | None = None
@@ -38,6 +41,7 @@ class OutputFiles:
     save_name: str | None = None
     git: Any = None
     decision: str | Path | None = None
+    github_annotations: bool = False
 
 
 def saved_run(store: ResultStore, outcome: RunOutcome, name: str, git: Any = None, *,
@@ -92,9 +96,12 @@ def write_report(outcome: RunOutcome) -> Path | None:
 
 
 def write_markdown(outcome: RunOutcome, path: str | Path | None = None,
-                   step_summary: str | Path | None = None) -> None:
+                   step_summary: str | Path | None = None, *,
+                   full_report: str | Path | None = None) -> None:
     """Write the Markdown summary to ``path`` and append it to ``step_summary``; either may be
-    ``None``. A step summary that cannot be written is noted, not raised.
+    ``None``. A step summary that cannot be written is noted, not raised. What is appended is
+    cut to fit GitHub's 1 MiB per step with what the file holds already
+    (``reports.markdown.fit_markdown``; its note names ``full_report``, default ``path``).
 
     Raises:
         OSError: ``path`` cannot be written.
@@ -109,10 +116,41 @@ def write_markdown(outcome: RunOutcome, path: str | Path | None = None,
         outcome.notes.append(f"Markdown summary: {write_text(path, text)}")
     if step_summary is not None:
         try:
-            write_text(step_summary, text, append=True)
+            write_text(step_summary, step_summary_text(
+                text, step_summary, full_report if full_report is not None else path),
+                append=True)
         except OSError as exc:
             outcome.notes.append(f"WARNING: could not append to $GITHUB_STEP_SUMMARY "
                                  f"({step_summary}): {exc}")
+
+
+def step_summary_text(text: str, step_summary: str | Path,
+                      full_report: str | Path | None) -> str:
+    """``text`` cut to what ``step_summary`` can still take under GitHub's limit
+    (``reports.markdown.STEP_SUMMARY_LIMIT``, less its size now and the blank line before)."""
+    from ..reports.markdown import STEP_SUMMARY_LIMIT, fit_markdown
+
+    try:
+        held = Path(step_summary).stat().st_size
+    except OSError:
+        held = 0
+    room = STEP_SUMMARY_LIMIT - held - (1 if held else 0)
+    return fit_markdown(text, room, full_report=str(full_report) if full_report else None)
+
+
+def write_annotations(outcome: RunOutcome, emit: Callable[[str], Any] | None = None) -> int:
+    """Print the GitHub Actions workflow commands of the run
+    (``reports.annotations.annotation_lines``), each through ``emit`` (default: a line on
+    standard output). Returns how many lines were printed."""
+    from ..reports.annotations import annotation_lines
+
+    lines = annotation_lines(outcome)
+    for line in lines:
+        if emit is not None:
+            emit(line)
+        else:
+            print(line, flush=True)
+    return len(lines)
 
 
 def write_html(outcome: RunOutcome, path: str | Path) -> Path:
@@ -147,16 +185,19 @@ def write_pr_comment(outcome: RunOutcome, path: str | Path,
     return written
 
 
-def write_outputs(store: ResultStore, outcome: RunOutcome, files: OutputFiles) -> list[str]:
+def write_outputs(store: ResultStore, outcome: RunOutcome, files: OutputFiles, *,
+                  emit: Callable[[str], Any] | None = None) -> list[str]:
     """Write every configured output, each on its own: the JSON report
     (``outcome.report_path``), the Markdown summary, the HTML report, the pull-request
     comment, the saved run (never a run that judged no answer: a note says so), then the
-    ``$GITHUB_STEP_SUMMARY`` append. Each is written even when no answer was judged. One
-    that fails (any exception) never stops the others: its reason becomes a gate failure
-    (``could not write the HTML report (PATH): ...``), its temporary file is removed, and the
-    reports already written are written again so that they show the failure too. A report
-    that cannot be written (a full disk) is removed rather than left as it was (an earlier
-    run's, or this run's before the failure: one that may say the gate passed).
+    ``$GITHUB_STEP_SUMMARY`` append and, with ``files.github_annotations``, the annotations
+    (``write_annotations`` through ``emit``; one that cannot be printed is noted). Each is
+    written even when no answer was judged. One that fails (any exception) never stops the
+    others: its reason becomes a gate failure (``could not write the HTML report (PATH):
+    ...``), its temporary file is removed, and the reports already written are written again
+    so that they show the failure too. A report that cannot be written (a full disk) is
+    removed rather than left as it was (an earlier run's, or this run's before the failure:
+    one that may say the gate passed).
 
     Returns:
         the reasons of the outputs that failed (also added to ``outcome.failures``).
@@ -203,10 +244,17 @@ def write_outputs(store: ResultStore, outcome: RunOutcome, files: OutputFiles) -
         outcome.notes[:] = notes
     if files.step_summary:
         try:
-            write_markdown(outcome, None, files.step_summary)
+            write_markdown(outcome, None, files.step_summary,
+                           full_report=files.markdown or files.html or outcome.report_path)
         except Exception as exc:  # noted, never a gate failure: it is GitHub's page
             outcome.notes.append(f"WARNING: could not append to $GITHUB_STEP_SUMMARY "
                                  f"({files.step_summary}): {type(exc).__name__}: {exc}")
+    if files.github_annotations:
+        try:
+            write_annotations(outcome, emit)
+        except Exception as exc:  # noted, never a gate failure: the reports say it all
+            outcome.notes.append(f"WARNING: could not write the GitHub annotations: "
+                                 f"{type(exc).__name__}: {exc}")
     return failed
 
 

@@ -55,7 +55,7 @@ def test_a_make_judge_hook_may_read_the_judge_name_its_own_way(pytester):
     assert pytester.runpytest("--faithfulness-judge", "house-v7").ret == 0
 
 
-def test_start_up_checks_import_neither_litellm_nor_pydantic(pytester):
+def test_start_up_checks_and_the_header_import_neither_litellm_nor_pydantic(pytester):
     pytester.makeconftest('''
         import json, sys
         def pytest_collection_finish(session):
@@ -67,6 +67,9 @@ def test_start_up_checks_import_neither_litellm_nor_pydantic(pytester):
                                            "--faithfulness-min-mean", "0.8", "--co",
                                            "-p", "no:asyncio", "-p", "no:hypothesispytest")
     assert result.ret == 0
+    # the header's lines (issue 23) are written from the settings alone: no judge is built
+    result.stdout.fnmatch_lines(["faithfulness: judge gpt-4o-mini; fingerprint *; prompts *",
+                                 "faithfulness: cache rw at *; session thresholds min-mean 0.8*"])
     loaded = json.loads((pytester.path / "loaded.json").read_text())
     assert loaded == {"litellm": False, "pydantic": False}
 
