@@ -182,7 +182,8 @@ SYNONYMS: dict[str, str] = {
     "nearly": "almost", "almost": "nearly", "requires": "needs", "permitted": "allowed",
     "allowed": "permitted", "prohibited": "forbidden", "forbidden": "prohibited",
     "customers": "clients", "customer": "client", "quickly": "rapidly", "rapidly": "quickly",
-    "additional": "extra", "annual": "yearly", "annually": "yearly", "contains": "includes", "includes": "contains",
+    "additional": "extra", "annual": "yearly", "annually": "yearly", "contains": "includes",
+    "includes": "contains",
     "located": "situated", "receives": "gets", "obtain": "get", "modified": "changed",
     "assist": "help", "commonly": "often", "frequently": "often", "currently": "now",
 }
@@ -281,8 +282,9 @@ def _controls(sentences: list[tuple[str, str, tuple[Passage, ...], str]], wanted
 #: hold the sentence (``moved_evidence``: the sentence verbatim, judged against another set).
 MUTANT_KINDS: tuple[str, ...] = (*KINDS, "moved_evidence")
 
-_STOP = frozenset("""the a an and or but of to in on at for from by with is are was were be been
-has have had it its this that these those as not no can will may their there which who what""".split())
+_STOP = frozenset("""the a an and or but of to in on at for from by with is are was were be
+been has have had it its this that these those as not no can will may their there which who
+what""".split())
 
 
 def _content(text: str) -> set[str]:

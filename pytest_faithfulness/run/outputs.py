@@ -52,7 +52,7 @@ def saved_run(store: ResultStore, outcome: RunOutcome, name: str, git: Any = Non
                        expected_misses=[index[id(r)] for r in outcome.expected
                                         if id(r) in index],
                        test_exitstatus=outcome.test_exitstatus, full=full, gate=outcome.gate,
-                       local_failures=outcome.local_failures)
+                       local_failures=outcome.local_failures, canaries=outcome.canaries)
 
 
 def save_run(store: ResultStore, outcome: RunOutcome, storage: str | Path, name: str,

@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from ..canary_report import CanaryReport
 from ..errors import BaselineError as BaselineError  # re-exported: their home before errors.py
 from ..errors import RunSignatureError as RunSignatureError
 from ..records import AnswerResult, Evidence, SessionSummary, Verdict
@@ -230,6 +231,8 @@ class SavedRun(LenientRecord):
             that raised, those a merge carried from its shards); ``runs.merge`` fails the merged
             gate with them. Absent from files saved before this field existed (``merge`` then
             keeps every saved gate failure).
+        canaries: the run's judge canaries (``canary_report.CanaryReport``), ``None`` when
+            none ran (or in files saved before); ``runs.merge`` adds the shards' counts up.
         signature: the hex HMAC-SHA-256 of the file under the signing key (see the module
             docstring), ``None`` when it was saved without a key.
     """
@@ -252,6 +255,7 @@ class SavedRun(LenientRecord):
     test_exitstatus: int | None = None
     gate: dict[str, Any] = Field(default_factory=dict)
     local_failures: list[str] = Field(default_factory=list)
+    canaries: CanaryReport | None = None
     signature: str | None = None
     #: ``"signed"`` (its signature checked out), ``"unsigned"`` or ``"unchecked"`` (signed,
     #: but read without the key); set by ``load_run``, never saved.
@@ -270,7 +274,8 @@ class SavedRun(LenientRecord):
            judge_names: Iterable[str] = (), silent_misses: Iterable[int] = (),
            expected_misses: Iterable[int] = (), test_exitstatus: int | None = None,
            full: bool = True, gate: dict[str, Any] | None = None,
-           local_failures: Iterable[str] = ()) -> SavedRun:
+           local_failures: Iterable[str] = (), canaries: CanaryReport | None = None
+           ) -> SavedRun:
         """Build the saved form of a session's results (``created`` is now, in UTC);
         ``incomplete_reason`` marks a run that did not judge every answer. ``full=False``
         leaves ``results`` empty (a comparison needs only ``answers``)."""
@@ -284,7 +289,8 @@ class SavedRun(LenientRecord):
                    results=[r.model_dump(mode="json") for r in results] if full else [],
                    judge_names=list(judge_names), silent_misses=list(silent_misses),
                    expected_misses=list(expected_misses), test_exitstatus=test_exitstatus,
-                   gate=dict(gate or {}), local_failures=list(local_failures))
+                   gate=dict(gate or {}), local_failures=list(local_failures),
+                   canaries=canaries)
 
     def label(self) -> str:
         """``name (commit abc1234, created ...)`` for headers."""
