@@ -2,12 +2,17 @@
 process that finishes the run (the xdist controller, or the one process), from the passages of
 every answer the run recorded, by the run's own judge.
 
-Which judge: the ``faithfulness_judge`` fixture's own instance when this process set it up at
-session scope (a run without xdist: the very object the answers were judged by, its cache still
-open: the canaries are judged before pytest tears the session's fixtures down); otherwise the
-judge the options configure, built as the fixture builds it (``plugin.judge``). When the answers
-were judged by a judge the finishing process does not have (a conftest fixture under xdist),
-the canaries are not judged, and the report says why.
+Which judge, and when:
+
+* the ``faithfulness_judge`` fixture's own instance when this process set it up at session scope
+  (a run without xdist: the very object the answers were judged by, a conftest's own judge
+  included). pytest tears session fixtures down at the end of the last test, before
+  ``pytest_sessionfinish``; so the canaries are judged in a finalizer added to the fixture once
+  it is set up, which runs before the fixture's own teardown (its cache is still open);
+* otherwise (the xdist controller, which runs no test) the judge the options configure, built
+  as the fixture builds it (``plugin.judge``), at ``pytest_sessionfinish``. When the answers were
+  judged by a judge the finishing process does not have (a conftest fixture under xdist), the
+  canaries are not judged, and the report says why.
 
 ``CanaryRunner.report`` is what ``run.finish.RunFaces.canaries`` calls: the report, or the
 exception judging raised (re-raised there, where the gate step fails closed).
@@ -38,21 +43,35 @@ class CanaryRunner:
         result = yield
         if fixturedef.argname == JUDGE_FIXTURE and fixturedef.scope == "session":
             self.judge = result
+            # runs before the fixture's own teardown (finalizers run last in, first out)
+            fixturedef.addfinalizer(lambda: self._at_teardown(request.session))
         return result
+
+    def _at_teardown(self, session: pytest.Session) -> None:
+        try:
+            self._finish(session, None)
+        finally:
+            self.judge = None  # torn down next: never used after this
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        """Judge the canaries while the session's fixtures are still set up."""
-        from . import RUN_KEY, _existing_store, get_settings
+        """Judge the canaries now unless the fixture's finalizer did (see the module
+        docstring)."""
+        self._finish(session, exitstatus)
+
+    def _finish(self, session: pytest.Session, exitstatus: int | None) -> None:
+        from . import RUN_KEY, SESSION_KEY, get_settings
         from .checks import is_worker
 
         config = self.config
         settings = get_settings(config)
-        store = _existing_store(config)
-        if is_worker(config) or settings.canaries == 0 or store is None or not store.results:
+        store = config.stash.get(SESSION_KEY, None)
+        if self.ran or is_worker(config) or settings.canaries == 0 or store is None \
+                or not store.results:
             return
         self.ran = True
-        incomplete = config.stash[RUN_KEY].incomplete_reason(session, exitstatus)
+        incomplete = (config.stash[RUN_KEY].incomplete_reason(session, exitstatus)
+                      if exitstatus is not None else None)
         try:
             self._report = self._judge(store, settings, incomplete)
         except Exception as exc:  # re-raised in the gate's step: fails closed there

@@ -12,13 +12,18 @@ from ..canary_report import SMOKE_TEST_NOTE, CanaryReport, CanaryResult
 
 
 def headline(report: CanaryReport) -> str:
-    """``judge canaries: 40 of 40 asked (20 controls, 20 mutants), 1 missed``."""
+    """``judge canaries: 40 of 40 asked (20 controls, 20 mutants), 1 missed by the judge's own
+    verdicts, 2 more only after the evidence check``."""
     controls = sum(k.total for k in report.kinds if k.role == "control")
     mutants = report.built - controls
     shards = f", from {report.shards} shards" if report.shards > 1 else ""
+    own = sum(1 for m in report.missed if not m.judge_right)
+    later = len(report.missed) - own
+    more = f", {later} more only after the evidence check" if later else ""
     errors = f", {report.errors} judge error(s) (counted as misses)" if report.errors else ""
     return (f"judge canaries: {report.built} of {report.asked} asked ({controls} controls, "
-            f"{mutants} mutants{shards}), {len(report.missed)} missed{errors}")
+            f"{mutants} mutants{shards}), {own} missed by the judge's own verdicts{more}"
+            f"{errors}")
 
 
 def figure_lines(report: CanaryReport) -> list[str]:
