@@ -261,3 +261,22 @@ def test_the_offline_judge_keeps_the_example_suite_green_with_canaries_on(tmp_pa
     assert canaries["recall"]["interval"][1] >= 0.9
     assert canaries["smoke_test"] is True
     assert "a smoke test, not a measurement" in done.stdout
+
+
+def test_a_conftest_judge_judges_its_own_canaries(suite):
+    """Without xdist the fixture's own instance judges them (a conftest's judge included);
+    under xdist the controller does not have it, and the report says so."""
+    from judges import QUOTING_CONFTEST
+
+    suite.makeconftest(QUOTING_CONFTEST)
+    suite.runpytest("-p", "no:cacheprovider", "--faithfulness-canaries", "6",
+                    "--faithfulness-report", "r.json")
+    canaries = json.loads((suite.path / "r.json").read_text())["canaries"]
+    assert canaries["judge"] == "quoting judge" and canaries["built"] == 6
+    assert canaries["errors"] == 0
+    suite.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--faithfulness-canaries",
+                               "6", "--faithfulness-report", "x.json")
+    canaries = json.loads((suite.path / "x.json").read_text())["canaries"]
+    assert canaries["built"] == 0
+    assert "canaries not judged: the answers were judged by a judge this process does not " \
+           "have (quoting judge)" in canaries["notes"][0]
