@@ -235,6 +235,7 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
         check_signatures,
         load_shards,
         merge_shards,
+        merged_canaries,
         merged_gate,
         merged_git,
         merged_incomplete,
@@ -265,7 +266,7 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     # hooks and calibration gates gave are carried instead (``runs.merge.carried_failures``)
     outcome = finish_run(store, settings, gate=gate, faces=RunFaces(
         git=merged_git(shards), notes=notes, extra_failures=untrusted,
-        carried_failures=carried_failures(shards),
+        carried_failures=carried_failures(shards), canaries=lambda: merged_canaries(shards),
         emit=lambda line: print(line, file=out, flush=True)))
     print(terminal.terminal_text(f"merged {len(shards)} shard(s): "
                                  f"{', '.join(str(s.path) for s in shards)}"), file=out)

@@ -301,6 +301,19 @@ class Settings:
         "beside --faithfulness-judge, each at most once; the majority verdict stands (ties: not "
         "supported)", judge_list, default=())
 
+    canaries: int = option("canaries", "judge canaries: N claims built from this run's passages "
+                           "(N/2 controls that must be supported, N/2 mutants that must not), "
+                           "judged by the run's judge at the end; 0 turns them off", integer(0),
+                           default=40)
+    min_canary_recall: float = option("min-canary-recall", "the run is unmeasurable when the "
+                                      "upper end of the Wilson 95 per cent interval of the "
+                                      "share of mutants refused is below this", number(0, 1),
+                                      default=0.9, merge=True)
+    min_control_keep: float = option("min-control-keep", "the run is unmeasurable when the upper "
+                                     "end of the Wilson 95 per cent interval of the share of "
+                                     "controls kept is below this", number(0, 1), default=0.8,
+                                     merge=True)
+
     # Derived at start-up (not options) -------------------------------------------------------
     storage_path: Path = Path(".faithfulness")  # ``storage`` resolved against the rootdir
     cache_path: Path = Path(".faithfulness_cache")  # ``cache_dir`` resolved likewise

@@ -111,14 +111,18 @@ def litellm_loaded() -> None:
 
 
 INI = ("[pytest]\nasyncio_default_fixture_loop_scope = function\n"
-       "addopts = -p no:hypothesispytest\n")
+       "addopts = -p no:hypothesispytest\nfaithfulness_canaries = 0\n")
 
 
 @pytest.fixture(autouse=True)
 def _quiet_inner_runs(request):
     """Inner runs get an ini that settles pytest-asyncio's default (it warns otherwise) and
     leaves Hypothesis's pytest plugin out: no inner suite uses it, and loading it costs about
-    a second of CPU in each process an inner run starts (a subprocess, each xdist worker)."""
+    a second of CPU in each process an inner run starts (a subprocess, each xdist worker).
+    It also turns the judge canaries off (``faithfulness_canaries = 0``): the inner suites
+    count their judge calls and print their sections exactly, and the canaries (their own
+    extra calls and section) are tested where they are the subject
+    (``tests/plugin/test_canaries_run.py``, which turns them on)."""
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester").makeini(INI)
 

@@ -56,6 +56,7 @@ WAIT_KEY = pytest.StashKey[str]()  # the run's shared rate-limit wait ledger (a 
 WAIT_INPUT = "faithfulness_wait_ledger"
 RATE_KEY = pytest.StashKey[str]()  # the run's shared rate ledger (a directory)
 RATE_INPUT = "faithfulness_rate_ledger"
+CANARY_KEY = pytest.StashKey[Any]()  # plugin.canaries.CanaryRunner: the judge canaries
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -86,6 +87,12 @@ def pytest_configure(config: pytest.Config) -> None:
     tracker = RunTracker()
     config.stash[RUN_KEY] = tracker
     config.pluginmanager.register(tracker, "faithfulness-run-tracker")
+    if settings.canaries:
+        from .canaries import CanaryRunner
+
+        runner = CanaryRunner(config)
+        config.stash[CANARY_KEY] = runner
+        config.pluginmanager.register(runner, "faithfulness-canaries")
     _budget_ledger(config)
     _rate_ledger(config)
     _run_folder(config, WAIT_KEY, WAIT_INPUT, "faithfulness-wait-")
@@ -170,63 +177,11 @@ def faithfulness_judge(pytestconfig: pytest.Config):
     The offline judge is not cached: it is faster than the cache. The cache is opened once
     per process (this fixture is session-scoped).
     """
-    from ..accounting import Budget
-    from ..judges import make_judge
+    from .judge import open_configured_judge
 
-    settings = get_settings(pytestconfig)
-    budget = Budget(settings.budget_usd, ledger=pytestconfig.stash.get(LEDGER_KEY, None))
-    from ..ratelimit import DEFAULT_RUN_WAIT_S, RateLimitWait
-
-    run_wait = RateLimitWait(DEFAULT_RUN_WAIT_S if settings.max_rate_limit_wait is None
-                             else settings.max_rate_limit_wait,
-                             ledger=pytestconfig.stash.get(WAIT_KEY, None))
-    options: dict[str, Any] = {"budget": budget, "run_wait": run_wait}
-    if settings.api_base:
-        options["api_base"] = settings.api_base
-    if settings.timeout is not None:
-        options["timeout"] = settings.timeout
-    if settings.temperature is not None:
-        options["temperature"] = settings.temperature
-    rate = None
-    if settings.max_rpm is not None or settings.max_tpm is not None:
-        from ..ratelimit import RateLimiter
-
-        rate = RateLimiter(settings.max_rpm, settings.max_tpm,
-                           ledger=pytestconfig.stash.get(RATE_KEY, None))
-        options["rate"] = rate
-    judge = pytestconfig.hook.pytest_faithfulness_make_judge(config=pytestconfig)
-    if judge is None:
-        judge = make_judge(settings.judge, **options)
-    judges = [judge] + [make_judge(spec, **options) for spec in settings.panel]
-    caches = []
-    if not settings.no_cache:
-        from ..cache import CachedJudge
-        from ..judges.protocol import is_cacheable
-
-        for i, member in enumerate(judges):
-            if is_cacheable(member):
-                judges[i] = CachedJudge(member, settings.cache_path, mode=settings.cache_mode)
-                caches.append(judges[i])
-    if settings.votes > 1 or settings.panel:
-        from ..judges.votes import with_votes
-
-        yield with_votes(judges[0], settings.votes, judges[1:])
-    else:
-        yield judges[0]
-    for cached in caches:
-        cached.close()
-    budget.close()
-    run_wait.close()
-    _close_rate(rate)
-
-
-def _close_rate(rate: Any) -> None:
-    """Close the rate ledger's connections: this thread's and the judge loop's."""
-    if rate is None:
-        return
-    from .. import _loop
-
-    _loop.close_here_and_on_loop(rate.close)
+    judge, close = open_configured_judge(pytestconfig)
+    yield judge
+    close()
 
 
 @pytest.fixture
@@ -423,8 +378,10 @@ def _faces(config: pytest.Config) -> RunFaces:
         else:
             print(line, flush=True)
 
+    runner = config.stash.get(CANARY_KEY, None)
     return RunFaces(classify=config.stash[RUN_KEY].by_outcome,
-                    find_git=lambda: git_info(config.rootpath), hooks=hooks, emit=emit)
+                    find_git=lambda: git_info(config.rootpath), hooks=hooks, emit=emit,
+                    canaries=runner.report if runner is not None else None)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -649,6 +649,9 @@ def html_of(outcome: RunOutcome, *, title: str = "Faithfulness report") -> str:
                f'and {summary.errored} errored are not shown.</p></section>')
     if comparison is not None:
         out.append(_comparison_html(comparison))
+    from .canaries import canary_html
+
+    out.append(canary_html(outcome.canaries))
     out.append('<section><h2>Answers</h2></section>')
     out.append('<nav id="filters" aria-label="filters">'
                f'<button type="button" data-filter="all">All ({len(results)})</button>'

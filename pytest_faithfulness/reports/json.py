@@ -54,7 +54,8 @@ def json_of(outcome: RunOutcome) -> dict[str, Any]:
     record (claims with their ``spans`` as ``[[start, end], ...]`` into the answer,
     ``citation`` and ``cited_ids``) and its figures, ``citation_precision`` and
     ``misattributed`` among them. The report also holds ``verdict``
-    (``RunOutcome.verdict_data``) and, when made, ``calibration`` and ``comparison``.
+    (``RunOutcome.verdict_data``) and, when made, ``calibration``, ``comparison`` and
+    ``canaries`` (the judge canaries: ``canary_report.CanaryReport``).
     """
     verdict = outcome.verdict()
     answers = []
@@ -82,4 +83,6 @@ def json_of(outcome: RunOutcome) -> dict[str, Any]:
         report["calibration"] = outcome.calibration.model_dump(mode="json")
     if outcome.comparison is not None:
         report["comparison"] = outcome.comparison.model_dump(mode="json")
+    if outcome.canaries is not None:
+        report["canaries"] = outcome.canaries.model_dump(mode="json")
     return report

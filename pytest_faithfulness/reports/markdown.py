@@ -161,8 +161,38 @@ def markdown_of(outcome: RunOutcome, *, max_rows: int = 200) -> str:
             lines.append(f"- …and {len(unscored) - max_rows} more (see the JSON report)")
         lines.append("")
     lines += _dropped_table(results, max_rows)
+    lines += canary_markdown(outcome.canaries, max_missed=max_rows)
     lines += [f"**Verdict:** {md_escape(verdict.text, 2000)}", ""]
     return "\n".join(lines)
+
+
+def canary_markdown(report: Any, *, max_missed: int | None = 50) -> list[str]:
+    """The judge canaries as Markdown lines (``reports.canaries``): headline, the two figures
+    by the judge's own verdicts and after the check, per kind, notes, and the missed canaries
+    (the first ``max_missed``, then how many more). Empty without a report."""
+    if report is None:
+        return []
+    from . import canaries as c
+
+    lines = ["### Judge canaries", "", md_escape(c.headline(report), None), "",
+             "| figure | judge's own verdicts | after the evidence check |", "|---|---|---|",
+             f"| canary recall (mutants refused) | {report.recall.text()} | "
+             f"{report.recall_checked.text()} |",
+             f"| control keep-rate (controls kept) | {report.keep_rate.text()} | "
+             f"{report.keep_rate_checked.text()} |", ""]
+    rows = c.kind_rows(report)
+    if rows:
+        lines += ["| role | kind | judge's own verdicts | after the check |", "|---|---|---|---|"]
+        lines += [f"| {role} | {md_escape(kind)} | {own} | {checked} |"
+                  for role, kind, own, checked in rows]
+        lines.append("")
+    lines += [f"> {md_escape(n, 1000)}" for n in c.note_lines(report)]
+    lines += [""] if c.note_lines(report) else []
+    if report.missed:
+        lines += [f"**Missed canaries ({len(report.missed)}):**", ""]
+        lines += [f"- {md_escape(m, 1500)}" for m in c.missed_lines(report, max_missed)]
+        lines.append("")
+    return lines
 
 
 def _usage_line(summary: SessionSummary) -> str:

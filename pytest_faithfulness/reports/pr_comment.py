@@ -28,7 +28,7 @@ from typing import Any
 from ..records import AnswerResult, SessionSummary
 from ..run.outcome import RunOutcome
 from .figures import format_change, format_figure
-from .markdown import md_escape, outcome_kind_lines
+from .markdown import canary_markdown, md_escape, outcome_kind_lines
 from .terminal import usage_text
 
 #: The hidden first line that marks the comment as ours (for the sticky update).
@@ -136,6 +136,10 @@ def _answer_item(name: str, before: float | None, after: float | None,
     return [f"- **{md_escape(name, 300)}** ({score})", *_claim_lines(claims)]
 
 
+#: The most missed judge canaries the comment lists (the rest are counted).
+MAX_CANARIES_SHOWN = 10
+
+
 class _Budget:
     """Adds blocks of lines while they fit in ``limit`` characters, keeping room for the
     closing lines; notes what was left out."""
@@ -218,6 +222,10 @@ def pr_comment_of(outcome: RunOutcome, *, html_report: str | None = None,
         for f in failures:
             out.add([f"- {md_escape(f, 1500)}"], counted=True)
         out.add([""])
+    if outcome.canaries is not None:  # the judge canaries: the first 10 misses, then a count
+        section = canary_markdown(outcome.canaries, max_missed=MAX_CANARIES_SHOWN)
+        if not out.add(section, counted=True):
+            out.add(section[:section.index("") + 1] + section[4:9], counted=False)
     if comparison is not None:
         _comparison_sections(out, comparison)
     else:

@@ -264,7 +264,18 @@ def outcome_lines(outcome: RunOutcome, *, verbose: bool = False,
     lines = summary_lines(outcome.summary, outcome.judges, outcome.failures, verdict=False,
                           thresholds=outcome.thresholds, unscored=outcome.unscored)
     return (lines + warning_lines(outcome.results)
-            + failing_answer_lines(outcome.results, verbose=verbose, reported=reported))
+            + failing_answer_lines(outcome.results, verbose=verbose, reported=reported)
+            + canary_section(outcome))
+
+
+def canary_section(outcome: RunOutcome) -> list[str]:
+    """The judge canaries (``reports.canaries.canary_lines``), after a blank line; empty when
+    none ran."""
+    if outcome.canaries is None:
+        return []
+    from .canaries import canary_lines
+
+    return [""] + _clean(canary_lines(outcome.canaries))
 
 
 def calibration_section(outcome: RunOutcome) -> list[str]:

@@ -7,7 +7,9 @@ tests, the conftest gate hooks, and the failures a merge carries from its shards
 in order, each on its own (one that raises becomes a gate failure and never stops the others
 nor the outputs):
 
-1. the session thresholds (``gate.gate_failures``; a run that judged nothing cannot meet one);
+1. the session thresholds (``gate.gate_failures``; a run that judged nothing cannot meet one),
+   then the judge canaries (``canaries``: the run is unmeasurable when its judge can no longer
+   say no, or yes; the face judges them or adds its shards' up);
 2. the calibration gate (``--faithfulness-min-agreement``; errors always fail);
 3. the answers that missed their own thresholds without failing their tests;
 4. the comparison with the saved run and its compare-fail bounds, then the gate hooks;
@@ -62,6 +64,10 @@ class RunFaces:
             reason (kind ``failed``) or a ``(kind, reason)`` pair.
         emit: prints one line of GitHub's workflow commands (pytest: through the terminal
             reporter, on a line of its own); ``None``: on standard output.
+        canaries: ``() -> canary_report.CanaryReport | None``: the judge canaries' report (pytest:
+            judged at the end of the session; a merge: its shards' reports added up), or
+            ``None`` (no canaries); its bounds make the run unmeasurable
+            (``canaries.apply_canaries``).
     """
 
     classify: Classifier | None = None
@@ -72,6 +78,7 @@ class RunFaces:
     extra_failures: Sequence[str] = ()
     carried_failures: Sequence[str | tuple[str, str]] = ()
     emit: Callable[[str], Any] | None = None
+    canaries: Callable[[], Any] | None = None
 
 
 def new_outcome(store: ResultStore, gate: Any, report_path: str | Path | None = None
@@ -110,13 +117,14 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
     outcome.notes.extend(faces.notes)
     git = faces.git
 
-    def step(what: str, run: Callable[[], Any], *, local: str = "") -> Any:
+    def step(what: str, run: Callable[[], Any], *, local: str = "", kind: str = "unmeasurable"
+             ) -> Any:
         before = len(outcome.failures)
         try:
             return run()
         except Exception as exc:  # fail closed, and keep going: the reports must be written
             reason = f"the faithfulness gate could not {what}: {type(exc).__name__}: {exc}"
-            outcome.add_failures([reason], "unmeasurable")
+            outcome.add_failures([reason], kind=kind)
             if local == "error":  # it may have stopped before a gate merge cannot run
                 outcome.local_failures.append(reason)
             return None
@@ -126,6 +134,13 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
 
     step("apply the session thresholds", lambda: apply_thresholds(
         outcome, gate, settings.session_threshold_flags(), judged=bool(store.calibration)))
+    if faces.canaries is not None:  # the judge canaries: can the judge still say no, and yes?
+        from .canaries import apply_canaries
+
+        canaries = faces.canaries
+        step("judge the canaries", lambda: apply_canaries(
+            outcome, canaries(), settings.min_canary_recall, settings.min_control_keep),
+            kind="unmeasurable", local="error")  # a shard whose canaries broke: merge carries it
     # the calibration gate and the gate hooks are the run's own: a merge of saved runs cannot
     # recompute them, so their failures are also kept apart (``local_failures``)
     step("apply the calibration gate",

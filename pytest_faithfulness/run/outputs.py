@@ -60,7 +60,8 @@ def saved_run(store: ResultStore, outcome: RunOutcome, name: str, git: Any = Non
                        test_exitstatus=outcome.test_exitstatus, full=full, gate=outcome.gate,
                        local_failures=outcome.local_failures,
                        failure_kinds={f: outcome.kind_of(f) for f in outcome.failures
-                                      if outcome.kind_of(f) != "failed"})
+                                      if outcome.kind_of(f) != "failed"},
+                       canaries=outcome.canaries)
 
 
 def save_run(store: ResultStore, outcome: RunOutcome, storage: str | Path, name: str,

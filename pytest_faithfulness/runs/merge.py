@@ -53,7 +53,7 @@ __all__ = ["MergeError", "Shard", "load_shards", "check_shards", "merge_shards",
            "natural_key", "merged_git", "merged_gate", "merged_test_exitstatus",
            "merged_incomplete",
            "recheck_supported", "recheck_coverage", "cross_check", "check_signatures",
-           "carried_failures", "CHECKED_FIGURES"]
+           "carried_failures", "merged_canaries", "CHECKED_FIGURES"]
 
 
 class Shard:
@@ -288,6 +288,22 @@ def merged_incomplete(shards: Sequence[Shard], expect: int | None = None) -> str
             why = shard.run.incomplete_reason or "the run did not judge every answer"
             reasons.append(f"shard {shard.path} is incomplete ({why}): rerun the shard")
     return "; ".join(reasons) or None
+def merged_canaries(shards: Sequence[Shard]) -> Any:
+    """The shards' judge canaries added up (``canary_report.CanaryReport.merged``: counts
+    summed, figures and intervals recomputed on the sum), with a note naming the shards that
+    carry none (saved with canaries off, or before canaries existed); ``None`` when no shard
+    carries any."""
+    from ..canary_report import CanaryReport
+
+    reports = [s.run.canaries for s in shards if s.run.canaries is not None]
+    if not reports:
+        return None
+    merged = CanaryReport.merged(reports)
+    without = [str(s.path) for s in shards if s.run.canaries is None]
+    if without:
+        merged.notes.append(f"{len(without)} shard(s) carry no canaries (judged with canaries "
+                            f"off, or saved before them): {', '.join(without)}")
+    return merged
 
 
 def check_shards(shards: Sequence[Shard], *, allow_mixed: bool = False,

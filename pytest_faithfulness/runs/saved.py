@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from ..canary_report import CanaryReport
 from ..errors import BaselineError as BaselineError  # re-exported: their home before errors.py
 from ..errors import RunSignatureError as RunSignatureError
 from ..records import AnswerResult, Evidence, SessionSummary, Verdict
@@ -232,6 +233,8 @@ class SavedRun(LenientRecord):
             keeps every saved gate failure).
         failure_kinds: the kind (``run.outcome.ReasonKind``) of each of ``gate_failures``
             that is not ``"failed"`` (absent: every one ``"failed"``).
+        canaries: the run's judge canaries (``canary_report.CanaryReport``), ``None`` when
+            none ran (or in files saved before); ``runs.merge`` adds the shards' counts up.
         signature: the hex HMAC-SHA-256 of the file under the signing key (see the module
             docstring), ``None`` when it was saved without a key.
     """
@@ -255,6 +258,7 @@ class SavedRun(LenientRecord):
     gate: dict[str, Any] = Field(default_factory=dict)
     local_failures: list[str] = Field(default_factory=list)
     failure_kinds: dict[str, str] = Field(default_factory=dict)
+    canaries: CanaryReport | None = None
     signature: str | None = None
     #: ``"signed"`` (its signature checked out), ``"unsigned"`` or ``"unchecked"`` (signed,
     #: but read without the key); set by ``load_run``, never saved.
@@ -274,7 +278,8 @@ class SavedRun(LenientRecord):
            expected_misses: Iterable[int] = (), test_exitstatus: int | None = None,
            full: bool = True, gate: dict[str, Any] | None = None,
            local_failures: Iterable[str] = (),
-           failure_kinds: dict[str, str] | None = None) -> SavedRun:
+           failure_kinds: dict[str, str] | None = None,
+           canaries: CanaryReport | None = None) -> SavedRun:
         """Build the saved form of a session's results (``created`` is now, in UTC);
         ``incomplete_reason`` marks a run that did not judge every answer. ``full=False``
         leaves ``results`` empty (a comparison needs only ``answers``)."""
@@ -289,7 +294,7 @@ class SavedRun(LenientRecord):
                    judge_names=list(judge_names), silent_misses=list(silent_misses),
                    expected_misses=list(expected_misses), test_exitstatus=test_exitstatus,
                    gate=dict(gate or {}), local_failures=list(local_failures),
-                   failure_kinds=dict(failure_kinds or {}))
+                   failure_kinds=dict(failure_kinds or {}), canaries=canaries)
 
     def label(self) -> str:
         """``name (commit abc1234, created ...)`` for headers."""

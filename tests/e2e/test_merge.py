@@ -78,7 +78,7 @@ def _write_suite(pytester: pytest.Pytester, version: int = 1) -> None:
 
 @pytest.fixture
 def sharded(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+    pytester.makeini("[pytest]\nfaithfulness_canaries = 0\nasyncio_default_fixture_loop_scope = function\n"
                      "faithfulness_min_mean = 0.5\nfaithfulness_max_unscored_rate = 0.3\n")
     _write_suite(pytester, 1)
     base = pytester.runpytest("--faithfulness-save", "base")
@@ -151,7 +151,7 @@ def test_merge_reads_the_thresholds_of_the_ini_and_a_flag_overrides_them(
     for n, name in enumerate(FILES, start=1):
         sharded.runpytest(f"test_{name}.py", "--faithfulness-save", f"shard{n}")
     shards = [str(p) for p in list_runs(sharded.path / ".faithfulness")[1:]]
-    sharded.makeini("[pytest]\nfaithfulness_min_mean = 0.99\n")
+    sharded.makeini("[pytest]\nfaithfulness_canaries = 0\nfaithfulness_min_mean = 0.99\n")
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(sharded.path)
         assert cli_main(["merge", *shards, "--faithfulness-report", "r.json"]) == 1
@@ -260,7 +260,7 @@ def test_merge_refuses_shards_of_different_judges_prompts_or_commits_unless_allo
 
 
 def test_merge_runs_as_a_module_and_a_passing_gate_exits_0(pytester: pytest.Pytester) -> None:
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makeini("[pytest]\nfaithfulness_canaries = 0\nasyncio_default_fixture_loop_scope = function\n")
     pytester.makepyfile(test_ok='''
         import pytest
         @pytest.mark.parametrize("n", range(3))
@@ -356,7 +356,7 @@ def test_merge_applies_every_threshold_the_shards_ran_with(
     ini = {"ini": f"{key} = {value}\n",
            "addopts": f"addopts = --faithfulness-{threshold} {value}\n",
            "one-job-flag": ""}[where]
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n" + ini)
+    pytester.makeini("[pytest]\nfaithfulness_canaries = 0\nasyncio_default_fixture_loop_scope = function\n" + ini)
     for name in ("s1", "s2"):
         (pytester.path / f"test_{name}.py").write_text(CITED)
     pytester.makepyfile(test_wrong='''
@@ -421,7 +421,7 @@ def test_a_shards_gate_hook_failure_fails_the_merged_gate_and_never_becomes_the_
     the next baseline."""
     from pytest_faithfulness.runs.saved import BaselineError, find_run
 
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makeini("[pytest]\nfaithfulness_canaries = 0\nasyncio_default_fixture_loop_scope = function\n")
     pytester.makepyfile(**HOOK_SUITE)
     assert pytester.runpytest().ret == 1  # one run of the whole suite fails on the hook
     assert pytester.runpytest("test_s1.py", "--faithfulness-storage", "shards",
@@ -560,7 +560,7 @@ def test_edited_saved_runs_are_refused_or_fail_the_merged_gate(
     assert cli_main(["merge", *shards]) == 1
     assert f"WARNING: 3 saved run(s) are not signed ({', '.join(shards)})" in \
         capsys.readouterr().out
-    sharded.makeini("[pytest]\nfaithfulness_require_signed_runs = true\n")
+    sharded.makeini("[pytest]\nfaithfulness_canaries = 0\nfaithfulness_require_signed_runs = true\n")
     assert cli_main(["merge", *shards]) == 4
     assert "are not signed" in capsys.readouterr().err
 

@@ -577,7 +577,8 @@ def through_proxy(tmp_path_factory):
     (folder / "cases.json").write_text(json.dumps(CASES), encoding="utf-8")
     (folder / "conftest.py").write_text(INNER_CONFTEST.format(tests=tests), encoding="utf-8")
     # without Hypothesis's plugin: about 1 s of CPU in each of the runs' processes
-    (folder / "pytest.ini").write_text("[pytest]\naddopts = -p no:hypothesispytest\n",
+    (folder / "pytest.ini").write_text("[pytest]\naddopts = -p no:hypothesispytest\n"
+                                       "faithfulness_canaries = 0\n",
                                        encoding="utf-8")
     shards = ["test_shard_a.py", "test_shard_b.py"]
     for name, (start, stop) in zip(shards, [(0, 6), (6, 12)]):

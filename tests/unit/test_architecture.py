@@ -37,7 +37,7 @@ def _imported(path: Path) -> list[tuple[str, list[str]]]:
 #: The layers of docs/architecture.md, top first, as module prefixes under the package: a
 #: module imports from its own layer and the layers above it, never from a layer below.
 LAYERS = (
-    ("records", "errors", "inputs"),
+    ("records", "errors", "inputs", "canary_report"),
     ("_loop", "accounting", "ratelimit", "redaction", "mutants"),
     ("language",),
     ("trust",),

@@ -10,14 +10,24 @@ import pytest
 from repo_paths import ROOT
 
 from pytest_faithfulness import OfflineJudge, evaluate
-from pytest_faithfulness.canaries import MIN_WORDS, build_canaries, usable_sentence
-from pytest_faithfulness.mutants import KINDS
+from pytest_faithfulness.canaries import (
+    CONTROL_KINDS,
+    MIN_WORDS,
+    MUTANT_KINDS,
+    build_canaries,
+    reordered,
+    synonym,
+    usable_sentence,
+)
 
 REFUNDS = [{"id": "p1", "text": "Refunds are issued within 14 days of a return being received. "
                                 "Items bought on sale can be exchanged but not refunded."},
            {"id": "p2", "text": "Standard shipping takes 3 to 5 business days within Canada."}]
 PLANS = [{"id": "k1", "text": "The Business plan includes SSO, audit logs and email support. "
                               "Pricing?"}]
+SHIPPING = [{"id": "s1", "text": "If the parcel is lost, the courier refunds the full price. "
+                                 "Customers purchased 300 parcels from the depot in 2023. "
+                                 "The depot is open on weekdays if the weather allows it."}]
 
 
 def _examples() -> list[list[dict]]:
@@ -34,17 +44,69 @@ def test_the_same_passages_give_the_same_canaries_in_any_order():
     assert len(built.controls) == 10 and len(built.mutants) == 10 and built.note == ""
 
 
-def test_controls_are_passage_sentences_and_mutants_change_them():
-    built = build_canaries([REFUNDS, PLANS], 6)
-    texts = {p["id"]: p["text"] for p in REFUNDS + PLANS}
+def test_controls_are_passage_sentences_or_rewordings_and_mutants_change_them():
+    built = build_canaries([REFUNDS, PLANS, SHIPPING], 10)
+    texts = {p["id"]: p["text"] for p in REFUNDS + PLANS + SHIPPING}
     for canary in built.controls:
-        assert canary.kind == "verbatim" and canary.expected == "supported"
-        assert canary.claim == canary.sentence and canary.sentence in texts[canary.passage_id]
+        assert canary.kind in CONTROL_KINDS and canary.expected == "supported"
+        assert canary.sentence in texts[canary.passage_id]
+        assert (canary.claim == canary.sentence) == (canary.kind == "verbatim")
+    assert {c.kind for c in built.controls} == set(CONTROL_KINDS)  # rewordings are made
     for canary in built.mutants:
-        assert canary.kind in KINDS and canary.expected == "not supported"
-        assert canary.claim != canary.sentence and canary.sentence in texts[canary.passage_id]
-        assert canary.detail
-    assert {c.passage_id for c in built.canaries} <= {"p1", "p2", "k1"}
+        assert canary.kind in MUTANT_KINDS and canary.expected == "not supported"
+        assert canary.sentence in texts[canary.passage_id] and canary.detail
+        if canary.kind == "moved_evidence":  # the sentence itself, against another set
+            assert canary.claim == canary.sentence
+            assert canary.passage_id not in {p.id for p in canary.passages}
+        else:
+            assert canary.claim != canary.sentence
+    assert {c.passage_id for c in built.canaries} <= set(texts)
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("If the parcel is lost, the courier refunds the full price.",
+     "The courier refunds the full price, if the parcel is lost."),
+    ("The courier refunds the full price if the parcel is lost.",
+     "If the parcel is lost, the courier refunds the full price."),
+    ("Acme refunds the full price if the parcel is lost.", None),  # "Acme" may be a name
+    ("Refunds take 14 days, and exchanges take 7 days.", None),
+])
+def test_reordered_moves_a_clause_and_keeps_names(sentence, expected):
+    assert reordered(sentence) == expected
+
+
+def test_synonym_replaces_a_listed_word_but_never_a_name():
+    assert synonym("Items purchased on sale can be exchanged.") == \
+        "Items bought on sale can be exchanged."
+    assert synonym("Customers may return items.") == "Clients may return items."
+    assert synonym("The film Batman Begins opened in 2005.") is None  # a title, not a verb
+
+
+def test_moved_evidence_needs_a_set_that_does_not_hold_the_sentence():
+    one = build_canaries([REFUNDS], 40)
+    assert all(c.kind != "moved_evidence" for c in one.mutants)  # one set: nowhere to move
+    many = build_canaries(_examples(), 40)
+    moved = [c for c in many.mutants if c.kind == "moved_evidence"]
+    assert moved
+    for c in moved:
+        assert c.sentence not in " ".join(p.text for p in c.passages)
+
+
+def test_every_mutant_kind_the_examples_allow_is_built():
+    built = build_canaries(_examples(), 200)
+    assert {c.kind for c in built.mutants} >= {
+        "number", "negation", "negation_in_word", "antonym", "foreign_name",
+        "appended_clause", "moved_evidence"}
+
+
+def test_many_passage_sets_build_in_linear_time_of_names():
+    """Names of other sets are counted once (not re-unioned per sentence): 3,000 sets with
+    distinct names build 40 canaries; a quadratic union would take minutes here."""
+    sets = [[{"id": f"s{i}", "text": f"Zorbel{i} Quantrix opened a depot in Vellmar{i} in "
+                                     f"{1900 + i % 100}. The depot employs {i % 50 + 3} people."}]
+            for i in range(3000)]
+    built = build_canaries(sets, 40)
+    assert len(built.canaries) == 40
 
 
 def test_too_few_sentences_is_said_not_raised():

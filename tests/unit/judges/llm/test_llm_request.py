@@ -199,7 +199,7 @@ def test_temperature_option_reaches_the_request_and_the_report(chat_server, pyte
         args += ["--faithfulness-temperature", "0.7"]
     else:
         pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n"
-                         "faithfulness_temperature = 0.7\n")
+                         "faithfulness_temperature = 0.7\nfaithfulness_canaries = 0\n")
 
     result = pytester.runpytest(*args)
 
