@@ -81,7 +81,7 @@ def evaluate(answer: str, passages: Any, judge: Judge, *, concurrency: int = DEF
         concurrency: most verify calls in flight at once for this answer.
         context_budget_chars: overrides the judge's ``context_budget_chars``.
         coverage: what the judge covers, overriding ``coverage_of(judge)`` (e.g. widened by
-            ``--faithfulness-judge-languages``; ``judges.coverage.EVERYTHING``: no guard).
+            ``--faithfulness-judge-covers``; ``judges.coverage.EVERYTHING``: no guard).
 
     Returns:
         an ``AnswerResult`` (``scored``, ``unscored``, ``error`` or ``unverified``); judge

@@ -20,8 +20,9 @@ Declarations:
   ``--faithfulness-context-budget`` (each claim then judged against parts, said on the claim);
 * a judge that declares nothing (a third-party judge): ``DEFAULT_COVERAGE``, the same as the
   LLM judges' (English, prose and tables, passage sets up to ``LLM_MAX_PASSAGE_CHARS``);
-* the user widens any of them with ``--faithfulness-judge-languages`` (``"*"``: every
-  language) and ``--faithfulness-judge-kinds`` (``code``, ``json``, ``tool_output``), after a
+* the user widens any of them with ``--faithfulness-judge-covers`` (ini
+  ``faithfulness_judge_covers``): ISO 639-1 codes (``"*"``: every language) and kinds
+  (``code``, ``json``, ``tool_output``), comma-separated (``parse_covers``), after a
   calibration run in that language or on that kind (``calibration``: per-language and
   per-kind rows).
 """
@@ -55,8 +56,8 @@ class JudgeCoverage(BaseModel):
         max_passage_chars: the longest passage set (characters of passage text and titles)
             it sees whole in one call; ``None``: no limit.
         source: where the declaration comes from, in words (``"offline rules (English
-            lexicon)"``, ``"documented default"``, ``"declared: --faithfulness-judge-
-            languages"``), for the reports.
+            lexicon)"``, ``"documented default"``, ``"declared: --faithfulness-judge-covers
+            fr"``), for the reports.
 
     Raises:
         pydantic.ValidationError: an unknown kind, an empty language code, a
@@ -126,8 +127,8 @@ class JudgeCoverage(BaseModel):
 OFFLINE_COVERAGE = JudgeCoverage(languages=("en",), kinds=("prose", "table"),
                                  max_passage_chars=None,
                                  source="offline rules and lexicon: English")
-#: The LLM judges' documented default (widen it with --faithfulness-judge-languages and
-#: --faithfulness-judge-kinds after a calibration run).
+#: The LLM judges' documented default (widen it with --faithfulness-judge-covers after a
+#: calibration run).
 LLM_COVERAGE = JudgeCoverage(languages=("en",), kinds=("prose", "table"),
                              max_passage_chars=LLM_MAX_PASSAGE_CHARS,
                              source="documented default of the LLM judge")
@@ -140,11 +141,41 @@ EVERYTHING = JudgeCoverage(languages=(ANY_LANGUAGE,), kinds=CONTENT_KINDS,
                            max_passage_chars=None, source="everything (no guard)")
 
 #: How to widen a coverage, named in every reason.
-DECLARE_HINT = ("declare it with --faithfulness-judge-languages / --faithfulness-judge-kinds "
-                "(ini faithfulness_judge_languages / faithfulness_judge_kinds) once a "
-                "calibration run shows the judge agrees there")
+DECLARE_HINT = ("declare it with --faithfulness-judge-covers (ini faithfulness_judge_covers) "
+                "once a calibration run shows the judge agrees there")
 
 _KIND_NAMES = {"code": "a code block", "json": "JSON", "tool_output": "a tool's output"}
+
+
+#: The kinds ``--faithfulness-judge-covers`` may add (prose and tables are always covered).
+DECLARABLE_KINDS = ("table", "code", "json", "tool_output")
+
+
+def parse_covers(raw: object) -> tuple[str, ...]:
+    """``--faithfulness-judge-covers``: comma-separated ISO 639-1 language codes (two or three
+    letters; ``*`` for every language) and content kinds (``DECLARABLE_KINDS``), each once,
+    lower-cased, in the order given: ``"fr, DE,code"`` -> ``("fr", "de", "code")``.
+
+    Raises:
+        ValueError: an empty list, or an item that is neither a code nor a kind.
+    """
+    found = tuple(dict.fromkeys(i.strip().lower() for i in str(raw).split(",") if i.strip()))
+    bad = [i for i in found if i not in DECLARABLE_KINDS
+           and not (i == ANY_LANGUAGE or (i.isascii() and i.isalpha() and 2 <= len(i) <= 3))]
+    if bad or not found:
+        raise ValueError(f"must be comma-separated ISO 639-1 language codes (* for every "
+                         f"language) and answer kinds ({', '.join(DECLARABLE_KINDS)}), e.g. "
+                         f"fr,de,code; got {raw!r}")
+    return found
+
+
+def declared(coverage: JudgeCoverage, covers: Sequence[str]) -> JudgeCoverage:
+    """``coverage`` widened by the items of ``--faithfulness-judge-covers`` (``parse_covers``:
+    kinds and language codes), its source naming the option."""
+    kinds = [c for c in covers if c in DECLARABLE_KINDS]
+    languages = [c for c in covers if c not in DECLARABLE_KINDS]
+    return coverage.widened(languages, kinds,
+                            source=f"declared: --faithfulness-judge-covers {','.join(covers)}")
 
 
 def passage_chars(passages: Sequence[Passage]) -> int:

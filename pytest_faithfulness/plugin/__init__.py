@@ -239,7 +239,7 @@ def assert_faithful(request: pytest.FixtureRequest, faithfulness_judge) -> Faith
         concurrency=settings.concurrency, context_budget_chars=settings.context_budget,
         require_claims=settings.require_claims,
         publish=lambda result, index: _publish(item, result, index),
-        conversation_window=settings.conversation_window)
+        conversation_window=settings.conversation_window, judge_covers=settings.judge_covers)
 
 
 @pytest.fixture

@@ -132,7 +132,7 @@ class LiteLLMJudge(JudgeBase):
     accounts_usage = True
     #: The documented default (``judges.coverage.LLM_COVERAGE``): English answers, prose and
     #: tables, passage sets up to 48,000 characters whole; widen it with
-    #: ``--faithfulness-judge-languages`` / ``-judge-kinds`` after a calibration run.
+    #: ``--faithfulness-judge-covers`` after a calibration run.
     coverage: JudgeCoverage | None = LLM_COVERAGE
 
     def __init__(self, model: str, *, api_base: str | None = None, timeout: float = 60.0,
