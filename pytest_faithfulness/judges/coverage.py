@@ -202,7 +202,8 @@ def uncovered(answer: str, passages: Sequence[Passage], coverage: JudgeCoverage,
     be identified (the identifier failed: fails closed), a passage set over
     ``max_passage_chars`` with no context budget to split it.
     """
-    found = found if found is not None else profile(answer)
+    found = found if found is not None else profile(
+        answer, identify=ANY_LANGUAGE not in coverage.languages)  # "*": no need to ask
     outside = [k for k in found.kinds if k not in coverage.kinds]
     if outside:
         kind = outside[0]
