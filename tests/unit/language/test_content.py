@@ -101,3 +101,8 @@ def test_an_empty_answer_has_no_kind_and_identify_false_imports_nothing():
 def test_identify_language_gives_a_code_and_a_probability():
     code, probability = identify_language("The battery lasts ten hours in normal use.")
     assert code == "en" and 0.5 < probability <= 1.0
+
+
+def test_a_lone_surrogate_is_no_reason_to_fail():
+    found = profile("The lamp has three brightness levels and a timer. Hi! \ud800")
+    assert found.language_error is None and found.language in ("en", None)
