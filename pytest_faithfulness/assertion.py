@@ -54,6 +54,13 @@ class FaithfulnessAssertion:
 
     ``evaluate_many(cases)`` and ``assert_many(cases)`` judge a batch concurrently.
 
+    An answer outside the judge's coverage (``judges.coverage``: a language, a code block,
+    JSON or a tool's output as the answer, passages over what the judge sees whole) is
+    ``unverified``: not judged, and never a pass: the assertion fails naming the reason and
+    how to declare the coverage (``--faithfulness-judge-covers``, after a calibration run).
+    With ``record_only=True`` it is recorded only, and the session's
+    ``--faithfulness-max-unverified-rate`` bounds how many there may be.
+
     An answer that misses its own thresholds in a test that does not fail (its
     ``AssertionError`` caught, or from ``evaluate_many``) fails the session gate: a missed
     bound never passes silently. Use ``record_only=True`` to record without a bound, or mark
@@ -73,7 +80,8 @@ class FaithfulnessAssertion:
                  context_budget_chars: int | None = None, require_claims: bool = False,
                  publish: Callable[[AnswerResult, int], None] | None = None,
                  conversation_window: int | None = None,
-                 location: tuple[str | None, int | None] = (None, None)):
+                 location: tuple[str | None, int | None] = (None, None),
+                 judge_covers: tuple[str, ...] = ()):
         self._judge = judge
         self._session = session
         self._test_id = test_id
@@ -85,6 +93,7 @@ class FaithfulnessAssertion:
         self._publish = publish  # JUnit properties and the answer-result hook (pytest side)
         self._conversation_window = conversation_window
         self._location = location  # the test's (file, line), for GitHub annotations
+        self._judge_covers = tuple(judge_covers)  # --faithfulness-judge-covers
         self._conversations = 0
         self.results: list[AnswerResult] = []
 
@@ -199,8 +208,14 @@ class FaithfulnessAssertion:
     def _pipeline_options(self) -> dict[str, Any]:
         from .pipeline import DEFAULT_CONCURRENCY
 
-        return {"concurrency": self._concurrency or DEFAULT_CONCURRENCY,
-                "context_budget_chars": self._context_budget}
+        options: dict[str, Any] = {"concurrency": self._concurrency or DEFAULT_CONCURRENCY,
+                                   "context_budget_chars": self._context_budget}
+        if self._judge_covers:  # the judge's own declaration, widened by the option
+            from .judges.coverage import declared
+            from .judges.protocol import coverage_of
+
+            options["coverage"] = declared(coverage_of(self._judge), self._judge_covers)
+        return options
 
     def _thresholds(self, min_score: float | None, max_unsupported: int | None,
                     require_claims: bool | None = None, record_only: bool = False
@@ -315,6 +330,10 @@ def _headline(result: AnswerResult, thresholds: tuple[Any, ...]) -> str:
                     "not recorded in the verdict cache (or its entry was refused), so it was "
                     "not judged; record it with --faithfulness-cache-mode rw")
         return "judge error: the answer could not be judged (an error never passes)"
+    if result.status == "unverified":
+        return ("answer not verified: it is outside the judge's coverage, so it was not judged "
+                "and cannot pass; record it with record_only=True to leave it to "
+                "--faithfulness-max-unverified-rate")
     return f"answer is not faithful enough{_note(thresholds)}"
 
 

@@ -349,6 +349,11 @@ class CachedJudge:
 
         return context_budget_of(self.judge)
 
+    @property
+    def coverage(self) -> Any:
+        """The wrapped judge's coverage declaration (``None`` when it declares none)."""
+        return getattr(self.judge, "coverage", None)
+
     def fingerprint(self) -> dict[str, Any]:
         """The wrapped judge's fingerprint."""
         return self._fingerprint

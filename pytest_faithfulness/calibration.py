@@ -18,11 +18,15 @@ Figures (``CalibrationReport``):
   hallucinated when at least one of its claims is not supported (the response-level reading
   used by LLM-AggreFact, Tang et al. 2024), and Cohen's kappa of that binary decision;
 * the balanced accuracy's 95% interval from a percentile bootstrap (2,000 resamples, fixed
-  seed), and every figure per ``source_dataset``;
+  seed), and every figure per ``source_dataset``, per language of the text judged (the
+  answer, or the claim; ``language.content.profile``, ``"unknown"`` when too short to tell)
+  and per content kind (prose, table, code, json, tool_output): what a judge's coverage
+  declaration (``judges.coverage``, ``--faithfulness-judge-covers``) should rest on;
 * every disagreement, with the claim, the verdict, the human label and the judge's quote.
 
 A record whose judge call fails is counted under ``errors`` and kept out of the figures; a
-calibration gate fails closed when any record errored.
+calibration gate fails closed when any record errored. A calibration run judges every record
+whatever the judge's coverage (``judges.coverage.EVERYTHING``): it is what measures it.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ CLAIM_LABELS = VERDICT_LABELS  # supported, contradicted, unsupported
 ANSWER_LABELS = ("faithful", "hallucinated")
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20240917
+#: The per-language row of the records too short to have a language.
+UNKNOWN_LANGUAGE = "unknown"
 
 
 class LabelledRecord(BaseModel):
@@ -78,6 +84,8 @@ class Outcome(BaseModel):
     evidence: list[dict[str, str]] = Field(default_factory=list)  # every item: passage_id, quote
     claims: list[dict[str, Any]] = Field(default_factory=list)  # answer level: each claim
     error: str | None = None
+    language: str | None = None  # of the text judged (None: too short to tell)
+    kinds: list[str] = Field(default_factory=list)  # its content kinds
 
     @property
     def agrees(self) -> bool | None:
@@ -113,6 +121,8 @@ class CalibrationReport(BaseModel):
     overall: dict[str, Figures]  # keyed by level: "claim" and/or "answer"
     per_source: dict[str, dict[str, Figures]]
     disagreements: list[Outcome]
+    per_language: dict[str, dict[str, Figures]] = Field(default_factory=dict)
+    per_kind: dict[str, dict[str, Figures]] = Field(default_factory=dict)
     errors: list[Outcome]
 
 
@@ -142,10 +152,14 @@ def load_labelled(path: str | Path) -> list[LabelledRecord]:
 
 def judge_record(record: LabelledRecord, judge: Any) -> Outcome:
     """Run one record through the judge (claim: ``verify_claim``; answer: ``evaluate``)."""
+    from .judges.coverage import EVERYTHING
+    from .language.content import profile
     from .pipeline import evaluate, verify_claim
 
+    found = profile(record.claim if record.claim is not None else record.answer or "")
     base: dict[str, Any] = {"id": record.id, "level": record.level,
-                            "source": record.source_dataset, "human_label": record.human_label}
+                            "source": record.source_dataset, "human_label": record.human_label,
+                            "language": found.language, "kinds": list(found.kinds)}
     if record.level == "claim":
         text = cast(str, record.claim)  # a claim record has its claim (LabelledRecord checks)
         try:
@@ -157,7 +171,7 @@ def judge_record(record: LabelledRecord, judge: Any) -> Outcome:
                        passage_ids=verdict.passage_ids,
                        evidence=[item.model_dump() for item in verdict.evidence])
     answer = cast(str, record.answer)  # an answer record has its answer (LabelledRecord checks)
-    result = evaluate(answer, record.passages, judge)
+    result = evaluate(answer, record.passages, judge, coverage=EVERYTHING)  # no guard here
     if result.status == "error":
         return Outcome(**base, text=answer, error=result.error)
     flagged = result.status == "scored" and result.not_supported > 0
@@ -244,11 +258,21 @@ def report(outcomes: Iterable[Outcome]) -> CalibrationReport:
     for o in outcomes:
         if o.source:
             by_source[o.source].append(o)
+    by_language: dict[str, list[Outcome]] = defaultdict(list)
+    by_kind: dict[str, list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        by_language[o.language or UNKNOWN_LANGUAGE].append(o)
+        for kind in o.kinds:
+            by_kind[kind].append(o)
+
+    def rows(groups: dict[str, list[Outcome]]) -> dict[str, dict[str, Figures]]:
+        return {key: {level: figures(group, level) for level in sorted({o.level for o in group})}
+                for key, group in sorted(groups.items())}
+
     return CalibrationReport(
         level=levels[0] if len(levels) == 1 else "mixed",
         overall={level: figures(outcomes, level) for level in levels},
-        per_source={src: {level: figures(os_, level) for level in sorted({o.level for o in os_})}
-                    for src, os_ in sorted(by_source.items())},
+        per_source=rows(by_source), per_language=rows(by_language), per_kind=rows(by_kind),
         disagreements=[o for o in outcomes if o.agrees is False],
         errors=[o for o in outcomes if o.judge_label is None],
     )
@@ -286,10 +310,12 @@ def format_report(report_: CalibrationReport, *, max_disagreements: int = 20) ->
         for label in labels:
             lines.append(f"  {label}: precision {_pct(fig.precision[label])}, recall "
                          f"{_pct(fig.recall[label])}")
-    for source, levels in report_.per_source.items():
-        for level, fig in levels.items():
-            lines.append(f"  source {source} ({level}): {fig.records} records, balanced accuracy "
-                         f"{_pct(fig.balanced_accuracy)}, kappa {_pct(fig.kappa)}")
+    for what, groups in (("source", report_.per_source), ("language", report_.per_language),
+                         ("kind", report_.per_kind)):
+        for key, levels in groups.items():
+            for level, fig in levels.items():
+                lines.append(f"  {what} {key} ({level}): {fig.records} records, balanced "
+                             f"accuracy {_pct(fig.balanced_accuracy)}, kappa {_pct(fig.kappa)}")
     if report_.disagreements:
         lines.append(f"disagreements ({len(report_.disagreements)}; first "
                      f"{min(max_disagreements, len(report_.disagreements))}):")

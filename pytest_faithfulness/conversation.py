@@ -104,7 +104,8 @@ def _combined(checked: list[tuple[str, list[Passage]]], window: int | None
 def evaluate_conversation(turns: Any, judge: Judge, *, window: int | None = None,
                           conversation: str = "conversation",
                           concurrency: int = DEFAULT_CONCURRENCY,
-                          context_budget_chars: int | None = None) -> list[AnswerResult]:
+                          context_budget_chars: int | None = None,
+                          coverage: Any = None) -> list[AnswerResult]:
     """Judge each assistant turn of one conversation (blocking); one ``AnswerResult`` per
     turn, in order, with ``conversation`` and ``turn`` set. Turns are judged concurrently.
 
@@ -114,6 +115,7 @@ def evaluate_conversation(turns: Any, judge: Judge, *, window: int | None = None
         conversation: the name the results carry (reports group turns by it).
         concurrency: most judge calls in flight at once across the turns.
         context_budget_chars: overrides the judge's ``context_budget_chars``.
+        coverage: overrides the judge's coverage (``pipeline.evaluate``).
 
     Raises:
         TypeError / ValueError: malformed turns (see ``conversation_cases``); nothing is
@@ -122,20 +124,22 @@ def evaluate_conversation(turns: Any, judge: Judge, *, window: int | None = None
     from . import _loop
 
     cases, own = _cases_and_own(turns, window)
-    results = _loop.run_sync(_judge_turns(cases, own, judge, concurrency, context_budget_chars))
+    results = _loop.run_sync(_judge_turns(cases, own, judge, concurrency, context_budget_chars,
+                                          coverage))
     return _numbered(results, conversation)
 
 
 async def aevaluate_conversation(turns: Any, judge: Judge, *, window: int | None = None,
                                  conversation: str = "conversation",
                                  concurrency: int = DEFAULT_CONCURRENCY,
-                                 context_budget_chars: int | None = None) -> list[AnswerResult]:
+                                 context_budget_chars: int | None = None,
+                                 coverage: Any = None) -> list[AnswerResult]:
     """``evaluate_conversation`` as a coroutine."""
     from . import _loop
 
     cases, own = _cases_and_own(turns, window)
     results = await _loop.run_async(_judge_turns(cases, own, judge, concurrency,
-                                                 context_budget_chars))
+                                                 context_budget_chars, coverage))
     return _numbered(results, conversation)
 
 
@@ -147,11 +151,12 @@ def _cases_and_own(turns: Any, window: int | None
 
 
 async def _judge_turns(cases: list[tuple[str, list[Passage]]], own: list[list[Passage]],
-                       judge: Judge, concurrency: int, context_budget_chars: int | None
-                       ) -> list[AnswerResult]:
+                       judge: Judge, concurrency: int, context_budget_chars: int | None,
+                       coverage: Any = None) -> list[AnswerResult]:
     """Judge every turn, then hold each claim whose support cites an earlier turn's passage
     to the turn's own passages (the module docstring)."""
-    results = await evaluate_checked_many(cases, judge, concurrency, context_budget_chars)
+    results = await evaluate_checked_many(cases, judge, concurrency, context_budget_chars,
+                                          coverage=coverage)
     semaphore = asyncio.Semaphore(max(1, int(concurrency)))
     await asyncio.gather(*(_own_passages_first(result, passages, judge, semaphore,
                                                context_budget_chars)

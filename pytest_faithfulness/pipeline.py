@@ -17,7 +17,11 @@ as a coroutine. Rules (see ``records`` for the vocabulary):
 * when the passages exceed the judge's ``context_budget_chars`` they are split into windows
   and the claim verified against each: ``supported`` if any window supports it, else
   ``contradicted`` if any window contradicts it with evidence, else ``unsupported``; passages
-  are never cut;
+  are never cut; the claim's note says it was judged against parts;
+* before any judge call, an answer outside the judge's coverage (``judges.coverage``: its
+  language, a code block, JSON or a tool's output as the answer, passages over what the judge
+  sees whole with no context budget to split them) is ``unverified``, with the reason, and
+  not judged (``coverage`` overrides ``coverage_of(judge)``);
 * a claim the answer cites passages for (``citations``) is verified against those passages
   first; only when they do not support it is it verified against all of them, so a well-cited
   answer costs no more judge calls than an uncited one. Its citation is then classed
@@ -40,7 +44,15 @@ from . import _loop
 from .accounting import usage_scope
 from .errors import error_kind_of
 from .inputs import check_cases, check_inputs, to_passages
-from .judges.protocol import Judge, as_decomposition, as_verdict, call_judge, context_budget_of
+from .judges.coverage import JudgeCoverage, uncovered
+from .judges.protocol import (
+    Judge,
+    as_decomposition,
+    as_verdict,
+    call_judge,
+    context_budget_of,
+    coverage_of,
+)
 from .judges.votes import collect_votes
 from .language.markers import strip_citations
 from .language.text import normalize_ws
@@ -58,7 +70,8 @@ DEFAULT_CONCURRENCY = 8
 
 
 def evaluate(answer: str, passages: Any, judge: Judge, *, concurrency: int = DEFAULT_CONCURRENCY,
-             context_budget_chars: int | None = None) -> AnswerResult:
+             context_budget_chars: int | None = None,
+             coverage: JudgeCoverage | None = None) -> AnswerResult:
     """Judge one answer against its passages (blocking; safe inside a running event loop).
 
     Args:
@@ -67,30 +80,34 @@ def evaluate(answer: str, passages: Any, judge: Judge, *, concurrency: int = DEF
         judge: any object following the judge protocol (``judges`` module docstring).
         concurrency: most verify calls in flight at once for this answer.
         context_budget_chars: overrides the judge's ``context_budget_chars``.
+        coverage: what the judge covers, overriding ``coverage_of(judge)`` (e.g. widened by
+            ``--faithfulness-judge-covers``; ``judges.coverage.EVERYTHING``: no guard).
 
     Returns:
-        an ``AnswerResult`` (``scored``, ``unscored`` or ``error``); judge failures are
-        recorded in it, never raised.
+        an ``AnswerResult`` (``scored``, ``unscored``, ``error`` or ``unverified``); judge
+        failures are recorded in it, never raised.
 
     Raises:
         TypeError / ValueError: the answer or passages are malformed (see ``check_inputs``).
     """
     answer_text, passage_list = check_inputs(answer, passages)
     return _loop.run_sync(_evaluate(answer_text, passage_list, judge, concurrency,
-                                    context_budget_chars))
+                                    context_budget_chars, coverage=coverage))
 
 
 async def aevaluate(answer: str, passages: Any, judge: Judge, *,
                     concurrency: int = DEFAULT_CONCURRENCY,
-                    context_budget_chars: int | None = None) -> AnswerResult:
+                    context_budget_chars: int | None = None,
+                    coverage: JudgeCoverage | None = None) -> AnswerResult:
     """``evaluate`` as a coroutine; runs on the package's judge loop whatever loop awaits it."""
     answer_text, passage_list = check_inputs(answer, passages)
     return await _loop.run_async(_evaluate(answer_text, passage_list, judge, concurrency,
-                                           context_budget_chars))
+                                           context_budget_chars, coverage=coverage))
 
 
 def evaluate_many(cases: Any, judge: Judge, *, concurrency: int = DEFAULT_CONCURRENCY,
-                  context_budget_chars: int | None = None) -> list[AnswerResult]:
+                  context_budget_chars: int | None = None,
+                  coverage: JudgeCoverage | None = None) -> list[AnswerResult]:
     """Judge many answers concurrently (blocking); one ``AnswerResult`` per case, in order.
 
     Args:
@@ -98,31 +115,36 @@ def evaluate_many(cases: Any, judge: Judge, *, concurrency: int = DEFAULT_CONCUR
             ``passages`` keys.
         judge: any judge (see ``evaluate``).
         concurrency: most judge calls in flight at once across the whole batch.
+        context_budget_chars / coverage: as for ``evaluate``.
 
     Raises:
         TypeError / ValueError: a case is malformed (checked for every case before any call;
         the message names the case's index).
     """
     checked = check_cases(cases)
-    return _loop.run_sync(evaluate_checked_many(checked, judge, concurrency, context_budget_chars))
+    return _loop.run_sync(evaluate_checked_many(checked, judge, concurrency, context_budget_chars,
+                                                coverage=coverage))
 
 
 async def aevaluate_many(cases: Any, judge: Judge, *, concurrency: int = DEFAULT_CONCURRENCY,
-                         context_budget_chars: int | None = None) -> list[AnswerResult]:
+                         context_budget_chars: int | None = None,
+                         coverage: JudgeCoverage | None = None) -> list[AnswerResult]:
     """``evaluate_many`` as a coroutine."""
     checked = check_cases(cases)
     return await _loop.run_async(evaluate_checked_many(checked, judge, concurrency,
-                                                context_budget_chars))
+                                                context_budget_chars, coverage=coverage))
 
 
 async def evaluate_checked_many(cases: list[tuple[str, list[Passage]]], judge: Judge,
                                 concurrency: int,
-                                context_budget_chars: int | None) -> list[AnswerResult]:
+                                context_budget_chars: int | None, *,
+                                coverage: JudgeCoverage | None = None) -> list[AnswerResult]:
     """``aevaluate_many`` on cases already checked (``check_cases``), on the running loop:
     one ``AnswerResult`` per case, in order, at most ``concurrency`` judge calls in flight."""
     shared = asyncio.Semaphore(max(1, int(concurrency)))
     return list(await asyncio.gather(*(
-        _evaluate(answer, passages, judge, concurrency, context_budget_chars, semaphore=shared)
+        _evaluate(answer, passages, judge, concurrency, context_budget_chars, semaphore=shared,
+                  coverage=coverage)
         for answer, passages in cases)))
 
 
@@ -150,6 +172,10 @@ async def verify_claim_windows(claim_result: ClaimResult, windows: list[list[Pas
             return verdict
 
     raw = await asyncio.gather(*(verify_one(w) for w in windows))
+    if len(windows) > 1:  # no call saw every passage: say so on the claim
+        claim_result.add_note(f"judged against the passages in {len(windows)} parts, one call "
+                              "each (they exceed the judge's context budget): no call saw "
+                              "them all")
     if any(window_votes):
         claim_result.votes = [v for votes in window_votes for v in votes]
         claim_result.unstable = any(len({v.label for v in votes}) > 1 for votes in window_votes)
@@ -297,18 +323,39 @@ def _combine(verdicts: list[Verdict]) -> Verdict:
 
 async def _evaluate(answer: str, passages: list[Passage], judge: Judge, concurrency: int,
                     context_budget_chars: int | None,
-                    semaphore: asyncio.Semaphore | None = None) -> AnswerResult:
+                    semaphore: asyncio.Semaphore | None = None,
+                    coverage: JudgeCoverage | None = None) -> AnswerResult:
     from .judges.protocol import judge_description
 
     result = AnswerResult(answer=answer, passages=passages, status="unscored",
                           judge=judge_description(judge))
     with usage_scope(result.usage):
         return await _judge_answer(result, judge, semaphore or asyncio.Semaphore(
-            max(1, int(concurrency))), context_budget_chars)
+            max(1, int(concurrency))), context_budget_chars, coverage)
+
+
+def outside_coverage(result: AnswerResult, judge: Judge, coverage: JudgeCoverage | None,
+                     budget: int | None) -> bool:
+    """The coverage guard (``judges.coverage.uncovered``): when the answer lies outside the
+    judge's coverage (``coverage``, else ``coverage_of(judge)``), mark ``result``
+    ``unverified`` with the reason and return ``True``. A judge whose ``coverage`` is not a
+    ``JudgeCoverage`` makes the answer ``error`` (kind ``judge``; fails closed)."""
+    try:
+        declared = coverage if coverage is not None else coverage_of(judge)
+    except Exception as exc:
+        result.status, result.error_kind = "error", "judge"
+        result.error = redact(f"coverage declaration: {type(exc).__name__}: {exc}")
+        return True
+    reason = uncovered(result.answer, result.passages, declared, budget)
+    if reason is None:
+        return False
+    result.status, result.unverified_reason = "unverified", reason
+    return True
 
 
 async def _judge_answer(result: AnswerResult, judge: Judge, semaphore: asyncio.Semaphore,
-                        context_budget_chars: int | None) -> AnswerResult:
+                        context_budget_chars: int | None,
+                        coverage: JudgeCoverage | None = None) -> AnswerResult:
     answer, passages = result.answer, result.passages
     if not answer.strip():
         result.warnings.append("empty answer: nothing to score")
@@ -319,6 +366,9 @@ async def _judge_answer(result: AnswerResult, judge: Judge, semaphore: asyncio.S
         empty = ", ".join(p.id for p in passages if not p.text.strip())
         result.warnings.append(f"empty passage text: {empty}")
     result.warnings.extend(answer_in_passages(answer, passages))
+    budget = context_budget_chars or context_budget_of(judge)
+    if outside_coverage(result, judge, coverage, budget):
+        return result
     try:
         async with semaphore:
             decomposition = as_decomposition(await call_judge(judge, "decompose", answer))
@@ -336,7 +386,6 @@ async def _judge_answer(result: AnswerResult, judge: Judge, semaphore: asyncio.S
                   if c.ungrounded}
     if not result.claims:
         return result
-    budget = context_budget_chars or context_budget_of(judge)
     try:
         windows = passage_windows(passages, budget) if passages else []
     except ValueError as exc:

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
 VerdictLabel = Literal["supported", "contradicted", "unsupported"]
-AnswerStatus = Literal["scored", "unscored", "error"]
+AnswerStatus = Literal["scored", "unscored", "error", "unverified"]
 CitationLabel = Literal["correct", "misattributed", "unsupported", "uncited"]
 #: Why an answer is ``error`` (``AnswerResult.error_kind``):
 #:
@@ -376,12 +376,14 @@ class AnswerResult(BaseModel):
     ``score`` is supported claims / claims decomposed, in [0, 1]; the denominator is the number
     of claims decomposed, never the number of verdicts that came back. An answer with no
     claims is ``unscored`` and has ``score = None``; an answer whose judge failed is ``error``
-    and has ``score = None`` too.
+    and has ``score = None`` too; so does an ``unverified`` answer, outside its judge's
+    coverage (``judges.coverage``: its language, a code block, JSON or a tool's output as the
+    answer, passages over what the judge sees whole), which is not judged at all.
 
     Args:
         answer: the answer text as given.
         passages: the passages it was verified against.
-        status: ``"scored" | "unscored" | "error"``.
+        status: ``"scored" | "unscored" | "error" | "unverified"``.
         claims: one ``ClaimResult`` per decomposed claim.
         dropped: text of the answer set aside and not scored, each with its reason.
         error: for ``status == "error"``, what went wrong, naming the fault.
@@ -402,6 +404,8 @@ class AnswerResult(BaseModel):
             repository root (``$GITHUB_WORKSPACE`` when set, else the rootdir; ``/``
             separators), and its 1-based line (``None`` outside pytest, and in results saved
             before they were recorded: GitHub annotations then use the test id's file).
+        unverified_reason: for ``status == "unverified"``, why the answer is outside its
+            judge's coverage and how to declare it; ``None`` otherwise.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -425,6 +429,7 @@ class AnswerResult(BaseModel):
     error_kind: ErrorKind | None = None
     test_file: str | None = None
     test_line: int | None = None
+    unverified_reason: str | None = None
 
     @field_validator("dropped", mode="before")
     @classmethod
@@ -496,10 +501,16 @@ class AnswerResult(BaseModel):
     def threshold_failures(self) -> list[str]:
         """Why this answer misses its own thresholds (empty when it meets them).
 
-        An errored answer always fails; an unscored one fails only when ``require_claims``.
+        An errored answer always fails; an unscored one fails only when ``require_claims``;
+        an unverified one fails whenever a bound applies (never a confident pass; with none,
+        ``record_only``, the session's ``max_unverified_rate`` decides).
         """
         if self.status == "error":
             return [f"judge error: {self.error}"]
+        if self.status == "unverified" and (self.require_claims or any(
+                b is not None for b in (self.min_score, self.max_unsupported,
+                                        self.min_citation_precision))):
+            return [f"unverified: {self.unverified_reason}"]
         if self.status == "unscored" and self.require_claims:
             return ["no claims to score (require_claims is set)"]
         reasons = []
@@ -571,7 +582,8 @@ class SessionSummary(BaseModel):
 
     Args:
         answers: answers recorded.
-        scored / unscored / errored: answers by status.
+        scored / unscored / errored / unverified: answers by status (unverified: outside
+            their judge's coverage, not judged, not in the mean).
         mean_faithfulness: mean of per-answer faithfulness over scored answers; ``None`` when
             no answer was scored.
         unsupported_answer_rate: share of scored answers with at least one claim that is not
@@ -602,6 +614,7 @@ class SessionSummary(BaseModel):
     scored: int = 0
     unscored: int = 0
     errored: int = 0
+    unverified: int = 0
     mean_faithfulness: float | None = None
     unsupported_answer_rate: float | None = None
     claims: int = 0
@@ -636,6 +649,7 @@ class SessionSummary(BaseModel):
             scored=len(scored),
             unscored=sum(1 for r in results if r.status == "unscored"),
             errored=sum(1 for r in results if r.status == "error"),
+            unverified=sum(1 for r in results if r.status == "unverified"),
             mean_faithfulness=(sum(scores) / len(scores)) if scores else None,
             unsupported_answer_rate=(
                 sum(1 for r in scored if r.not_supported > 0) / len(scored) if scored else None

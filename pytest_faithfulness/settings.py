@@ -153,6 +153,12 @@ def url(raw: Any) -> str:
     return value
 
 
+def covers(raw: Any) -> tuple[str, ...]:
+    """A parser for what a judge covers (``judges.coverage.parse_covers``, imported here)."""
+    from .judges.coverage import parse_covers
+    return parse_covers(raw)
+
+
 #: Options that only an LLM judge reads: with a built-in offline judge they do nothing.
 LLM_ONLY_OPTIONS = ("api_base", "timeout", "temperature", "budget_usd", "max_rpm", "max_tpm",
                     "max_rate_limit_wait")
@@ -212,6 +218,12 @@ class Settings:
         "max-unstable-rate", "session gate: highest share of the claims judged by votes whose "
         "votes disagree; a run with no claim judged by votes cannot meet it", number(0, 1),
         merge=True)
+    max_unverified_rate: float | None = option(
+        "max-unverified-rate", "session gate: highest share of answers outside their judge's "
+        "coverage (unverified; default 0 with another session threshold)", number(0, 1), merge=True)
+    judge_covers: tuple[str, ...] = option(
+        "judge-covers", "what the judge covers beyond its declaration (built in: English prose, "
+        "tables): ISO 639-1 codes (* any language), code, json, tool_output", covers, default=())
     conversation_window: int | None = option(
         "conversation-window", "assert_faithful_conversation: how many of the latest turns' "
         "passages each turn is judged against (default: every turn so far)", integer(1))
@@ -499,7 +511,7 @@ class Settings:
         else:
             names = ["min_mean", "max_unsupported_rate", "max_unscored_rate", "compare_fail",
                      "min_citation_precision", "max_misattributed", "max_unstable",
-                     "max_unstable_rate"]
+                     "max_unstable_rate", "max_unverified_rate"]
         return [f"--faithfulness-{n.replace('_', '-')}" for n in names
                 if getattr(self, n) not in (None, ())]
 

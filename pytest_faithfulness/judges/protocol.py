@@ -10,6 +10,7 @@ How users plug in their own judge::
         async def averify(self, claim: str, passages: list[Passage]) -> Verdict: ...
         def fingerprint(self) -> dict: ...   # what makes its verdicts differ; enables caching
         context_budget_chars: int | None     # passages per verify call, in characters
+        coverage: JudgeCoverage | None       # what it was checked on (judges.coverage)
         deterministic: bool                  # same inputs, same verdict: asked once
                                              # whatever --faithfulness-votes says
         def for_vote(self, vote: int) -> Judge: ...  # the judge for vote 2, 3, ... (e.g.
@@ -22,7 +23,7 @@ How users plug in their own judge::
 Every optional capability is declared in ``JudgeCapabilities`` with its default in
 ``JudgeBase`` (subclass it, or not: a capability a judge lacks reads as the default through
 ``accounts_usage``, ``runs_inline``, ``is_deterministic``, ``is_cacheable``,
-``context_budget_of``, ``fingerprint_of`` and ``judge_description`` here).
+``context_budget_of``, ``coverage_of``, ``fingerprint_of`` and ``judge_description`` here).
 
 ``decompose`` receives the answer and nothing else. ``verify`` is called once per claim.
 A judge may raise on failure: the pipeline records the answer as ``error`` (never as a pass).
@@ -40,6 +41,7 @@ from typing import Any, Protocol, runtime_checkable
 from ..accounting import record as record_usage
 from ..errors import JudgeError as JudgeError  # re-exported: its home before errors.py
 from ..records import Decomposition, Passage, Verdict
+from .coverage import DEFAULT_COVERAGE, JudgeCoverage
 
 
 @runtime_checkable
@@ -68,9 +70,13 @@ class JudgeCapabilities(Judge, Protocol):
             otherwise ``call_judge`` counts one call per invocation.
         runs_inline: pure CPU and fast: its sync methods run on the judge loop, no thread.
         cacheable: worth a verdict cache (``--faithfulness-cache``): its calls cost.
+        coverage: what it has been checked on (``judges.coverage.JudgeCoverage``: languages,
+            content kinds, the longest passage set it sees whole); ``None``: the documented
+            default for a judge that declares none (``coverage.DEFAULT_COVERAGE``).
     """
 
     context_budget_chars: int | None
+    coverage: JudgeCoverage | None
     deterministic: bool
     accounts_usage: bool
     runs_inline: bool
@@ -104,6 +110,7 @@ class JudgeBase:
     defaults through the helpers below."""
 
     context_budget_chars: int | None = None
+    coverage: JudgeCoverage | None = None
     deterministic: bool = False
     accounts_usage: bool = False
     runs_inline: bool = False
@@ -155,6 +162,27 @@ def context_budget_of(judge: object) -> int | None:
     return value
 
 
+def coverage_of(judge: object) -> JudgeCoverage:
+    """What the judge has been checked on: its ``coverage`` (a ``JudgeCoverage``), else
+    ``coverage.DEFAULT_COVERAGE`` (English; prose and tables; passage sets up to
+    ``coverage.LLM_MAX_PASSAGE_CHARS`` characters whole): a judge that declares nothing is
+    not taken to cover everything.
+
+    Raises:
+        TypeError: its ``coverage`` is neither ``None`` nor a ``JudgeCoverage`` (nor a dict
+            that validates as one).
+    """
+    value = getattr(judge, "coverage", None)
+    if value is None:
+        return DEFAULT_COVERAGE
+    if isinstance(value, JudgeCoverage):
+        return value
+    if isinstance(value, dict):
+        return JudgeCoverage.model_validate(value)
+    raise TypeError(f"judge {type(judge).__name__}.coverage must be a JudgeCoverage or None, "
+                    f"got {type(value).__name__}")
+
+
 def has_fingerprint(judge: object) -> bool:
     """Whether the judge declares ``fingerprint()`` (it can be cached)."""
     return callable(getattr(judge, "fingerprint", None))
@@ -170,7 +198,7 @@ def fingerprint_of(judge: object) -> dict[str, Any] | None:
 #: Every optional capability (``JudgeCapabilities``), by attribute name.
 CAPABILITIES: tuple[str, ...] = ("context_budget_chars", "deterministic", "accounts_usage",
                                  "runs_inline", "cacheable", "adecompose", "averify",
-                                 "describe", "fingerprint", "for_vote")
+                                 "describe", "fingerprint", "for_vote", "coverage")
 
 
 def declares(judge: object, name: str) -> bool:

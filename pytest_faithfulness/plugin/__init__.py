@@ -203,7 +203,8 @@ def assert_faithful(request: pytest.FixtureRequest, faithfulness_judge) -> Faith
         concurrency=settings.concurrency, context_budget_chars=settings.context_budget,
         require_claims=settings.require_claims,
         publish=lambda result, index: _publish(item, result, index),
-        conversation_window=settings.conversation_window, location=_location(item))
+        conversation_window=settings.conversation_window, location=_location(item),
+        judge_covers=settings.judge_covers)
 
 
 def _location(item: pytest.Item) -> tuple[str | None, int | None]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..records import AnswerResult, SessionSummary
 from ..run.outcome import RunOutcome, shows_as_failing
+from . import unverified
 from .files import write_atomic
 from .spans import citation_text, turn_text
 from .terminal import usage_text
@@ -72,7 +73,7 @@ article.answer[hidden]{display:none}
 .b-supported{background:var(--ok-bg);color:var(--ok)}
 .b-contradicted{background:var(--bad-bg);color:var(--bad)}
 .b-unsupported{background:var(--warn-bg);color:var(--warn)}
-.b-none,.b-unscored{background:#eaeef2;color:var(--mute)}
+.b-none,.b-unscored,.b-unverified{background:#eaeef2;color:var(--mute)}
 .b-error{background:var(--bad);color:#fff}
 .reasons{color:var(--bad);margin:4px 0}
 .answer-text{background:var(--bg);border-radius:6px;padding:6px 10px;white-space:pre-wrap;
@@ -366,6 +367,8 @@ def _answer_html(index: int, r: AnswerResult) -> str:
     if reasons:
         out.append('<ul class="reasons">' + "".join(f"<li>FAILED: {_e(x)}</li>" for x in reasons)
                    + "</ul>")
+    if r.status == "unverified" and not reasons:
+        out.append(f'<div class="note">unverified: {_e(unverified.reason_of(r))}</div>')
     for warning in r.warnings:
         out.append(f'<div class="note">warning: {_e(warning)}</div>')
     out.append(f'<div class="answer-text">{_answer_marks(r, index)}</div>')
@@ -489,7 +492,8 @@ def _gate_html(run: RunOutcome, outcome: Any) -> str:
         out.append(f'<li id="thresholds">{_e(stated)}</li>')
     for key, what, answers in (("failing", "failed their own thresholds", failing),
                                ("unscored", "unscored (no claims to score, not in the mean)",
-                                unscored)):
+                                unscored), ("unverified", unverified.HEADING,
+                                            unverified.unverified_answers(run.results))):
         if answers:
             names = ", ".join(_e(run.name_of(r))
                               for r in answers[:GATE_NAMES])
@@ -602,7 +606,8 @@ def html_of(outcome: RunOutcome, *, title: str = "Faithfulness report") -> str:
         ("mean faithfulness", _fmt(summary.mean_faithfulness), "mean"),
         ("answers", f"{summary.answers}", "answers"),
         ("scored / unscored / errored",
-         f"{summary.scored} / {summary.unscored} / {summary.errored}", "statuses"),
+         f"{summary.scored} / {summary.unscored} / {summary.errored}"
+         + (f" ({summary.unverified} unverified)" if summary.unverified else ""), "statuses"),
         ("answers with a claim not supported", _fmt(summary.unsupported_answer_rate, pct=True),
          "unsupported-rate"),
         ("claims supported", f"{summary.supported} / {summary.claims}", "supported"),

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..records import AnswerResult, SessionSummary
 from .files import write_json
+from .unverified import unverified_answers
 from .verdict import thresholds_of_gate
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,6 +74,7 @@ def json_of(outcome: RunOutcome) -> dict[str, Any]:
                  "incomplete": outcome.incomplete, "failures": list(outcome.failures),
                  "thresholds": [list(t) for t in outcome.thresholds or []],
                  "unscored": [outcome.name_of(r) for r in outcome.unscored],
+                 "unverified": [outcome.name_of(r) for r in unverified_answers(outcome.results)],
                  "failing_own_thresholds": [outcome.name_of(r) for r in outcome.failing],
                  "verdict": verdict.text, "run_status": verdict.status,
                  "complete": outcome.incomplete is None,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..records import AnswerResult, ClaimResult, SessionSummary
+from . import unverified
 from .figures import fmt as _fmt
 from .figures import format_change, format_figure
 from .spans import citation_text, sentence_text, turn_text
@@ -160,6 +161,7 @@ def markdown_of(outcome: RunOutcome, *, max_rows: int = 200) -> str:
         if len(unscored) > max_rows:
             lines.append(f"- …and {len(unscored) - max_rows} more (see the JSON report)")
         lines.append("")
+    lines += unverified.markdown_lines(results, md_escape, max_rows, outcome.name_of)
     lines += _dropped_table(results, max_rows)
     lines += canary_markdown(outcome.canaries, max_missed=max_rows)
     lines += [f"**Verdict:** {md_escape(verdict.text, 2000)}", ""]

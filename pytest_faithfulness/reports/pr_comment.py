@@ -27,6 +27,7 @@ from typing import Any
 
 from ..records import AnswerResult, SessionSummary
 from ..run.outcome import RunOutcome
+from . import unverified
 from .figures import format_change, format_figure
 from .markdown import canary_markdown, md_escape, outcome_kind_lines
 from .terminal import usage_text
@@ -97,7 +98,7 @@ def _headline(summary: SessionSummary) -> list[str]:
     lines = [f"**mean faithfulness {_figure(summary, 'mean_faithfulness')}** · "
              f"{summary.answers} answer{'' if summary.answers == 1 else 's'} "
              f"({summary.scored} scored, {summary.unscored} unscored, {summary.errored} "
-             f"errored) · answers with a claim not supported: "
+             f"errored{unverified.count_text(summary)}) · answers with a claim not supported: "
              + ("n/a" if rate is None else _figure(summary, "unsupported_answer_rate")),
              "",
              f"claims: {summary.claims} ({summary.supported} supported, {summary.contradicted} "

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..records import AnswerResult, SessionSummary
 from ..run.outcome import RunOutcome, shows_as_failing
+from . import unverified
 from .figures import fmt as _fmt
 from .figures import format_change, format_figure, short
 from .spans import citation_text, evidence_lines, sentence_text, turn_text
@@ -44,6 +45,8 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False,
              f"{result.contradicted} contradicted, {result.unsupported} unsupported{cited})"]
     for reason in result.threshold_failures:
         lines.append(f"  FAILED: {reason}")
+    if result.status == "unverified" and not result.threshold_failures:
+        lines.append(f"  unverified: {unverified.reason_of(result)}")
     for warning in result.warnings:
         lines.append(f"  warning: {warning}")
     for i, claim in enumerate(result.claims, start=1):
@@ -108,7 +111,7 @@ def summary_lines(summary: SessionSummary, judges: list[str], failures: list[str
     lines = [f"judge: {j}" for j in judges]
     lines += [
         f"answers: {summary.answers} ({summary.scored} scored, {summary.unscored} unscored, "
-        f"{summary.errored} errored)",
+        f"{summary.errored} errored{unverified.count_text(summary)})",
         f"mean faithfulness: {_fmt(summary.mean_faithfulness)}",
         "answers with an unsupported or contradicted claim: "
         + ("n/a" if summary.unsupported_answer_rate is None
@@ -263,6 +266,7 @@ def outcome_lines(outcome: RunOutcome, *, verbose: bool = False,
     claims). The gate's reasons and the verdict come from ``closing_lines`` after it."""
     lines = summary_lines(outcome.summary, outcome.judges, outcome.failures, verdict=False,
                           thresholds=outcome.thresholds, unscored=outcome.unscored)
+    lines += _clean(unverified.terminal_lines(outcome.results, outcome.name_of))
     return (lines + warning_lines(outcome.results)
             + failing_answer_lines(outcome.results, verbose=verbose, reported=reported)
             + canary_section(outcome))

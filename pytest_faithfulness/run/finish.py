@@ -183,15 +183,15 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
 
 def apply_thresholds(outcome: RunOutcome, gate: Any, threshold_flags: Sequence[str] | None = None,
                      *, judged: bool = False) -> list[str]:
-    """The session thresholds (``gate.gate_failures``): their reasons are added to
-    ``outcome.failures`` and returned.
+    """The session thresholds (``gate.gate_failures``, then ``gate.unverified_failures``
+    with kind ``unmeasurable``): their reasons are added to ``outcome.failures`` and returned.
 
     A run that judged nothing (no answer, and not ``judged`` otherwise: no calibration
     record) cannot meet a session threshold: it fails, naming the thresholds
     (``threshold_flags``, the options set; default: ``gate``'s thresholds) rather than
     passing on no data.
     """
-    from .gate import gate_reasons
+    from .gate import gate_reasons, unverified_failures
 
     reasons = gate_reasons(outcome.summary, outcome.results, gate)
     if not outcome.results and not judged:
@@ -202,7 +202,9 @@ def apply_thresholds(outcome: RunOutcome, gate: Any, threshold_flags: Sequence[s
     added: list[str] = []
     for kind, text in reasons:
         added += outcome.add_failures([text], kind)
-    return added
+    # answers outside their judge's coverage: the run cannot measure them (issue 23)
+    return added + outcome.add_failures(unverified_failures(outcome.summary, gate),
+                                        kind="unmeasurable")
 
 
 def apply_calibration_gate(outcome: RunOutcome, min_agreement: float | None) -> list[str]:

@@ -3,7 +3,9 @@
 The gate fails closed: an errored answer always fails it (a judge fault is never a pass), a
 session threshold with answers recorded but none scored fails it too, and the figures must
 rest on enough of the answers: with a session threshold set, at most half of the answers may
-be unscored unless ``max_unscored_rate`` says otherwise.
+be unscored unless ``max_unscored_rate`` says otherwise, and none may be unverified (outside
+its judge's coverage, ``judges.coverage``) unless ``max_unverified_rate`` says otherwise
+(``unverified_failures``: reasons of kind ``unmeasurable``, apart from ``gate_failures``).
 """
 
 from __future__ import annotations
@@ -21,9 +23,12 @@ Reason = tuple[str, str]
 #: ``max_unscored_rate`` when it is not given but another session threshold is: a mean over
 #: fewer than half of the answers does not speak for the suite.
 DEFAULT_MAX_UNSCORED_RATE = 0.5
+#: ``max_unverified_rate`` when it is not given but another session threshold is: a gate that
+#: states figures does not pass answers its judge was never checked on.
+DEFAULT_MAX_UNVERIFIED_RATE = 0.0
 #: The session thresholds: the ``GateConfig`` fields that bound the run's figures.
 THRESHOLDS = ("min_mean", "max_unsupported_rate", "max_unscored_rate", "min_citation_precision",
-              "max_misattributed", "max_unstable", "max_unstable_rate")
+              "max_misattributed", "max_unstable", "max_unstable_rate", "max_unverified_rate")
 
 
 class GateConfig(BaseModel):
@@ -47,6 +52,12 @@ class GateConfig(BaseModel):
             ``--faithfulness-votes`` 2 or more, a panel), a count.
         max_unstable_rate: highest acceptable share of unstable claims among the claims
             judged by votes (``unstable_figures``), in [0, 1].
+        max_unverified_rate: highest acceptable share of answers (of all recorded) that are
+            ``unverified`` (outside their judge's coverage), in [0, 1]. When ``None`` and any
+            other session threshold is set, it becomes ``DEFAULT_MAX_UNVERIFIED_RATE`` (0) and
+            ``max_unverified_rate_is_default`` is true; pass ``1.0`` for no bound. Its reason
+            is of kind ``unmeasurable`` (``unverified_failures``).
+        max_unverified_rate_is_default: set by the model (see above).
 
     Either unstable bound with claims recorded but none judged by votes fails the gate: the
     bound cannot be measured (votes were not asked), which is never a pass.
@@ -62,9 +73,16 @@ class GateConfig(BaseModel):
     max_misattributed: int | None = Field(default=None, ge=0)
     max_unstable: int | None = Field(default=None, ge=0)
     max_unstable_rate: float | None = Field(default=None, ge=0.0, le=1.0)
+    max_unverified_rate: float | None = Field(default=None, ge=0.0, le=1.0)
+    max_unverified_rate_is_default: bool = False
 
     @model_validator(mode="after")
     def _default_unscored_bound(self) -> GateConfig:
+        if self.max_unverified_rate is None and any(
+                getattr(self, name) is not None for name in THRESHOLDS
+                if name != "max_unverified_rate"):
+            self.max_unverified_rate = DEFAULT_MAX_UNVERIFIED_RATE
+            self.max_unverified_rate_is_default = True
         if self.max_unscored_rate is None and (self.min_mean is not None
                                                or self.max_unsupported_rate is not None):
             self.max_unscored_rate = DEFAULT_MAX_UNSCORED_RATE
@@ -100,12 +118,36 @@ class GateConfig(BaseModel):
             applied.append(("max unstable", str(self.max_unstable)))
         if self.max_unstable_rate is not None:
             applied.append(("max unstable rate", show(self.max_unstable_rate)))
+        if self.max_unverified_rate is not None and not self.max_unverified_rate_is_default:
+            applied.append(("max unverified rate", show(self.max_unverified_rate)))
         return applied
 
 
 def unscored_rate(summary: SessionSummary) -> float | None:
     """Unscored answers / answers recorded; ``None`` when none was recorded."""
     return summary.unscored / summary.answers if summary.answers else None
+
+
+def unverified_rate(summary: SessionSummary) -> float | None:
+    """Unverified answers / answers recorded; ``None`` when none was recorded."""
+    return summary.unverified / summary.answers if summary.answers else None
+
+
+def unverified_failures(summary: SessionSummary, config: GateConfig) -> list[str]:
+    """Why the session misses its ``max_unverified_rate`` (the share of answers outside their
+    judge's coverage, ``judges.coverage``): reasons of kind ``unmeasurable`` (the run cannot
+    measure those answers), kept apart from ``gate_failures``; empty when it holds or no
+    bound applies."""
+    rate = unverified_rate(summary)
+    bound = config.max_unverified_rate
+    if bound is None or rate is None or rate <= bound:
+        return []
+    default = " (the default when a session threshold is set)" \
+        if config.max_unverified_rate_is_default else ""
+    return [f"share of unverified answers (outside their judge's coverage, not judged) "
+            f"{rate:.3f} ({summary.unverified} of {summary.answers}) > max unverified rate "
+            f"{bound:.3f}{default}: declare what the judge covers (--faithfulness-judge-covers) "
+            "after a calibration run, or lift the bound with --faithfulness-max-unverified-rate"]
 
 
 def unstable_figures(results: list[AnswerResult]) -> tuple[int, int]:

@@ -179,7 +179,8 @@ def _same(a: Any, b: Any) -> bool:
 def cross_check(shard: Shard) -> list[str]:
     """What disagrees inside one shard's saved run (empty: nothing): each answer record's
     status against its claims (``scored``: at least one claim, each with a verdict;
-    ``unscored``: no claim and no error; ``error``: an error named), each entry of the answer
+    ``unscored``: no claim and no error; ``error``: an error named; ``unverified``: no claim,
+    its reason named), each entry of the answer
     list against the one its full record gives (``saved.SavedAnswer.of``: status, score,
     claims, verdicts, quotes, counts, answer text, passages digest), the saved figures against
     those the records give (``CHECKED_FIGURES``), and the indices of the silent and expected
@@ -199,6 +200,10 @@ def cross_check(shard: Shard) -> list[str]:
                             "with no claim is unscored)")
         elif result.status == "error" and not result.error:
             problems.append(f"{name} is 'error' without naming the error")
+        elif result.status == "unverified" and (result.claims or not result.unverified_reason):
+            problems.append(f"{name} is 'unverified' but has {len(result.claims)} claim(s) or "
+                            "no reason (only an answer outside its judge's coverage, not "
+                            "judged, is unverified)")
     for n, (saved, result) in enumerate(zip(run.answers, shard.results), start=1):
         expected = SavedAnswer.of(result, n).model_dump(mode="json")
         given = saved.model_dump(mode="json")
@@ -487,9 +492,9 @@ def merged_gate(shards: Sequence[Shard], configured: Any, given: Iterable[str] =
         strictest = max(values) if name.startswith("min_") else min(values)
         if strictest != data[name]:
             data[name] = strictest
-            if name == "max_unscored_rate":
-                data["max_unscored_rate_is_default"] = all(
-                    s.run.gate.get("max_unscored_rate_is_default", False) for s in shards
+            if name in ("max_unscored_rate", "max_unverified_rate"):  # a default stays one
+                data[f"{name}_is_default"] = all(
+                    s.run.gate.get(f"{name}_is_default", False) for s in shards
                     if s.run.gate.get(name) == strictest)
     return GateConfig.model_validate(data)
 

@@ -88,7 +88,7 @@ class SavedAnswer(LenientRecord):
     Args:
         test_id: the pytest node id (``#2``, ``#3``... for further answers in one test);
             ``answer-N`` when the result had none.
-        status: ``"scored" | "unscored" | "error"``.
+        status: ``"scored" | "unscored" | "error" | "unverified"``.
         score: faithfulness in [0, 1], ``None`` unless scored.
         claims: every claim with its verdict.
         supported / contradicted / unsupported: claims by verdict.

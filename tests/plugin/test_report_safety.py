@@ -157,6 +157,7 @@ HOSTILE_CONFTEST = '''
 import json, pathlib
 import pytest
 from pytest_faithfulness import Decomposition, Verdict
+from pytest_faithfulness.judges.coverage import JudgeCoverage
 
 HERE = pathlib.Path(__file__).parent
 CASE = json.loads((HERE / "case.json").read_text(encoding="utf-8"))
@@ -164,7 +165,10 @@ CASE = json.loads((HERE / "case.json").read_text(encoding="utf-8"))
 
 class HostileJudge:
     """The answer's sentences are claims; every claim is unsupported, with a hostile
-    rationale; the greeting is set aside with a hostile reason."""
+    rationale; the greeting is set aside with a hostile reason. It reads any passage set
+    whole (the default for a judge that declares nothing stops at 48,000 characters)."""
+
+    coverage = JudgeCoverage(max_passage_chars=None)
 
     def decompose(self, answer):
         return Decomposition(claims=CASE["claims"],

@@ -280,7 +280,8 @@ def test_merge_reads_the_options_marked_for_it_and_the_gate_takes_every_threshol
 
     merged = {opt.dest[len("faithfulness_"):] for opt in Settings.merge_options()}
     assert set(MERGE_OPTIONS) == merged and set(THRESHOLDS) <= merged
-    assert set(THRESHOLDS) | {"max_unscored_rate_is_default"} == set(GateConfig.model_fields)
+    assert set(THRESHOLDS) | {"max_unscored_rate_is_default", "max_unverified_rate_is_default"} \
+        == set(GateConfig.model_fields)
     values = {name: 0.5 for name in THRESHOLDS}
     values.update(max_misattributed=1, max_unstable=2)
     gate = Settings(**values).gate_config()

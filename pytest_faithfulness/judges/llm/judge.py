@@ -25,6 +25,7 @@ from ...accounting import record as record_usage
 from ...ratelimit import RATE_LIMIT_WAIT_SPENT, RateLimitWait
 from ...records import MAX_EVIDENCE_ITEMS, Decomposition, Passage, Verdict
 from ...redaction import key_variable, redact, register_key_variable
+from ..coverage import LLM_COVERAGE, JudgeCoverage
 from ..prompts import PASSAGES_MESSAGE, decompose_messages, prompt_fingerprint, verify_messages
 from ..protocol import JudgeBase, JudgeError
 from .endpoint import resolve_endpoint
@@ -129,6 +130,10 @@ class LiteLLMJudge(JudgeBase):
 
     cacheable = True
     accounts_usage = True
+    #: The documented default (``judges.coverage.LLM_COVERAGE``): English answers, prose and
+    #: tables, passage sets up to 48,000 characters whole; widen it with
+    #: ``--faithfulness-judge-covers`` after a calibration run.
+    coverage: JudgeCoverage | None = LLM_COVERAGE
 
     def __init__(self, model: str, *, api_base: str | None = None, timeout: float = 60.0,
                  max_retries: int = 3, parse_retries: int = 1,

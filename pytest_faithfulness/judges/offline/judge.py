@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...accounting import record as record_usage
 from ...records import Decomposition, Passage, Verdict
+from ..coverage import OFFLINE_COVERAGE, JudgeCoverage
 from .decomposer import RuleDecomposer
 from .heuristic import HeuristicVerifier
 
@@ -50,6 +51,9 @@ class OfflineJudge:
     runs_inline = True
     accounts_usage = True
     context_budget_chars: int | None = None
+    #: What its rules were written and fitted for: English answers, prose and tables, any
+    #: passage set (``judges.coverage.OFFLINE_COVERAGE``).
+    coverage: JudgeCoverage | None = OFFLINE_COVERAGE
 
     def __init__(self, verifier: str = "calibrated") -> None:
         self._decomposer = RuleDecomposer()

@@ -5,6 +5,7 @@ user: both passed the strictest gate against a passage that says the opposite.)"
 import pytest
 
 import pytest_faithfulness as pf
+from pytest_faithfulness.judges.coverage import EVERYTHING
 from pytest_faithfulness.judges.offline import OfflineJudge
 from pytest_faithfulness.records import Passage, Verdict
 from pytest_faithfulness.trust.quote_check import check_verdict
@@ -32,7 +33,8 @@ def test_a_masked_negation_is_not_supported(judge, claim):
 @pytest.mark.parametrize("judge", JUDGES, ids=["calibrated", "heuristic"])
 def test_text_wholly_in_another_script_is_left_as_it_is(judge):
     passages = [{"id": "p1", "text": "Возврат возможен в течение 14 дней."}]
-    result = pf.evaluate("Возврат возможен в течение 14 дней.", passages, judge)
+    result = pf.evaluate("Возврат возможен в течение 14 дней.", passages, judge,
+                         coverage=EVERYTHING)  # the rules' own reading, past the guard
     assert result.score == 1.0
 
 

@@ -32,6 +32,7 @@ from scripted_model import (
 import pytest_faithfulness
 from pytest_faithfulness import Decomposition, OfflineJudge, Passage, Verdict, evaluate
 from pytest_faithfulness.inputs import to_passages
+from pytest_faithfulness.judges.coverage import EVERYTHING
 from pytest_faithfulness.judges.prompts import verify_messages
 from pytest_faithfulness.trust.quote_check import check_verdict
 
@@ -127,7 +128,7 @@ def test_text_a_decomposer_hides_is_judged_and_never_passes(chat_server, answer,
                                                             decompose, verify, hidden, why):
     chat_server.handler = judge_model(decompose, verify)
 
-    result = evaluate(answer, passages, make_judge(chat_server))
+    result = evaluate(answer, passages, make_judge(chat_server), coverage=EVERYTHING)
 
     assert result.status == "scored", result.error
     assert result.score is not None and result.score < 1.0

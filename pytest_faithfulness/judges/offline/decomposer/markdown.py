@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from ....language.content import KEY_VALUE_LINE as _KEY_VALUE
+from ....language.content import reads_as_code as reads_as_code
 from ....language.markers import is_source_line
 from ....language.text import MD_BULLET, MD_FENCE, MD_HEADING, MD_TABLE_SEP, has_cjk
 from .mapped import Mapped
@@ -46,26 +48,11 @@ def _list_topic(lead_in: str) -> str | None:
 
 _QUOTE_MARK = re.compile(r"^\s*(?:>\s*)+")
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
-_KEY_VALUE = re.compile(r"^\s*[A-Z][\w ()/%.'-]{0,40}:\s+\S")
 _TOPIC_SUFFIX = re.compile(
     r"\s*(?:at a glance|overview|summary|key (?:specs|features|facts|points)|specs|features|"
     r"details|highlights)\s*:?\s*$",
     re.IGNORECASE,
 )
-_CODE_LANGUAGES = {
-    "bash", "sh", "shell", "zsh", "fish", "console", "powershell", "ps1", "ps", "bat", "cmd",
-    "python", "py", "python3", "pycon", "js", "javascript", "ts", "typescript", "jsx", "tsx",
-    "json", "jsonc", "sql", "go", "rust", "rs", "c", "cpp", "c++", "h", "java", "kotlin", "kt",
-    "ruby", "rb", "php", "perl", "swift", "scala", "cs", "csharp", "r", "lua", "html", "xml",
-    "css", "scss", "dockerfile", "makefile", "make", "toml", "ini", "diff", "hcl", "terraform",
-    "graphql", "proto", "regex", "nginx", "apache", "vim", "elixir", "haskell", "clojure",
-}
-_CODE_LINE = re.compile(
-    r"[{}()\[\];=<>$\\|&`]|->|::|(?:^|\s)--?[A-Za-z]|^\s*(?:#!|//|>>>|\$\s)|\b[a-z]+_[a-z_]+\b|"
-    r"\b\w+\.\w+\(|^\s*[a-z][\w.-]*(?:\s|$)"
-)
-
-
 class Block:
     """A run of answer lines read as one unit: ``kind`` is ``"text" | "bullet" | "heading" |
     "table" | "code" | "group"`` (a fence read as text).
@@ -104,50 +91,6 @@ def _clean_line(answer: str, start: int, end: int, *prefixes: re.Pattern[str]) -
             m = m[pm.end():]
     return m.remove(_EMPHASIS).collapsed()
 
-
-def reads_as_code(info: str, lines: list[str]) -> bool:
-    """Whether a fenced block with info string ``info`` (```` ```python ```` -> ``"python"``)
-    and inner ``lines`` (no fence lines) is code, set aside (``"code block"``): a
-    programming-language tag, or a line with code symbols, flags, identifiers or a lower-case
-    command, or a line of fewer than three words that ends no sentence. A block whose every
-    line reads as a prose sentence (or the wrapped continuation of one) or a ``key: value``
-    line (a list item's marker aside) is not: "The Pico costs $99 (tax included) and is
-    waterproof; it floats." is prose, whatever the tag (```` ```text ````, ``~~~``): the
-    symbols prose uses (a currency sign before a number, a parenthesis after a space, a
-    semicolon or an ampersand between words, a citation marker) are not code symbols. Shared
-    by the offline decomposer and the pipeline's alignment, so neither sets aside prose because
-    it is fenced."""
-    if info.lower() in _CODE_LANGUAGES:
-        return True
-    ended = True  # the line before ended a sentence (or there was none)
-    for line in lines:
-        if not line.strip():
-            ended = True
-            continue
-        if _KEY_VALUE.match(line) and not re.search(r"[{}()\[\];=<>$\\`]", line):
-            ended = True
-            continue
-        line = re.sub(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+(?=\S)", "", line)  # a list item's marker
-        text = _PROSE_SYMBOLS.sub(" ", line).strip()
-        words = line.split()
-        if _CODE_LINE.search(text if ended else "X " + text) or not text:
-            return True
-        if ended and not text[0].isupper():
-            return True
-        if len(words) < 3 and not (re.search(r"[.!?][\"')\u201d]*$", line.strip())
-                                   or not ended):
-            return True
-        ended = bool(re.search(r"[.!?:][\"')\u201d]*$", line.strip()))
-    return False
-
-
-#: What prose writes that ``_CODE_LINE`` would read as code: a currency sign before a number
-#: ("$99"), a parenthesis opened after a space or at the start ("(tax included)"), a
-#: semicolon, an ampersand between words ("R&D", "terms & conditions"), a numeric citation
-#: marker ("[1]").
-_PROSE_SYMBOLS = re.compile(
-    r"[$\u00a3\u20ac]\d|(?:^|(?<=\s))\([^()=;{}<>]*\)(?=[\s.,;:!?]|$)|;(?=\s+\w)|"
-    r"(?<=\w)&(?=\w)|\s&\s|\[\d+(?:,\s*\d+)*\]")
 
 
 def markdown_blocks(answer: str, lo: int, hi: int) -> list[Block]:

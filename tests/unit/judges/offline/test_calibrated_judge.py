@@ -12,6 +12,7 @@ import pytest
 
 from pytest_faithfulness import OfflineJudge, evaluate
 from pytest_faithfulness.judges import make_judge
+from pytest_faithfulness.judges.coverage import EVERYTHING
 from pytest_faithfulness.trust.quote_check import check_verdict
 
 
@@ -21,12 +22,13 @@ def judge():
 
 
 def labels(judge, answer, passage):
-    result = evaluate(answer, [passage], judge)
+    # the verifier's own rules, in any language: past the coverage guard (judges.coverage)
+    result = evaluate(answer, [passage], judge, coverage=EVERYTHING)
     return [c.label for c in result.claims]
 
 
 def judged(judge, claim, passage):
-    result = evaluate(claim, [passage], judge)
+    result = evaluate(claim, [passage], judge, coverage=EVERYTHING)
     assert len(result.claims) == 1, result.claims
     return result.claims[0]
 
@@ -149,7 +151,7 @@ def test_the_same_statement_in_another_language_is_supported(judge, claim, passa
      "セール品は返品できます。"),
 ])
 def test_pleasantries_in_other_languages_are_not_claims(judge, answer, fact):
-    result = evaluate(answer, [fact], judge)
+    result = evaluate(answer, [fact], judge, coverage=EVERYTHING)  # past the coverage guard
     assert [c.text for c in result.claims] == [fact]
     assert [c.label for c in result.claims] == ["supported"]
     assert result.dropped and all(d.reason == "greeting or pleasantry" for d in result.dropped)

@@ -18,6 +18,7 @@ from scripted_model import claims_reply, judge_model, make_judge, supports_verba
 
 from pytest_faithfulness import evaluate
 from pytest_faithfulness import make_judge as builtin_judge
+from pytest_faithfulness.judges.coverage import EVERYTHING
 
 PICO = [{"id": "1", "text": "The Pico 2 weighs 800 grams and costs $49. "
                             "The battery lasts up to 10 hours."}]
@@ -25,7 +26,8 @@ FACT = "The Pico 2 weighs 800 grams."
 
 
 def offline(answer: str):
-    return evaluate(answer, PICO, builtin_judge("offline"))
+    # the decomposer's own reading, past the coverage guard (judges.coverage)
+    return evaluate(answer, PICO, builtin_judge("offline"), coverage=EVERYTHING)
 
 
 # --------------------------------------------------------------------------------------------

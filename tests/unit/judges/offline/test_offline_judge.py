@@ -12,6 +12,7 @@ from repo_paths import ROOT
 from scripted_model import AUDIT_ANSWER, AUDIT_PASSAGES
 
 from pytest_faithfulness import OfflineJudge, evaluate
+from pytest_faithfulness.judges.coverage import EVERYTHING
 from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer
 
 # ../shared/cases beside the checkout (or beside a folder of worktrees).
@@ -157,7 +158,8 @@ def test_shared_failure_case_with_the_offline_judge(case, judge):
     expected = case["expected"]
     claims = _expected_claims(expected)
     budget = expected.get("config", {}).get("judge_context_budget_chars")
-    result = evaluate(case["answer"], passages, judge, context_budget_chars=budget)
+    result = evaluate(case["answer"], passages, judge, context_budget_chars=budget,
+                      coverage=EVERYTHING)  # the judge's own reading, past the guard
     assert result.score is None or not math.isnan(result.score)
     if claims is None:  # cases about judge output only: the offline judge still scores it
         assert result.status == "scored"
