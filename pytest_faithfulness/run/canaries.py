@@ -132,5 +132,9 @@ def apply_canaries(outcome: RunOutcome, report: CanaryReport | None,
     if report is None:
         return []
     outcome.canaries = report
-    return outcome.add_failures(report.bound_failures(min_recall, min_keep),
-                                kind="unmeasurable")
+    added = outcome.add_failures(report.bound_failures(min_recall, min_keep),
+                                 kind="unmeasurable")
+    if report.missed and not added:  # within the bounds: tolerated, and listed
+        outcome.tolerated_given.append(f"{len(report.missed)} judge canary(ies) missed within "
+                                       "the canary bounds (listed in the canaries section)")
+    return added
