@@ -161,6 +161,9 @@ class CanaryReport(BaseModel):
         judge: the judge's description.
         usage: the canaries' judge calls, cache hits, tokens and cost.
         shards: how many runs' canaries this report adds up (1; a merge: the shards with one).
+        min_recall / min_keep: the bounds the run applied (``None``: not applied yet); a merge
+            applies the strictest of its shards' and its own, so no bound a shard ran with is
+            dropped.
     """
 
     asked: int = 0
@@ -177,6 +180,8 @@ class CanaryReport(BaseModel):
     judge: str = ""
     usage: Usage = Field(default_factory=Usage)
     shards: int = 1
+    min_recall: float | None = None
+    min_keep: float | None = None
 
     @classmethod
     def of(cls, results: Sequence[CanaryResult], *, asked: int, notes: Iterable[str] = (),
@@ -231,7 +236,9 @@ class CanaryReport(BaseModel):
                    notes=list(dict.fromkeys(n for r in reports for n in r.notes)),
                    smoke_test=any(r.smoke_test for r in reports),
                    judge="; ".join(dict.fromkeys(r.judge for r in reports if r.judge)),
-                   usage=usage, shards=sum(r.shards for r in reports))._figured()
+                   usage=usage, shards=sum(r.shards for r in reports),
+                   min_recall=_strictest(r.min_recall for r in reports),
+                   min_keep=_strictest(r.min_keep for r in reports))._figured()
 
     def kind_figure(self, row: CanaryKind, *, checked: bool = False) -> CanaryFigure:
         """One kind's figure (its recall for a mutant kind, its keep-rate for a control)."""
@@ -255,3 +262,9 @@ class CanaryReport(BaseModel):
                 f"judge's own verdicts): the upper end of its 95% interval is below {flag} "
                 f"{bound:g}")
         return reasons
+
+
+def _strictest(bounds: Iterable[float | None]) -> float | None:
+    """The highest of the lower bounds given (``None`` when none is)."""
+    given = [b for b in bounds if b is not None]
+    return max(given) if given else None

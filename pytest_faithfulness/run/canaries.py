@@ -132,9 +132,18 @@ def apply_canaries(outcome: RunOutcome, report: CanaryReport | None,
     if report is None:
         return []
     outcome.canaries = report
-    added = outcome.add_failures(report.bound_failures(min_recall, min_keep),
+    # the strictest of the bounds given and those a shard ran with (a merge drops none)
+    given = [b for b in (min_recall, report.min_recall) if b is not None]
+    report.min_recall = max(given) if given else None
+    given = [b for b in (min_keep, report.min_keep) if b is not None]
+    report.min_keep = max(given) if given else None
+    added = outcome.add_failures(report.bound_failures(report.min_recall, report.min_keep),
                                  kind="unmeasurable")
-    if report.missed and not added:  # within the bounds: tolerated, and listed
+    if not added and not report.built:  # asked, none built: never a silent "passed"
+        outcome.tolerated_given.append(f"judge canaries: {report.asked} asked, none built "
+                                       "(too few passage sentences), so the run did not check "
+                                       "its judge")
+    elif report.missed and not added:  # within the bounds: tolerated, and listed
         outcome.tolerated_given.append(f"{len(report.missed)} judge canary(ies) missed within "
                                        "the canary bounds (listed in the canaries section)")
     return added

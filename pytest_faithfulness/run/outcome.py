@@ -277,8 +277,7 @@ class RunOutcome:
         unverified = [r for r in self.results if r.status == "unverified"]
         if unverified and not any(self.kind_of(f) == "unmeasurable" for f in self.failures):
             out.append(f"{len(unverified)} answer(s) outside their judge's coverage "
-                       f"(unverified) within --faithfulness-max-unverified-rate: "
-                       f"{_names(self, unverified)}")
+                       f"(unverified, not scored): {_names(self, unverified)}")
         return out + list(self.tolerated_given)
 
     @property

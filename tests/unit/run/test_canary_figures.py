@@ -103,7 +103,25 @@ def test_the_gate_step_makes_the_run_unmeasurable():
     assert outcome.canaries is bad
     assert outcome.failures and all(outcome.kind_of(f) == "unmeasurable"
                                     for f in outcome.failures)
-    assert outcome.exitstatus == 1
+    assert outcome.kind == "unmeasurable" and outcome.exitstatus == 12
+
+
+def test_a_merge_applies_the_strictest_canary_bound_a_shard_ran_with():
+    """Found by a new user: a shard gated at min-canary-recall 0.995 (unmeasurable) merged
+    with the default 0.9 to a pass. The report keeps the bounds it was gated with."""
+    shard = CanaryReport.of([_result("mutant", "number", "unsupported")] * 19
+                            + [_result("mutant", "number", "supported")], asked=20)
+    shard.min_recall = 0.995  # as apply_canaries leaves it in the shard's saved run
+    merged = CanaryReport.merged([shard, CanaryReport.of([], asked=0)])
+    outcome = _finish(merged)  # merge's own settings: the default 0.9
+    assert outcome.kind == "unmeasurable", outcome.failures
+    assert merged.min_recall == 0.995
+
+
+def test_canaries_asked_but_none_built_are_never_a_plain_pass():
+    outcome = _finish(CanaryReport.of([], asked=40, notes=["too few passage sentences"]))
+    assert outcome.kind == "passed-with-tolerated" and outcome.exitstatus == 0
+    assert any("none built" in t for t in outcome.tolerated)
 
 
 def test_a_canary_step_that_raises_fails_closed_and_is_kept_for_merge():
