@@ -95,7 +95,7 @@ def test_a_judge_that_says_supported_to_everything_makes_the_run_unmeasurable(su
                                           "--faithfulness-markdown", "r.md",
                                           "--faithfulness-html", "r.html",
                                           "--faithfulness-pr-comment", "pr.md"))
-    assert result.ret == 1  # the tests passed; the gate cannot measure
+    assert result.ret == 12  # unmeasurable: the tests passed; the gate cannot measure
     result.assert_outcomes(passed=3)
     report = json.loads((suite.path / "r.json").read_text())
     canaries = report["canaries"]
@@ -134,7 +134,7 @@ def test_a_judge_that_says_unsupported_to_everything_refuses_its_controls(suite,
     chat_server.handler = judge_model(_one_claim, says_unsupported)
     result = suite.runpytest(*_judge_args(chat_server, "--faithfulness-canaries", "10",
                                           "--faithfulness-report", "r.json"))
-    assert result.ret == 1
+    assert result.ret == 12  # unmeasurable
     canaries = json.loads((suite.path / "r.json").read_text())["canaries"]
     assert canaries["keep_rate"]["correct"] == 0 and canaries["keep_rate"]["total"] == 5
     assert canaries["recall"]["correct"] == 5
@@ -162,7 +162,7 @@ def test_a_judge_error_on_a_canary_is_a_miss_never_dropped(suite, chat_server):
     assert len(errored) == canaries["errors"]
     # every canary stays in its denominator
     assert canaries["recall"]["total"] + canaries["keep_rate"]["total"] == canaries["built"] == 10
-    assert result.ret in (0, 1)
+    assert result.ret in (0, 12)  # passed, or unmeasurable by the misses
 
 
 def test_canaries_never_change_the_answers_figures(suite, chat_server):
@@ -236,7 +236,7 @@ def test_merge_adds_the_shards_canaries_up(suite, chat_server, capsys):
         mp.chdir(suite.path)
         status = cli_main(["merge", *shards, "--faithfulness-report", "merged.json"])
     printed = capsys.readouterr().out
-    assert status == 1, printed
+    assert status == 12, printed
     merged = json.loads((suite.path / "merged.json").read_text())["canaries"]
     assert merged["shards"] == 2 and merged["built"] == 12 and merged["asked"] == 12
     assert merged["recall"]["total"] == sum(s["recall"]["total"] for s in saved) == 6

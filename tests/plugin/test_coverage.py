@@ -45,7 +45,7 @@ def test_other_language_code_and_json_answers_are_unverified_and_fail_the_gate(s
                              "--faithfulness-markdown", "s.md", "--faithfulness-html", "r.html",
                              "--faithfulness-pr-comment", "c.md")
     result.assert_outcomes(passed=5)
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.ret == 12  # unmeasurable
     result.stdout.fnmatch_lines([
         "answers: 5 (1 scored, 1 unscored, 0 errored, 3 unverified)",
         "unverified answers (outside the judge's coverage, not judged, not in the mean): 3",
@@ -82,7 +82,7 @@ def test_the_unverified_bound_can_be_lifted_and_without_thresholds_names_only(su
     assert plain.ret == 0
     plain.stdout.fnmatch_lines(["unverified answers (*): 3"])
     alone = suite.runpytest("--faithfulness-max-unverified-rate", "0.5")
-    assert alone.ret == pytest.ExitCode.TESTS_FAILED
+    assert alone.ret == 12  # unmeasurable
     alone.stdout.fnmatch_lines(["session thresholds: *max unverified rate 0.50",
                                 "GATE FAILED: share of unverified answers *> max unverified "
                                 "rate 0.500: declare*"])
@@ -147,7 +147,7 @@ def test_a_merge_of_saved_runs_keeps_the_unverified_status_and_bound(
         mp.chdir(suite.path)
         status = cli_main(["merge", *shards, "--faithfulness-report", "m.json"])
     printed = capsys.readouterr().out
-    assert status == 1, printed
+    assert status == 12, printed
     report = json.loads((suite.path / "m.json").read_text())
     assert {a["test_id"]: a["status"] for a in report["answers"]} == {
         "test_suite.py::test_recorded[french]": "unverified",
