@@ -237,8 +237,8 @@ class CanaryReport(BaseModel):
                    smoke_test=any(r.smoke_test for r in reports),
                    judge="; ".join(dict.fromkeys(r.judge for r in reports if r.judge)),
                    usage=usage, shards=sum(r.shards for r in reports),
-                   min_recall=_strictest(r.min_recall for r in reports),
-                   min_keep=_strictest(r.min_keep for r in reports))._figured()
+                   min_recall=strictest(r.min_recall for r in reports),
+                   min_keep=strictest(r.min_keep for r in reports))._figured()
 
     def kind_figure(self, row: CanaryKind, *, checked: bool = False) -> CanaryFigure:
         """One kind's figure (its recall for a mutant kind, its keep-rate for a control)."""
@@ -264,7 +264,8 @@ class CanaryReport(BaseModel):
         return reasons
 
 
-def _strictest(bounds: Iterable[float | None]) -> float | None:
-    """The highest of the lower bounds given (``None`` when none is)."""
+def strictest(bounds: Iterable[float | None]) -> float | None:
+    """The highest of the lower bounds given (``None`` when none is): the bound a merge
+    applies, so that no bound a shard ran with is dropped."""
     given = [b for b in bounds if b is not None]
     return max(given) if given else None

@@ -23,7 +23,7 @@ from typing import Any
 from .. import _loop
 from ..accounting import usage_scope
 from ..canaries import Canary, CanarySet, build_canaries
-from ..canary_report import CanaryReport, CanaryResult
+from ..canary_report import CanaryReport, CanaryResult, strictest
 from ..judges.protocol import context_budget_of, fingerprint_of, judge_description
 from ..pipeline import DEFAULT_CONCURRENCY, passage_windows, verify_claim_windows
 from ..records import ClaimResult, Usage
@@ -133,10 +133,8 @@ def apply_canaries(outcome: RunOutcome, report: CanaryReport | None,
         return []
     outcome.canaries = report
     # the strictest of the bounds given and those a shard ran with (a merge drops none)
-    given = [b for b in (min_recall, report.min_recall) if b is not None]
-    report.min_recall = max(given) if given else None
-    given = [b for b in (min_keep, report.min_keep) if b is not None]
-    report.min_keep = max(given) if given else None
+    report.min_recall = strictest((min_recall, report.min_recall))
+    report.min_keep = strictest((min_keep, report.min_keep))
     added = outcome.add_failures(report.bound_failures(report.min_recall, report.min_keep),
                                  kind="unmeasurable")
     if not added and not report.built:  # asked, none built: never a silent "passed"

@@ -117,14 +117,13 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
     outcome.notes.extend(faces.notes)
     git = faces.git
 
-    def step(what: str, run: Callable[[], Any], *, local: str = "", kind: str = "unmeasurable"
-             ) -> Any:
+    def step(what: str, run: Callable[[], Any], *, local: str = "") -> Any:
         before = len(outcome.failures)
         try:
             return run()
         except Exception as exc:  # fail closed, and keep going: the reports must be written
             reason = f"the faithfulness gate could not {what}: {type(exc).__name__}: {exc}"
-            outcome.add_failures([reason], kind=kind)
+            outcome.add_failures([reason], "unmeasurable")  # the gate could not measure
             if local == "error":  # it may have stopped before a gate merge cannot run
                 outcome.local_failures.append(reason)
             return None
@@ -140,7 +139,7 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
         canaries = faces.canaries
         step("judge the canaries", lambda: apply_canaries(
             outcome, canaries(), settings.min_canary_recall, settings.min_control_keep),
-            kind="unmeasurable", local="error")  # a shard whose canaries broke: merge carries it
+            local="error")  # a shard whose canaries broke: merge carries it
     # the calibration gate and the gate hooks are the run's own: a merge of saved runs cannot
     # recompute them, so their failures are also kept apart (``local_failures``)
     step("apply the calibration gate",

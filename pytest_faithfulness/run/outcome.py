@@ -271,11 +271,12 @@ class RunOutcome:
         if within:
             out.append(f"{len(within)} answer(s) with a claim not supported (or unstable) met "
                        f"their own thresholds: {_names(self, within)}")
-        if self.unscored and not any(self.kind_of(f) == "unmeasurable" for f in self.failures):
+        measured = "unmeasurable" not in self.reason_kinds.values()
+        if self.unscored and measured:
             out.append(f"{len(self.unscored)} answer(s) had no claim to score: "
                        f"{_names(self, self.unscored)}")
         unverified = [r for r in self.results if r.status == "unverified"]
-        if unverified and not any(self.kind_of(f) == "unmeasurable" for f in self.failures):
+        if unverified and measured:
             out.append(f"{len(unverified)} answer(s) outside their judge's coverage "
                        f"(unverified, not scored): {_names(self, unverified)}")
         return out + list(self.tolerated_given)

@@ -59,8 +59,7 @@ def saved_run(store: ResultStore, outcome: RunOutcome, name: str, git: Any = Non
                                         if id(r) in index],
                        test_exitstatus=outcome.test_exitstatus, full=full, gate=outcome.gate,
                        local_failures=outcome.local_failures,
-                       failure_kinds={f: outcome.kind_of(f) for f in outcome.failures
-                                      if outcome.kind_of(f) != "failed"},
+                       failure_kinds=dict(outcome.reason_kinds),
                        canaries=outcome.canaries)
 
 

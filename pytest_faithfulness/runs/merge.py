@@ -293,6 +293,8 @@ def merged_incomplete(shards: Sequence[Shard], expect: int | None = None) -> str
             why = shard.run.incomplete_reason or "the run did not judge every answer"
             reasons.append(f"shard {shard.path} is incomplete ({why}): rerun the shard")
     return "; ".join(reasons) or None
+
+
 def merged_canaries(shards: Sequence[Shard]) -> Any:
     """The shards' judge canaries added up (``canary_report.CanaryReport.merged``: counts
     summed, figures and intervals recomputed on the sum), with a note naming the shards that
