@@ -21,7 +21,7 @@ A sentence proves a claim when all of these hold:
    ``:``, or a comma after an opening phrase (one that starts with a preposition or a time
    word: "In 2010,") or after a clause of at least ``MIN_CLAUSE_WORDS`` words (", and" too).
    After it: the sentence's end, ``;``, or a comma and a word that opens a new clause
-   (``CLAUSE_OPENERS``: ", and", ", which", ", who"...). A phrase that narrows the run ("in
+   (``CLAUSE_OPENERS``: ", and", ", which", ", who", ", including"...). A phrase that narrows the run ("in
    mice", "for members", "more than", "together") or a list it belongs to ("A, B, and C cost
    $30") leaves it to the judge.
 3. **Nothing in the sentence frames it.** No question mark; no hedge, modal, condition,
@@ -94,7 +94,7 @@ PASSAGE_FALSITY = re.compile(r"\b(?:myths?|misconceptions?|false(?:hoods?)?|untr
 
 #: Words that open a clause after a comma (the run before it stands as its own statement).
 CLAUSE_OPENERS = frozenset({"and", "which", "who", "whose", "where", "making", "becoming",
-                            "bringing"})
+                            "bringing", "including"})
 #: Words that open an introductory phrase before a comma ("In 2010, ...").
 OPENING_WORDS = PREPOSITIONS | frozenset({"since", "following", "today", "now", "later",
                                           "earlier", "then", "initially", "originally",
