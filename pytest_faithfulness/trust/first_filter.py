@@ -21,9 +21,9 @@ A sentence proves a claim when all of these hold:
    ``:``, or a comma after an opening phrase (one that starts with a preposition or a time
    word: "In 2010,") or after a clause of at least ``MIN_CLAUSE_WORDS`` words (", and" too).
    After it: the sentence's end, ``;``, or a comma and a word that opens a new clause
-   (``CLAUSE_OPENERS``: ", and", ", which", ", who", ", including"...). A phrase that narrows the run ("in
-   mice", "for members", "more than", "together") or a list it belongs to ("A, B, and C cost
-   $30") leaves it to the judge.
+   (``CLAUSE_OPENERS``: ", and", ", which", ", who", ", including"...). A phrase that narrows
+   the run ("in mice", "for members", "more than", "together") or a list it belongs to ("A, B,
+   and C cost $30") leaves it to the judge.
 3. **Nothing in the sentence frames it.** No question mark; no hedge, modal, condition,
    exception, attribution or word of falsity anywhere in the sentence (``FRAMING``, the
    lexicon's ``MODALS``); no negation outside the run (the run's own negations are the
