@@ -35,8 +35,9 @@ Figures (denominators printed beside them):
     And the example suite's answers decomposed by the offline decomposer: calls per answer
     (1 decompose + the claims not settled), filter off and on.
 
-A table goes to stdout and JSON to ``benchmarks/results/first_filter.json``. One core, about
-a minute.
+A table goes to stdout (with the text of every listed claim) and JSON to
+``benchmarks/results/first_filter.json`` (ids, kinds and counts only: no text of the data).
+One core, about a minute.
 """
 
 from __future__ import annotations
@@ -165,7 +166,7 @@ def _evidence(v: Verdict) -> str:
     return v.evidence[0].quote if v.evidence else ""
 
 
-def dev_claims(data_dir: Path) -> tuple[dict, list[tuple[str, list[Passage]]]]:
+def dev_claims(data_dir: Path) -> tuple[dict, list[tuple[str, list[Passage], str]]]:
     """(a) claims.jsonl: settled per source and label; false settles listed."""
     per: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
     false_settles, settled = [], []
@@ -176,7 +177,7 @@ def dev_claims(data_dir: Path) -> tuple[dict, list[tuple[str, list[Passage]]]]:
         per[key][1] += 1
         per[key][0] += v is not None
         if v is not None:
-            settled.append((rec["claim"], passages))
+            settled.append((rec["claim"], passages, rec["id"]))
             if rec["human_label"] != "supported":
                 false_settles.append({"id": rec["id"], "claim": rec["claim"],
                                       "label": rec["human_label"], "evidence": _evidence(v)})
@@ -184,7 +185,7 @@ def dev_claims(data_dir: Path) -> tuple[dict, list[tuple[str, list[Passage]]]]:
              "false_settles": false_settles}, settled)
 
 
-def dev_answers(data_dir: Path) -> tuple[dict, list[tuple[str, list[Passage]]]]:
+def dev_answers(data_dir: Path) -> tuple[dict, list[tuple[str, list[Passage], str]]]:
     """(a) answers.jsonl through evaluate() with the offline decomposer, filter on."""
     judge = CountingJudge()
     filtered = with_first_filter(judge, "on")
@@ -199,7 +200,7 @@ def dev_answers(data_dir: Path) -> tuple[dict, list[tuple[str, list[Passage]]]]:
             per[key][1] += 1
             if is_settled(c.verdict):
                 per[key][0] += 1
-                settled.append((c.text, passages))
+                settled.append((c.text, passages, rec["id"]))
                 if rec["human_label"] != "faithful":
                     listed.append({"id": rec["id"], "claim": c.text,
                                    "evidence": _evidence(c.verdict), "answer": rec["answer"]})
@@ -208,19 +209,19 @@ def dev_answers(data_dir: Path) -> tuple[dict, list[tuple[str, list[Passage]]]]:
              "settled_in_hallucinated_answers": listed}, settled)
 
 
-def perturbations(settled: list[tuple[str, list[Passage]]], data_dir: Path) -> dict:
+def perturbations(settled: list[tuple[str, list[Passage], str]], data_dir: Path) -> dict:
     """(b) every mutant of every settled claim and of every evidence-gold claim."""
     rows, records = load_gold(data_dir, ROOT / "benchmarks" / "evidence_gold.jsonl")
-    gold = [(r["claim"], passages_of(records[(r["record_file"], r["record_id"])]))
+    gold = [(r["claim"], passages_of(records[(r["record_file"], r["record_id"])]), r["id"])
             for r in rows if r["in_denominator"]]
-    gold_settled = sum(1 for claim, passages in gold if settle(claim, passages) is not None)
+    gold_settled = sum(1 for claim, passages, _ in gold if settle(claim, passages) is not None)
     out: dict[str, Any] = {"evidence_gold_claims": len(gold),
                            "evidence_gold_settled": gold_settled}
     for name, claims in (("settled_dev_claims", settled), ("evidence_gold", gold)):
         per: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
         wrong = []
-        names = [names_in(c) for c, _ in claims]
-        for i, (claim, passages) in enumerate(claims):
+        names = [names_in(c) for c, _, _ in claims]
+        for i, (claim, passages, rid) in enumerate(claims):
             other = next((names[(i + j) % len(claims)] for j in range(1, len(claims))
                           if names[(i + j) % len(claims)]), [])
             for m in mutate(claim, passages, other_names=other):
@@ -230,8 +231,8 @@ def perturbations(settled: list[tuple[str, list[Passage]]], data_dir: Path) -> d
                 v = settle(m.claim, passages)
                 if v is not None:
                     per[m.kind][0] += 1
-                    wrong.append({"kind": m.kind, "claim": claim, "mutant": m.claim,
-                                  "evidence": _evidence(v)})
+                    wrong.append({"id": rid, "kind": m.kind, "claim": claim,
+                                  "mutant": m.claim, "evidence": _evidence(v)})
         out[name] = {"claims": len(claims),
                      "settled_mutants": {k: {"settled": s, "of": n}
                                          for k, (s, n) in sorted(per.items())},
@@ -315,7 +316,22 @@ def main() -> None:
         [(a["answer"], a["passages"]) for a in make_answers(50)])
     _print(results)
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    args.json.write_text(json.dumps(_ids_only(results), indent=2, ensure_ascii=False) + "\n")
+
+
+#: Keys that hold text of the data: printed, never written to the results file.
+_TEXT_KEYS = frozenset({"claim", "evidence", "answer", "mutant"})
+
+
+def _ids_only(value: Any) -> Any:
+    """``value`` without the data's text (ids, kinds and counts only), as evidence_check.py
+    writes its results; the written swaps are this script's own and kept."""
+    if isinstance(value, dict):
+        keep = "sentence" in value  # a written swap: ours
+        return {k: _ids_only(v) for k, v in value.items() if keep or k not in _TEXT_KEYS}
+    if isinstance(value, list):
+        return [_ids_only(v) for v in value]
+    return value
 
 
 def _print(r: dict) -> None:
