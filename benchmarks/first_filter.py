@@ -116,6 +116,15 @@ SWAPS: list[tuple[str, str]] = [
     ("Smith was replaced by Jones.", "Jones was replaced by Smith."),
     ("The river flows north.", "The river flows north to south."),
     ("The team won the title in 2010.", "The team won the title in 2010 (shared with Leeds)."),
+    ("The store opens at 9 am.", "On weekends, the store opens at 9 am."),
+    ("Shipping is free.", "For members, shipping is free."),
+    ("The drug is safe.", "Taken with food at night, the drug is safe."),
+    ("The Basic plan costs $20.", "On weekends, the Pro plan costs $10, and the Basic plan "
+                                  "costs $20."),
+    ("The product costs 10 euros.", "In Europe, the product costs 10 euros."),
+    ("The drug cures the disease.", "In theory, the drug cures the disease."),
+    ("Shipping is free.", "Shipping is free, which is limited to members."),
+    ("Acme acquired Globex.", "In a surprise move, Acme acquired Globex."),
 ]
 
 #: (claim, sentence): the sentence states the claim; the filter may settle these.
@@ -124,6 +133,7 @@ STATED: list[tuple[str, str]] = [
                                             "plan costs $20 per month."),
     ("Acme acquired Globex in 2019.", "Acme acquired Globex in 2019."),
     ("Acme acquired Globex in 2019.", "In 2019, Acme acquired Globex."),
+    ("Acme acquired Globex.", "In 2019, Acme acquired Globex."),
     ("Brazil beat Germany 7-1 in the semi-final.", "Brazil beat Germany 7-1 in the semi-final."),
     ("The bridge opened in 1937.", "The tunnel opened in 1932; the bridge opened in 1937."),
     ("Refunds are issued within 14 days.", "Refunds are issued within 14 days."),

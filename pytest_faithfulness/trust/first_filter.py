@@ -18,8 +18,9 @@ A sentence proves a claim when all of these hold:
    $20"), roles keep their order ("A acquired B" is no run of "B acquired A"), and a
    quantifier, bound, unit or negation the claim lacks or adds breaks the run.
 2. **The run stands as a statement of its own.** Before it: the sentence's start, ``;`` or
-   ``:``, or a comma after an opening phrase (one that starts with a preposition or a time
-   word: "In 2010,") or after a clause of at least ``MIN_CLAUSE_WORDS`` words (", and" too).
+   ``:``, ", and" after a clause of at least ``MIN_CLAUSE_WORDS`` words, or a comma after an
+   opening date phrase ("In 2019,"); never after an opening phrase that may narrow it ("On
+   weekends,", "For members,", "In Europe,": ``OPENING_WORDS``).
    After it: the sentence's end, ``;``, or a comma and a word that opens a new clause
    (``CLAUSE_OPENERS``: ", and", ", which", ", who", ", including"...). A phrase that narrows
    the run ("in mice", "for members", "more than", "together") or a list it belongs to ("A, B,
@@ -82,6 +83,7 @@ predict* expect* forecast* projected hope* hoping planned planning intend* aim a
 say says said saying according argu* assert* insist* suggest* propos* deny denies denied
 myth* misconception* false* untrue incorrect* wrong* mistak* erroneous* hoax* debunk* fake*
 fiction* hypothetic* imagin* contrary disput* question* doubt* unclear uncertain unconfirmed
+limit* restrict* subject conditional* eligib* qualif* apply applies theory theoretical*
 unverified unknown
 """.split()) | MODALS
 
@@ -95,10 +97,20 @@ PASSAGE_FALSITY = re.compile(r"\b(?:myths?|misconceptions?|false(?:hoods?)?|untr
 #: Words that open a clause after a comma (the run before it stands as its own statement).
 CLAUSE_OPENERS = frozenset({"and", "which", "who", "whose", "where", "making", "becoming",
                             "bringing", "including"})
-#: Words that open an introductory phrase before a comma ("In 2010, ...").
+#: Words that open a phrase before a comma that may narrow what follows ("In Europe, ...",
+#: "For members, ...", "Since 2019, ..."); unless a date phrase, it keeps the run unsettled.
 OPENING_WORDS = PREPOSITIONS | frozenset({"since", "following", "today", "now", "later",
                                           "earlier", "then", "initially", "originally",
-                                          "eventually", "afterwards", "subsequently"})
+                                          "eventually", "afterwards", "subsequently", "among",
+                                          "between", "across", "throughout", "outside",
+                                          "inside", "beyond", "upon", "as", "like", "unlike",
+                                          "when", "once", "taken", "used", "measured",
+                                          "given", "compared"})
+#: The words of a date phrase besides its numbers ("in 2019", "on 3 march 2019").
+DATE_WORDS = frozenset({"in", "on", "at", "by", "of", "from", "to", "between", "and", "since",
+                        "after", "before", "during", "early", "late", "mid", "year",
+                        "january", "february", "march", "april", "may", "june", "july",
+                        "august", "september", "october", "november", "december"})
 
 _TOKEN = re.compile(rf"{TOKEN_PATTERN.pattern}|[,;:()\[\]\"?!]|\s[-\u2013\u2014]+\s")
 _ENDS = frozenset({".", "!"})
@@ -157,24 +169,45 @@ def _run_at(sent: tuple[str, ...], start: int, claim: list[str]) -> int | None:
     return i
 
 
+def _date_phrase(words: Sequence[str]) -> bool:
+    """Whether ``words`` only date the statement ("in 2019", "on 3 march 2019"): date words
+    and numbers, at least one number."""
+    return any(is_number_token(w) for w in words) and all(
+        is_number_token(w) or w in DATE_WORDS for w in words)
+
+
+def _opens_with_scope(sent: tuple[str, ...], start: int) -> bool:
+    """Whether the sentence opens, before ``start``, with a phrase that may narrow what
+    follows ("On weekends, ...", "For members, ...", "Taken with food, ..."): its first
+    segment starts with a preposition or opening word and is not a date phrase."""
+    first_end = next((i for i in range(start) if sent[i] in (",", ";", ":")), None)
+    if first_end is None:
+        return False
+    segment = _words(sent[:first_end])
+    return bool(segment) and segment[0] in OPENING_WORDS and not _date_phrase(segment)
+
+
 def _left_ok(sent: tuple[str, ...], start: int) -> bool:
+    """Whether the run starting at ``start`` stands at the start of a statement: the
+    sentence's start; after ``;`` or ``:``; after ", and" closing a clause of at least
+    ``MIN_CLAUSE_WORDS`` words; after a comma closing an opening date phrase ("In 2019,");
+    and in every case not after an opening phrase that may narrow it."""
     if start == 0:
         return True
+    if _opens_with_scope(sent, start):
+        return False
     before = sent[start - 1]
     if before in (";", ":"):
         return True
     if before == "and" and start >= 2 and sent[start - 2] == ",":
-        before, start = ",", start - 1
+        segment_start = max((i + 1 for i in range(start - 2) if sent[i] in (",", ";", ":")),
+                            default=0)
+        segment = _words(sent[segment_start:start - 2])
+        return (len(segment) >= MIN_CLAUSE_WORDS and segment[0] not in OPENING_WORDS
+                and "and" not in segment and "or" not in segment)
     if before != ",":
         return False
-    segment_start = max((i + 1 for i in range(start - 1) if sent[i] in (",", ";", ":")),
-                        default=0)
-    segment = _words(sent[segment_start:start - 1])
-    if not segment:
-        return False
-    if segment_start == 0 and segment[0] in OPENING_WORDS:
-        return True
-    return len(segment) >= MIN_CLAUSE_WORDS and "and" not in segment and "or" not in segment
+    return _date_phrase([w for w in sent[:start - 1] if w != ","])
 
 
 def _right_ok(sent: tuple[str, ...], end: int) -> bool:

@@ -26,7 +26,8 @@ STATED = [
     ("The Basic plan costs $20 per month.",
      "The Pro plan costs $10 per month, and the Basic plan costs $20 per month."),
     ("Acme acquired Globex in 2019.", "Acme acquired Globex in 2019, which doubled its size."),
-    ("Acme acquired Globex in 2019.", "In a surprise move, Acme acquired Globex in 2019."),
+    ("Acme acquired Globex.", "In 2019, Acme acquired Globex."),
+    ("Acme acquired Globex.", "On 3 March 2019, Acme acquired Globex."),
     ("The bridge opened in 1937.", "The tunnel opened in 1932; the bridge opened in 1937."),
     ("The Kestrel e-bike weighs 23 kg.", "The Kestrel e-bike weighs 23 kg."),
     ("Several minerals have a green color.",
@@ -91,6 +92,16 @@ SWAPS = [
     ("The device is waterproof.", "Reportedly, the device is waterproof."),
     ("The museum is open on Mondays.", "The museum is open on Mondays, except in August."),
     ("Refunds are issued within 14 days.", "Refunds are issued within 14 business days."),
+    # an opening phrase that narrows the statement
+    ("The store opens at 9 am.", "On weekends, the store opens at 9 am."),
+    ("Shipping is free.", "For members, shipping is free."),
+    ("The drug is safe.", "Taken with food at night, the drug is safe."),
+    ("The Basic plan costs $20.", "On weekends, the Pro plan costs $10, and the Basic plan "
+                                  "costs $20."),
+    ("The product costs 10 euros.", "In Europe, the product costs 10 euros."),
+    ("The drug cures the disease.", "In theory, the drug cures the disease."),
+    ("Shipping is free.", "Shipping is free, which is limited to members."),
+    ("Acme acquired Globex.", "In a surprise move, Acme acquired Globex."),
 ]
 
 
