@@ -29,7 +29,8 @@ A sentence proves a claim when all of these hold:
    exception, attribution or word of falsity anywhere in the sentence (``FRAMING``, the
    lexicon's ``MODALS``); no negation outside the run (the run's own negations are the
    claim's). The passage says nothing of myths or falsehoods (``PASSAGE_FALSITY``), and the
-   sentence does not follow a line that ends with ``:`` (a list under "Not included:").
+   sentence does not follow a line that ends with ``:`` (a list under "Not included:") or a
+   heading with a negation or framing word ("Known limitations").
 4. **The sentence is a sentence.** Not a Markdown heading or table row; at least
    ``MIN_CLAIM_WORDS`` tokens and two content words in the claim; the claim one sentence.
 5. **The evidence check agrees.** The settled verdict passes ``quote_check.check_verdict``
@@ -245,16 +246,29 @@ def proves(claim: str, sentence: str) -> bool:
     return False
 
 
+def _lead_in(line: str) -> bool:
+    """Whether ``line``, just before a sentence, may frame the sentences under it: it ends
+    with ``:`` ("Not included:"), or it is a heading (no closing ``.``/``!``/``?``) holding a
+    negation or a framing word ("Known limitations", "What is not covered")."""
+    line = line.rstrip()
+    if line.endswith(":"):
+        return True
+    if not line or line[-1] in ".!?":
+        return False
+    return any(negates(t) or _framing(t) for t in tokens(line))
+
+
 def _sentences(passage: Passage) -> list[str]:
-    """The passage's title and its sentences (verbatim), leaving out a sentence after a line
-    ending with ``:`` and every sentence of a passage that speaks of myths or falsehoods."""
+    """The passage's title and its sentences (verbatim), leaving out a sentence under a
+    lead-in that may frame it (``_lead_in``) and every sentence of a passage that speaks of
+    myths or falsehoods."""
     if PASSAGE_FALSITY.search(passage.text) or PASSAGE_FALSITY.search(passage.title or ""):
         return []
     out = [passage.title.strip()] if passage.title and passage.title.strip() else []
     previous = ""
     for a, b in passage_sentence_spans(passage.text):
         sentence = passage.text[a:b]
-        if not previous.rstrip().endswith(":"):
+        if not _lead_in(previous):
             out.append(sentence)
         previous = sentence
     return out

@@ -33,6 +33,7 @@ STATED = [
     ("Several minerals have a green color.",
      "Several minerals have a green color, including the emerald."),
     ("The museum is closed on Mondays.", "Opening hours vary. The museum is closed on Mondays."),
+    ("The device is waterproof.", "Specifications\nThe device is waterproof."),
 ]
 
 
@@ -125,6 +126,8 @@ def test_a_question_is_never_evidence(text):
     "| The device is waterproof | yes |",
     "Common myths:\nThe device is waterproof.",
     "Not covered:\nThe device is waterproof.",
+    "What is not covered\nThe device is waterproof.",
+    "Known limitations\nThe device is waterproof.",
 ])
 def test_headings_table_rows_lists_under_a_lead_in_and_myths_are_no_proof(text):
     assert settle("The device is waterproof.", one(text)) is None
