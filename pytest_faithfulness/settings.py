@@ -111,6 +111,17 @@ def _bounded(kind: type, kind_name: str, low: float | None, high: float | None):
     return parse
 
 
+def first_filter_mode(raw: Any) -> str:
+    """A parser for ``--faithfulness-first-filter``: ``auto``, ``on`` or ``off``; an ini
+    boolean (true/false, yes/no, 1/0) reads as on/off."""
+    value = str(raw).strip().lower()
+    value = {"true": "on", "yes": "on", "1": "on", "false": "off", "no": "off",
+             "0": "off"}.get(value, value)
+    if value not in ("auto", "on", "off"):
+        raise ValueError(f"must be auto, on or off, got {raw!r}")
+    return value
+
+
 def choice(*allowed: str) -> Callable[[Any], str]:
     """A parser for one of ``allowed``."""
     def parse(raw: Any) -> str:
@@ -235,6 +246,12 @@ class Settings:
                              "miss is an error, no judge call) or refresh (call the judge for "
                              "everything, overwrite)", choice("rw", "replay", "refresh"),
                              default="rw")
+    first_filter: str = option("first-filter", "settle a claim as supported without a judge "
+                               "call when one passage sentence states it word for word "
+                               "(numbers, names, order and polarity bound as in the claim): "
+                               "auto (default: on for judges whose calls cost, such as the "
+                               "litellm judge; off for the offline judges), on or off "
+                               "(true/false also read)", first_filter_mode, default="auto")
     budget_usd: float | None = option("budget-usd", "stop making new LLM judge calls once this "
                                       "many US dollars are spent (litellm's bundled prices); "
                                       "the gate then fails", number(0))

@@ -10,7 +10,9 @@
   network, no model download, deterministic. All of it lives in ``judges/offline/``.
 * ``llm``: ``LiteLLMJudge`` (any litellm model string, e.g. ``"openai/gpt-4o-mini"``).
 * ``prompts``: the LLM judge's versioned prompts. ``progress``: a judge wrapper that prints
-  each verdict as it arrives (``-v``).
+  each verdict as it arrives (``-v``). ``first_filter``: ``with_first_filter(judge, mode)``,
+  the first filter in front of a judge (``--faithfulness-first-filter``; for ``evaluate()``
+  called directly, wrap the judge yourself).
 
 The names below are imported on first use, so importing ``judges.builtin`` (plugin start-up)
 imports neither pydantic nor a judge.
@@ -22,17 +24,19 @@ from typing import TYPE_CHECKING, Any
 
 from .builtin import builtin_judge
 
-__all__ = ["Judge", "JudgeError", "LiteLLMJudge", "OfflineJudge", "judge_description",
-           "make_judge"]
+__all__ = ["FirstFilterJudge", "Judge", "JudgeError", "LiteLLMJudge", "OfflineJudge",
+           "judge_description", "make_judge", "with_first_filter"]
 
 #: The lazily imported names and the submodule that holds each.
 _LAZY = {"Judge": "protocol", "JudgeError": "protocol", "judge_description": "protocol",
-         "LiteLLMJudge": "llm", "OfflineJudge": "offline"}
+         "LiteLLMJudge": "llm", "OfflineJudge": "offline", "FirstFilterJudge": "first_filter",
+         "with_first_filter": "first_filter"}
 
 
 def __getattr__(name: str) -> object:
-    """Import ``Judge``, ``JudgeError``, ``judge_description``, ``LiteLLMJudge`` and
-    ``OfflineJudge`` on first use. Raises ``AttributeError`` for any other name."""
+    """Import ``Judge``, ``JudgeError``, ``judge_description``, ``LiteLLMJudge``,
+    ``OfflineJudge``, ``FirstFilterJudge`` and ``with_first_filter`` on first use. Raises
+    ``AttributeError`` for any other name."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -42,6 +46,7 @@ def __getattr__(name: str) -> object:
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .first_filter import FirstFilterJudge, with_first_filter
     from .llm import LiteLLMJudge
     from .offline import OfflineJudge
     from .protocol import Judge, JudgeError, judge_description

@@ -50,6 +50,7 @@ SETTINGS_KEY = pytest.StashKey[Settings]()
 RUN_KEY = pytest.StashKey[RunTracker]()  # tests finished, workers lost: completeness
 WORKER_OUTPUT_KEY = "faithfulness"
 PROGRESS_KEY = pytest.StashKey[dict]()
+FILTER_KEY = pytest.StashKey[dict]()
 LEDGER_KEY = pytest.StashKey[str]()  # the run's shared budget ledger (a directory)
 LEDGER_INPUT = "faithfulness_budget_ledger"  # its path in an xdist worker's workerinput
 WAIT_KEY = pytest.StashKey[str]()  # the run's shared rate-limit wait ledger (a directory)
@@ -198,7 +199,8 @@ def assert_faithful(request: pytest.FixtureRequest, faithfulness_judge) -> Faith
     settings = get_settings(config)
     item = request.node
     return FaithfulnessAssertion(
-        _verbose_judge(config, faithfulness_judge), _store(config), item.nodeid,
+        _verbose_judge(config, _filtered_judge(config, faithfulness_judge)), _store(config),
+        item.nodeid,
         min_score=settings.min_score, max_unsupported=settings.max_unsupported,
         concurrency=settings.concurrency, context_budget_chars=settings.context_budget,
         require_claims=settings.require_claims,
@@ -238,6 +240,18 @@ def _publish(item: pytest.Item, result: AnswerResult, index: int) -> None:
 
     item.user_properties.extend(junit_properties(result, index))
     item.config.hook.pytest_faithfulness_answer_result(result=result, item=item)
+
+
+def _filtered_judge(config: pytest.Config, judge: Any) -> Any:
+    """The judge behind the first filter as ``--faithfulness-first-filter`` says
+    (``judges.first_filter.with_first_filter``; a judge from a conftest fixture too), one
+    wrapper per judge for the whole session."""
+    from ..judges.first_filter import with_first_filter
+
+    wrappers = config.stash.setdefault(FILTER_KEY, {})
+    if id(judge) not in wrappers:
+        wrappers[id(judge)] = (judge, with_first_filter(judge, get_settings(config).first_filter))
+    return wrappers[id(judge)][1]
 
 
 def _verbose_judge(config: pytest.Config, judge: Any) -> Any:

@@ -41,16 +41,16 @@ def uses_prompts(settings: Any) -> bool:
 def settings_fingerprint(settings: Any) -> str:
     """A short hash (12 hex digits, SHA-256) of what decides the verdicts that the settings
     can name before any judge is built: the judge (a built-in one by name), the panel, the
-    votes, the endpoint (``api_base``), the temperature, the prompts (LLM judges) and this
-    package's version (which fixes the built-in judges' rules). The verdict cache's key, the
-    judge's own ``fingerprint()``, is known only once the judge is built: the reports name
-    it."""
+    votes, the endpoint (``api_base``), the temperature, the prompts (LLM judges), the first
+    filter's mode and this package's version (which fixes the built-in judges' rules). The
+    verdict cache's key, the judge's own ``fingerprint()``, is known only once the judge is
+    built: the reports name it."""
     builtin = builtin_judge(settings.judge)
     what = {"judge": builtin.name if builtin is not None else settings.judge,
             "panel": list(settings.panel), "votes": settings.votes,
             "api_base": settings.api_base, "temperature": settings.temperature,
             "prompts": prompt_fingerprint() if uses_prompts(settings) else None,
-            "package": __version__}
+            "package": __version__, "first_filter": settings.first_filter}
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:12]
 
 

@@ -2,7 +2,8 @@
 judge canaries of the process that finishes the run (``plugin.canaries``): the
 ``pytest_faithfulness_make_judge`` hook or ``--faithfulness-judge``, the panel, the verdict
 cache around each cacheable member, then votes and the panel (``judges.votes.with_votes``),
-with the run's budget, rate and rate-limit ledgers."""
+then the first filter (``judges.first_filter``, ``--faithfulness-first-filter``), with the
+run's budget, rate and rate-limit ledgers."""
 
 from __future__ import annotations
 
@@ -63,6 +64,9 @@ def open_configured_judge(config: pytest.Config) -> tuple[Any, Callable[[], None
         built = with_votes(judges[0], settings.votes, judges[1:])
     else:
         built = judges[0]
+    from ..judges.first_filter import with_first_filter
+
+    built = with_first_filter(built, settings.first_filter)  # outermost: votes see the rest
 
     def close() -> None:
         for cached in caches:

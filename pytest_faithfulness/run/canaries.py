@@ -79,7 +79,8 @@ def judge_canaries(built: CanarySet, judge: Any, *,
 
     Args:
         built: the canaries (``canaries.build_canaries``).
-        judge: the run's judge, as the answers were judged (cache, votes, panel included).
+        judge: the run's judge, as the answers were judged (cache, votes, panel included);
+            behind the first filter or not, the canaries go to the judge itself.
         concurrency: most verify calls in flight at once.
         context_budget_chars: overrides the judge's context budget (passage windows).
         notes: more notes for the report (its ``notes``; ``built.note`` comes first).
@@ -88,6 +89,9 @@ def judge_canaries(built: CanarySet, judge: Any, *,
         the ``CanaryReport``; its ``usage`` holds the canaries' own calls and tokens. Judge
         errors are recorded in it, never raised.
     """
+    from ..judges.first_filter import without_first_filter
+
+    judge = without_first_filter(judge)  # canaries measure the judge, never the first filter
     usage = Usage()
     budget = context_budget_chars or context_budget_of(judge)
     semaphore_size = max(1, int(concurrency or DEFAULT_CONCURRENCY))

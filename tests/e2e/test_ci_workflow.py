@@ -52,8 +52,11 @@ def _project(root: Path, answers: list[str], api_base: str) -> None:
                                      f"faithfulness_judge = openai/scripted\n"
                                      f"faithfulness_api_base = {api_base}\n"
                                      "asyncio_default_fixture_loop_scope = function\n"
-                                     # the judge calls are counted (canaries: their tests)
+                                     # the judge calls are counted (canaries: their tests;
+                                     # the first filter, which would settle the verbatim
+                                     # answers without a call: its tests)
                                      "faithfulness_canaries = 0\n"
+                                     "faithfulness_first_filter = off\n"
                                      # a user's project runs without Hypothesis: its plugin
                                      # is about 1 s of CPU in each of the shards' processes
                                      "addopts = -p no:hypothesispytest\n")

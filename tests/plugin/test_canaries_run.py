@@ -188,7 +188,9 @@ def test_the_same_passages_give_the_same_canaries_whatever_k_selects(suite, chat
             ("test_refunds_again", "Standard shipping takes 3 to 5 business days within Canada.")):
         chat_server.clear()
         suite.runpytest(*_judge_args(chat_server, "--faithfulness-canaries", "6",
-                                     "--faithfulness-no-cache", "-k", selected))
+                                     "--faithfulness-no-cache", "-k", selected,
+                                     # the answer's own claim asked too: subtracted below
+                                     "--faithfulness-first-filter", "off"))
         canaries = Counter(_verify_claims(chat_server)) - Counter([answer])
         seen.append(sorted(canaries.elements()))
     assert len(seen[0]) == 6 and seen[0] == seen[1]
@@ -220,7 +222,9 @@ def test_under_xdist_the_controller_judges_the_canaries_once(suite, chat_server)
     canaries = json.loads((suite.path / "r.json").read_text())["canaries"]
     assert canaries["built"] == 6, result.stdout.str()
     claims = _verify_claims(chat_server)
-    assert len(claims) == 3 + 6  # three answers, six canaries, each asked once
+    # the three answers are passage sentences: the first filter (on by default for a model
+    # judge) settles them with no call; the six canaries never go through it, each asked once
+    assert len(claims) == 6
 
 
 def test_merge_adds_the_shards_canaries_up(suite, chat_server, capsys):

@@ -194,7 +194,8 @@ def test_temperature_option_reaches_the_request_and_the_report(chat_server, pyte
     pytester.makepyfile(test_temp=SUITE)
     args = ["-p", "no:cacheprovider", "--faithfulness-judge", MODEL,
             "--faithfulness-api-base", chat_server.base_url, "--faithfulness-no-cache",
-            "--faithfulness-report", "r.json"]
+            "--faithfulness-report", "r.json",
+            "--faithfulness-first-filter", "off"]  # every claim reaches the server
     if how == "flag":
         args += ["--faithfulness-temperature", "0.7"]
     else:

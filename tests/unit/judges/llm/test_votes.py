@@ -33,6 +33,9 @@ STEADY = "The Vela desk lamp has three brightness levels."       # always suppor
 FLAKY = "The Vela desk lamp charges through a USB-C port."        # depends on the sample
 RECOVERS = "The Vela desk lamp charges over USB-C."               # supported when sampled
 ABSENT = "The Vela desk lamp weighs two kilograms."               # never supported
+#: The claims here are passage sentences, which the first filter would settle before any vote:
+#: these tests are about the votes, so it is off (its own tests: test_first_filter_judge.py).
+NO_FILTER = ("--faithfulness-first-filter", "off")
 SUPPORTED = {"label": "supported", "passage_ids": ["p2"],
              "quote": "The Vela desk lamp charges through a USB-C port."}
 
@@ -211,7 +214,7 @@ def _suite(pytester):
 def test_votes_in_every_report_and_the_same_under_xdist(pytester, chat_server, xdist):
     _by_answer_handler(chat_server)
     _suite(pytester)
-    result = pytester.runpytest(*xdist, "--faithfulness-judge", MODEL,
+    result = pytester.runpytest(*xdist, "--faithfulness-judge", MODEL, *NO_FILTER,
                                 "--faithfulness-api-base", chat_server.base_url,
                                 "--faithfulness-no-cache", "--faithfulness-votes", "3",
                                 "--faithfulness-report", "r.json", "--faithfulness-markdown",
@@ -260,7 +263,7 @@ def test_a_panel_from_the_command_line_keeps_each_judges_vote(pytester, chat_ser
         def test_answer(assert_faithful):
             assert_faithful({answer_of([FLAKY, STEADY])!r}, {PASSAGES!r}, record_only=True)
     ''')
-    pytester.runpytest("--faithfulness-judge", "openai/strict", "--faithfulness-panel",
+    pytester.runpytest(*NO_FILTER, "--faithfulness-judge", "openai/strict", "--faithfulness-panel",
                        "openai/generous, openai/generous2", "--faithfulness-api-base",
                        chat_server.base_url, "--faithfulness-cache-dir", "cache",
                        "--faithfulness-report", "r.json").assert_outcomes(passed=1)
@@ -458,7 +461,7 @@ def _by_answer_handler(chat_server):
 
 def _judge_args(chat_server, votes="3"):
     return ["--faithfulness-judge", MODEL, "--faithfulness-api-base", chat_server.base_url,
-            "--faithfulness-no-cache", "--faithfulness-votes", votes]
+            "--faithfulness-no-cache", "--faithfulness-votes", votes, *NO_FILTER]
 
 
 #: The first line of an ini file written by a test (pytest-asyncio warns without it).
@@ -643,7 +646,7 @@ def test_one_offline_judge_in_a_panel_is_accepted(pytester, chat_server):
         def test_answer(assert_faithful):
             assert_faithful({answer_of([FLAKY, ABSENT])!r}, {PASSAGES!r}, record_only=True)
     ''')
-    pytester.runpytest("--faithfulness-judge", MODEL, "--faithfulness-panel",
+    pytester.runpytest(*NO_FILTER, "--faithfulness-judge", MODEL, "--faithfulness-panel",
                        "offline-heuristic", "--faithfulness-api-base", chat_server.base_url,
                        "--faithfulness-no-cache", "--faithfulness-report",
                        "r.json").assert_outcomes(passed=1)

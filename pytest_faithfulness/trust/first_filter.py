@@ -1,0 +1,305 @@
+"""The first filter: settle a claim as ``supported`` without a judge call, only when one passage
+sentence (or a title) proves it word for word (issue 24, part 1).
+
+``settle(claim, passages)`` returns a ``supported`` ``Verdict`` whose evidence is that
+sentence, verbatim, or ``None``: everything it cannot prove goes to the judge. It never settles
+``unsupported`` or ``contradicted``. A false settle is a silent pass, so every rule below errs
+towards ``None``.
+
+A sentence proves a claim when all of these hold:
+
+1. **The claim reads as a run of the sentence.** The claim's tokens (``surface_form`` then
+   ``language.words.TOKEN_PATTERN``, lower-cased; the articles a/an/the and commas skipped)
+   equal a contiguous run of the sentence's tokens, in the same order: function words and
+   numbers exactly (``canonical_number``), content words exactly or as an inflection of the
+   same word (``stem_word`` equal and the same first three letters: "costs"/"cost",
+   "acquired"/"acquires"; no synonyms). So every number stays bound to the words around it
+   ("The Basic plan costs $10" is no run of "The Pro plan costs $10 ... the Basic plan costs
+   $20"), roles keep their order ("A acquired B" is no run of "B acquired A"), and a
+   quantifier, bound, unit or negation the claim lacks or adds breaks the run.
+2. **The run stands as a statement of its own.** Before it: the sentence's start, ``;`` or
+   ``:``, ", and" after a clause of at least ``MIN_CLAUSE_WORDS`` words, or a comma after an
+   opening date phrase ("In 2019,"); never after an opening phrase that may narrow it ("On
+   weekends,", "For members,", "In Europe,": ``OPENING_WORDS``).
+   After it: the sentence's end, ``;``, or a comma and a word that opens a new clause
+   (``CLAUSE_OPENERS``: ", and", ", which", ", who", ", including"...). A phrase that narrows
+   the run ("in mice", "for members", "more than", "together") or a list it belongs to ("A, B,
+   and C cost $30") leaves it to the judge.
+3. **Nothing in the sentence frames it.** No question mark; no hedge, modal, condition,
+   exception, attribution or word of falsity anywhere in the sentence (``FRAMING``, the
+   lexicon's ``MODALS``); no negation outside the run (the run's own negations are the
+   claim's). The passage says nothing of myths or falsehoods (``PASSAGE_FALSITY``), and the
+   sentence does not follow a line that ends with ``:`` (a list under "Not included:") or a
+   heading with a negation or framing word ("Known limitations").
+4. **The sentence is a sentence.** Not a Markdown heading or table row; at least
+   ``MIN_CLAIM_WORDS`` tokens and two content words in the claim; the claim one sentence.
+5. **The evidence check agrees.** The settled verdict passes ``quote_check.check_verdict``
+   against the passages and the claim, unchanged.
+
+Pure CPU; nothing here calls a judge. Used by ``judges.first_filter.FirstFilterJudge``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from ..language.lexicon import MODALS, PREPOSITIONS
+from ..language.quantities import surface_form
+from ..language.text import MD_HEADING, passage_sentence_spans
+from ..language.words import (
+    NUMBER_PATTERN,
+    TOKEN_PATTERN,
+    canonical_number,
+    is_content,
+    is_number_token,
+    negates,
+    stem_word,
+)
+from ..records import Passage, Verdict
+from .quote_check import check_verdict
+
+#: What a settled verdict's rationale says (reports and tests read it).
+SETTLED_NOTE = "settled by the first filter"
+#: The version of these rules: part of a filtered judge's fingerprint.
+RULES_VERSION = "1"
+
+MIN_CLAIM_WORDS = 3
+MIN_CLAUSE_WORDS = 4
+ARTICLES = frozenset({"a", "an", "the"})
+
+#: Words that frame a statement (anywhere in the sentence, the claim's run included): hedges,
+#: conditions, exceptions, restrictions, attribution, plans, falsity. Lower-cased tokens, or
+#: prefixes ending in ``*``.
+FRAMING = frozenset("""
+if unless whether provided providing assuming assume suppose supposing otherwise whenever when
+except excepting excluding exclude apart besides instead rather than
+only solely mainly mostly largely partly partially primarily chiefly predominantly least most
+until till but however although though yet whereas while despite
+reportedly allegedly supposedly purportedly apparently seemingly arguably possibly perhaps maybe
+probably likely unlikely presumably potentially reputedly ostensibly
+rumor* rumour* alleg* claim* believ* think thinks thought suppos* suspect* speculat* estimat*
+predict* expect* forecast* projected hope* hoping planned planning intend* aim aims
+say says said saying according argu* assert* insist* suggest* propos* deny denies denied
+myth* misconception* false* untrue incorrect* wrong* mistak* erroneous* hoax* debunk* fake*
+fiction* hypothetic* imagin* contrary disput* question* doubt* unclear uncertain unconfirmed
+limit* restrict* subject conditional* eligib* qualif* apply applies theory theoretical*
+unverified unknown
+""".split()) | MODALS
+
+_PREFIXES = tuple(w[:-1] for w in FRAMING if w.endswith("*"))
+_WORDS = frozenset(w for w in FRAMING if not w.endswith("*"))
+
+#: A passage that speaks of myths or falsehoods may list false statements as sentences.
+PASSAGE_FALSITY = re.compile(r"\b(?:myths?|misconceptions?|false(?:hoods?)?|untrue|not true|hoax"
+                             r"|debunk\w*|fake|fact[- ]check\w*|incorrect)\b", re.IGNORECASE)
+
+#: Words that open a clause after a comma (the run before it stands as its own statement).
+CLAUSE_OPENERS = frozenset({"and", "which", "who", "whose", "where", "making", "becoming",
+                            "bringing", "including"})
+#: Words that open a phrase before a comma that may narrow what follows ("In Europe, ...",
+#: "For members, ...", "Since 2019, ..."); unless a date phrase, it keeps the run unsettled.
+OPENING_WORDS = PREPOSITIONS | frozenset({"since", "following", "today", "now", "later",
+                                          "earlier", "then", "initially", "originally",
+                                          "eventually", "afterwards", "subsequently", "among",
+                                          "between", "across", "throughout", "outside",
+                                          "inside", "beyond", "upon", "as", "like", "unlike",
+                                          "when", "once", "taken", "used", "measured",
+                                          "given", "compared"})
+#: The words of a date phrase besides its numbers ("in 2019", "on 3 march 2019").
+DATE_WORDS = frozenset({"in", "on", "at", "by", "of", "from", "to", "between", "and", "since",
+                        "after", "before", "during", "early", "late", "mid", "year",
+                        "january", "february", "march", "april", "may", "june", "july",
+                        "august", "september", "october", "november", "december"})
+
+_TOKEN = re.compile(rf"{TOKEN_PATTERN.pattern}|[,;:()\[\]\"?!]|\s[-\u2013\u2014]+\s")
+_ENDS = frozenset({".", "!"})
+
+
+def _framing(tok: str) -> bool:
+    return tok in _WORDS or tok.startswith(_PREFIXES)
+
+
+@lru_cache(maxsize=65536)
+def tokens(text: str) -> tuple[str, ...]:
+    """The tokens the filter compares: lower-cased words and numbers of ``surface_form(text)``,
+    articles dropped, and the punctuation ``, ; : ( ) [ ] " ? !`` and spaced dashes (as
+    ``-``) kept as tokens of their own."""
+    out = []
+    for m in _TOKEN.finditer(surface_form(text).lower()):
+        tok = m.group(0).strip()
+        if tok in ARTICLES:
+            continue
+        out.append("-" if tok and tok[0] in "-\u2013\u2014" else tok)
+    return tuple(out)
+
+
+def _words(toks: Sequence[str]) -> list[str]:
+    return [t for t in toks if t[0].isalnum() or t[0] == "-" and len(t) > 1]
+
+
+@lru_cache(maxsize=65536)
+def _norm(tok: str) -> str:
+    return canonical_number(tok) if is_number_token(tok) else tok
+
+
+def same_word(a: str, b: str) -> bool:
+    """Whether two lower-cased tokens are the same word: equal numbers, equal function words,
+    or content words equal or inflections of one word (same stem, same first three
+    letters). No synonyms."""
+    if a == b:
+        return True
+    if is_number_token(a) or is_number_token(b):
+        return is_number_token(a) and is_number_token(b) and _norm(a) == _norm(b)
+    if not (is_content(a) and is_content(b)) or negates(a) or negates(b):
+        return False
+    return a[:3] == b[:3] and stem_word(a) == stem_word(b)
+
+
+def _run_at(sent: tuple[str, ...], start: int, claim: list[str]) -> int | None:
+    """The index just after the run of ``claim`` in ``sent`` from ``start`` (commas in the
+    sentence skipped inside the run), or ``None``."""
+    i = start
+    for k, word in enumerate(claim):
+        while k and i < len(sent) and sent[i] == ",":
+            i += 1
+        if i >= len(sent) or not same_word(word, sent[i]):
+            return None
+        i += 1
+    return i
+
+
+def _date_phrase(words: Sequence[str]) -> bool:
+    """Whether ``words`` only date the statement ("in 2019", "on 3 march 2019"): date words
+    and numbers, at least one number."""
+    return any(is_number_token(w) for w in words) and all(
+        is_number_token(w) or w in DATE_WORDS for w in words)
+
+
+def _opens_with_scope(sent: tuple[str, ...], start: int) -> bool:
+    """Whether the sentence opens, before ``start``, with a phrase that may narrow what
+    follows ("On weekends, ...", "For members, ...", "Taken with food, ..."): its first
+    segment starts with a preposition or opening word and is not a date phrase."""
+    first_end = next((i for i in range(start) if sent[i] in (",", ";", ":")), None)
+    if first_end is None:
+        return False
+    segment = _words(sent[:first_end])
+    return bool(segment) and segment[0] in OPENING_WORDS and not _date_phrase(segment)
+
+
+def _left_ok(sent: tuple[str, ...], start: int) -> bool:
+    """Whether the run starting at ``start`` stands at the start of a statement: the
+    sentence's start; after ``;`` or ``:``; after ", and" closing a clause of at least
+    ``MIN_CLAUSE_WORDS`` words; after a comma closing an opening date phrase ("In 2019,");
+    and in every case not after an opening phrase that may narrow it."""
+    if start == 0:
+        return True
+    if _opens_with_scope(sent, start):
+        return False
+    before = sent[start - 1]
+    if before in (";", ":"):
+        return True
+    if before == "and" and start >= 2 and sent[start - 2] == ",":
+        segment_start = max((i + 1 for i in range(start - 2) if sent[i] in (",", ";", ":")),
+                            default=0)
+        segment = _words(sent[segment_start:start - 2])
+        return (len(segment) >= MIN_CLAUSE_WORDS and segment[0] not in OPENING_WORDS
+                and "and" not in segment and "or" not in segment)
+    if before != ",":
+        return False
+    return _date_phrase([w for w in sent[:start - 1] if w != ","])
+
+
+def _right_ok(sent: tuple[str, ...], end: int) -> bool:
+    if end >= len(sent) or sent[end] in _ENDS or sent[end] == ";":
+        return True
+    return sent[end] == "," and end + 1 < len(sent) and sent[end + 1] in CLAUSE_OPENERS
+
+
+def proves(claim: str, sentence: str) -> bool:
+    """Whether ``sentence`` proves ``claim`` by rules 1-4 of the module docstring (the
+    evidence check, rule 5, is ``settle``'s)."""
+    if "?" in claim or "?" in sentence or MD_HEADING.match(sentence) \
+            or sentence.lstrip().startswith("|"):
+        return False
+    ctoks = tokens(claim)
+    cwords = _words(ctoks)
+    if len(cwords) < MIN_CLAIM_WORDS or sum(1 for w in cwords if is_content(w)
+                                            and not is_number_token(w)) < 2:
+        return False
+    if any(_framing(w) for w in cwords) or any(t in (";", ":", "(", ")", "[", "]", '"')
+                                               for t in ctoks):
+        return False
+    stoks = tokens(sentence)
+    if any(_framing(t) for t in stoks):
+        return False
+    for start in range(len(stoks)):
+        end = _run_at(stoks, start, cwords)
+        if end is None:
+            continue
+        outside = stoks[:start] + stoks[end:]
+        if any(negates(t) for t in outside):
+            return False
+        if _left_ok(stoks, start) and _right_ok(stoks, end):
+            return True
+    return False
+
+
+def _lead_in(line: str) -> bool:
+    """Whether ``line``, just before a sentence, may frame the sentences under it: it ends
+    with ``:`` ("Not included:"), or it is a heading (no closing ``.``/``!``/``?``) holding a
+    negation or a framing word ("Known limitations", "What is not covered")."""
+    line = line.rstrip()
+    if line.endswith(":"):
+        return True
+    if not line or line[-1] in ".!?":
+        return False
+    return any(negates(t) or _framing(t) for t in tokens(line))
+
+
+def _sentences(passage: Passage) -> list[str]:
+    """The passage's title and its sentences (verbatim), leaving out a sentence under a
+    lead-in that may frame it (``_lead_in``) and every sentence of a passage that speaks of
+    myths or falsehoods."""
+    if PASSAGE_FALSITY.search(passage.text) or PASSAGE_FALSITY.search(passage.title or ""):
+        return []
+    out = [passage.title.strip()] if passage.title and passage.title.strip() else []
+    previous = ""
+    for a, b in passage_sentence_spans(passage.text):
+        sentence = passage.text[a:b]
+        if not _lead_in(previous):
+            out.append(sentence)
+        previous = sentence
+    return out
+
+
+_NUMBER = re.compile(NUMBER_PATTERN)
+
+
+def settle(claim: str, passages: Sequence[Passage]) -> Verdict | None:
+    """A ``supported`` verdict for ``claim`` when one sentence (or title) of ``passages``
+    proves it (module docstring), with that sentence as its evidence and ``SETTLED_NOTE`` in
+    its rationale; else ``None`` (the claim goes to the judge).
+
+    Args:
+        claim: one claim (a sentence).
+        passages: the passages the judge would see.
+
+    Returns:
+        a ``Verdict`` with ``label="supported"`` and one evidence item, or ``None``.
+    """
+    if not isinstance(claim, str) or not claim.strip() or "\n" in claim.strip():
+        return None
+    for passage in passages:
+        for sentence in _sentences(passage):
+            if not proves(claim, sentence):
+                continue
+            verdict = Verdict(label="supported",
+                              evidence=[{"passage_id": passage.id, "quote": sentence}],
+                              rationale=f"{SETTLED_NOTE}: passage {passage.id} states it "
+                                        "word for word")
+            accepted, reason = check_verdict(verdict, list(passages), claim)
+            if reason is None and accepted.label == "supported":
+                return verdict
+    return None

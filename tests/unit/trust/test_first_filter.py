@@ -1,0 +1,207 @@
+"""The first filter's rules (``trust.first_filter.settle``): it settles a claim ``supported``
+only when one passage sentence states it word for word, bound as in the claim; its verdicts
+pass the evidence check; it never settles a perturbed claim (the evidence benchmark's mutants
+of every claim it settles in the shipped example records, and written swaps)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from repo_paths import ROOT
+
+from pytest_faithfulness.judges.offline.decomposer import RuleDecomposer
+from pytest_faithfulness.mutants import KINDS, mutate, names_in
+from pytest_faithfulness.records import Passage
+from pytest_faithfulness.trust.first_filter import SETTLED_NOTE, settle
+from pytest_faithfulness.trust.quote_check import check_verdict
+
+
+def one(text: str, title: str | None = None) -> list[Passage]:
+    return [Passage(id="p1", text=text, title=title)]
+
+
+STATED = [
+    ("Refunds take 14 days.", "Refunds take 14 days."),
+    ("The Basic plan costs $20 per month.",
+     "The Pro plan costs $10 per month, and the Basic plan costs $20 per month."),
+    ("Acme acquired Globex in 2019.", "Acme acquired Globex in 2019, which doubled its size."),
+    ("Acme acquired Globex.", "In 2019, Acme acquired Globex."),
+    ("Acme acquired Globex.", "On 3 March 2019, Acme acquired Globex."),
+    ("The bridge opened in 1937.", "The tunnel opened in 1932; the bridge opened in 1937."),
+    ("The Kestrel e-bike weighs 23 kg.", "The Kestrel e-bike weighs 23 kg."),
+    ("Several minerals have a green color.",
+     "Several minerals have a green color, including the emerald."),
+    ("The museum is closed on Mondays.", "Opening hours vary. The museum is closed on Mondays."),
+    ("The device is waterproof.", "Specifications\nThe device is waterproof."),
+]
+
+
+@pytest.mark.parametrize("claim,text", STATED)
+def test_a_sentence_that_states_the_claim_settles_it_with_checked_evidence(claim, text):
+    passages = one(text)
+    verdict = settle(claim, passages)
+    assert verdict is not None and verdict.label == "supported"
+    assert verdict.rationale.startswith(SETTLED_NOTE)
+    assert len(verdict.evidence) == 1 and verdict.evidence[0].quote in text
+    accepted, reason = check_verdict(verdict, passages, claim)
+    assert reason is None and accepted == verdict
+
+
+def test_a_title_can_be_the_evidence():
+    passages = one("Shares rose on the news.", title="Acme acquires Globex for $3 billion")
+    verdict = settle("Acme acquires Globex for $3 billion.", passages)
+    assert verdict is not None
+    assert verdict.evidence[0].quote == "Acme acquires Globex for $3 billion"
+    assert check_verdict(verdict, passages, "Acme acquires Globex for $3 billion.")[1] is None
+
+
+#: (claim, sentence): the sentence does not support the claim as stated.
+SWAPS = [
+    # attribute binding
+    ("The Basic plan costs $10.",
+     "The Pro plan costs $10 per month and the Basic plan costs $20 per month."),
+    ("The Basic plan costs $10 per month.",
+     "The Pro plan costs $10 per month, and the Basic plan costs $20 per month."),
+    ("The Pro plan costs $20 per month.",
+     "The Pro plan costs $10 per month, and the Basic plan costs $20 per month."),
+    ("Plums cost $30.", "Apples, pears, and plums cost $30."),
+    ("Profit was $10 million.", "The sum of revenue and profit was $10 million."),
+    ("The battery lasts 10 hours.", "The battery lasts 10 hours less than the old model."),
+    # roles
+    ("Acme acquired Globex in 2019.", "Globex acquired Acme in 2019."),
+    ("Brazil beat Germany.", "Germany beat Brazil 7-1 in the semi-final."),
+    ("Smith succeeded Jones as CEO.", "Jones succeeded Smith as CEO."),
+    # dates bound to events
+    ("The bridge opened in 1932.", "The tunnel opened in 1932 and the bridge opened in 1937."),
+    ("Revenue rose 5% in 2020.", "Revenue rose 5% in 2021 and 8% in 2020."),
+    ("Marie Curie won the Nobel Prize in Chemistry in 1903.",
+     "Marie Curie won the Nobel Prize in Physics in 1903 and in Chemistry in 1911."),
+    # bounds and quantifiers
+    ("The plan includes 10 users.", "The plan includes more than 10 users."),
+    ("The plan includes more than 10 users.", "The plan includes 10 users."),
+    ("The plan includes 10 users.", "The plan includes up to 10 users."),
+    ("All employees received a bonus.", "Some employees received a bonus."),
+    ("Employees received a bonus.", "Only senior employees received a bonus."),
+    # restrictions, conditions, hedges, attribution, negation
+    ("Shipping is free.", "Shipping is free on orders over $50."),
+    ("Shipping is free.", "If you spend over $50, shipping is free."),
+    ("The drug is effective.", "The drug is effective in mice."),
+    ("The drug reduces blood pressure.", "The drug may reduce blood pressure."),
+    ("The drug reduces blood pressure.", "The drug does not reduce blood pressure."),
+    ("The device is waterproof.", "Critics claimed that the device is waterproof."),
+    ("The device is waterproof.", "Reportedly, the device is waterproof."),
+    ("The museum is open on Mondays.", "The museum is open on Mondays, except in August."),
+    ("Refunds are issued within 14 days.", "Refunds are issued within 14 business days."),
+    # an opening phrase that narrows the statement
+    ("The store opens at 9 am.", "On weekends, the store opens at 9 am."),
+    ("Shipping is free.", "For members, shipping is free."),
+    ("The drug is safe.", "Taken with food at night, the drug is safe."),
+    ("The Basic plan costs $20.", "On weekends, the Pro plan costs $10, and the Basic plan "
+                                  "costs $20."),
+    ("The product costs 10 euros.", "In Europe, the product costs 10 euros."),
+    ("The drug cures the disease.", "In theory, the drug cures the disease."),
+    ("Shipping is free.", "Shipping is free, which is limited to members."),
+    ("Acme acquired Globex.", "In a surprise move, Acme acquired Globex."),
+]
+
+
+@pytest.mark.parametrize("claim,text", SWAPS)
+def test_attribute_role_date_and_bound_swaps_are_never_settled(claim, text):
+    assert settle(claim, one(text)) is None
+
+
+@pytest.mark.parametrize("text", [
+    "Does the device hold 5 litres?",
+    "Q: Is the device waterproof? A: Yes.",
+    "Is the device waterproof? It is rated IP68.",
+])
+def test_a_question_is_never_evidence(text):
+    assert settle("The device is waterproof.", one(text)) is None
+    assert settle("The device holds 5 litres.", one(text)) is None
+
+
+@pytest.mark.parametrize("text", [
+    "## The device is waterproof",
+    "| The device is waterproof | yes |",
+    "Common myths:\nThe device is waterproof.",
+    "Not covered:\nThe device is waterproof.",
+    "What is not covered\nThe device is waterproof.",
+    "Known limitations\nThe device is waterproof.",
+])
+def test_headings_table_rows_lists_under_a_lead_in_and_myths_are_no_proof(text):
+    assert settle("The device is waterproof.", one(text)) is None
+
+
+def test_a_claim_too_short_or_hedged_goes_to_the_judge():
+    assert settle("It works.", one("It works.")) is None
+    assert settle("Refunds may take 14 days.", one("Refunds may take 14 days.")) is None
+
+
+def _records() -> list[dict]:
+    path = ROOT / "conftest_examples" / "records.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+def _settled_claims() -> list[tuple[str, list[Passage]]]:
+    """Every claim of the shipped example records (claim records, and the answers' claims as
+    the offline decomposer makes them) that the filter settles, with its passages."""
+    decomposer = RuleDecomposer()
+    found = []
+    for rec in _records():
+        passages = [Passage(id=p["id"], text=p["text"], title=p.get("title"))
+                    for p in rec["passages"]]
+        claims = [rec["answer"]] if rec["kind"] == "claim" else \
+            list(decomposer.decompose(rec["answer"]).claims)
+        for claim in claims:
+            if settle(claim, passages) is not None:
+                found.append((claim, passages))
+    return found
+
+
+#: Claims written after passage sentences of the kind a RAG answer copies, so that every
+#: mutant kind is built at least once (the example records alone build only some).
+WRITTEN = [
+    ("The Pro plan costs $10 per month.", "The Pro plan costs $10 per month."),
+    ("Refunds are issued within 14 days.", "Refunds are issued within 14 days."),
+    ("All orders ship from the Berlin warehouse.", "All orders ship from the Berlin warehouse."),
+    ("The Kestrel e-bike weighs 23 kg.", "The Kestrel e-bike weighs 23 kg."),
+    ("Audit log export is available on the Business plan.",
+     "Audit log export is available on the Business plan."),
+    ("The cable is compatible with the Vela lamp.", "The cable is compatible with the Vela lamp."),
+    ("The service is available in Canada and Mexico.",
+     "The service is available in Canada and Mexico."),
+    ("Acme hired 40 engineers in 2021.", "Acme hired 40 engineers in 2021."),
+    ("The battery charges fully in 2 hours.", "The battery charges fully in 2 hours."),
+    ("The device is safe for children.", "The device is safe for children."),
+]
+
+
+def _perturbable() -> list[tuple[str, list[Passage]]]:
+    return _settled_claims() + [(c, one(t)) for c, t in WRITTEN]
+
+
+def test_the_example_records_give_settled_claims_to_perturb():
+    assert len(_settled_claims()) >= 1
+    assert all(settle(c, p) is not None for c, p in _perturbable())
+
+
+def test_no_mutant_of_a_settled_claim_is_ever_settled():
+    """Number, unit, negation (also inside a word), antonym, foreign name, swap, quantifier,
+    appended clause: the lying judge's perturbations; the filter must settle none."""
+    claims = _perturbable()
+    built: dict[str, int] = dict.fromkeys(KINDS, 0)
+    settled = []
+    for i, (claim, passages) in enumerate(claims):
+        other = names_in(claims[(i + 1) % len(claims)][0]) or ["Hartwell"]
+        for m in mutate(claim, passages, other_names=other):
+            if not m.built:
+                continue
+            built[m.kind] += 1
+            if settle(m.claim, passages) is not None:
+                settled.append((m.kind, m.claim))
+    assert settled == []
+    required = ("number", "unit", "negation", "negation_in_word", "antonym", "foreign_name",
+                "quantifier")
+    assert all(built[k] >= 1 for k in required), built
