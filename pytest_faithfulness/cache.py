@@ -419,8 +419,7 @@ class CachedJudge:
         self._cache.close()
         _close_on_judge_loop(self._cache)
         if self.check_memo is not None:
-            self.check_memo.close()
-            _close_on_judge_loop(self.check_memo)
+            self.check_memo.close()  # one connection, any thread
         refused = [line for line in self.integrity_lines() if "refused" in line]
         if refused:
             warnings.warn(f"faithfulness cache at {self.directory}: " + "; ".join(refused),

@@ -20,8 +20,9 @@ their inputs and of this package's code, but they are the bulk of a cached re-ru
   0600, owned by this user, or not used). Whoever can write the cache directory (a committed
   or restored cache) but not that file cannot forge an entry; a machine without the file
   (a fresh CI runner) only recomputes.
-* Entries live in a diskcache of their own, ``<cache directory>/check-memo``. Any failure to
-  open, read or write it means the check is computed, never skipped.
+* Entries live in a sqlite table of their own, ``<cache directory>/check-memo.sqlite``, read
+  at once on first use; entries of other code are deleted then. Any failure to open, read or
+  write it means the check is computed, never skipped.
 
 ``CachedJudge`` opens one (``CachedJudge.check_memo``); the pipeline asks ``memo_of(judge)``.
 """
@@ -33,6 +34,7 @@ import hmac
 import json
 import os
 import secrets
+import sqlite3
 import stat
 import sys
 import threading
@@ -43,8 +45,8 @@ from typing import Any
 
 from .records import DroppedText, Passage, Verdict
 
-#: The memo's diskcache, under the verdict cache's directory.
-MEMO_DIRNAME = "check-memo"
+#: The memo's database, in the verdict cache's directory.
+MEMO_FILENAME = "check-memo.sqlite"
 #: The per-user key file, under ``$XDG_CACHE_HOME`` (``~/.cache``).
 KEY_FILE = Path("pytest-faithfulness") / "check-memo.key"
 _KEY_BYTES = 32
@@ -119,8 +121,12 @@ def _canonical(value: Any) -> bytes:
 class CheckMemo:
     """The signed memo of one cache directory (see the module docstring).
 
+    Entries are rows of one sqlite table (key, code digest, value as canonical JSON, MAC),
+    read all at once on first use (the rows of this code only; rows of other code are
+    deleted) and written in batches, so that a lookup costs a dict read and an HMAC.
+
     Args:
-        directory: the verdict cache's directory; entries go to ``directory/check-memo``.
+        directory: the verdict cache's directory; the memo is ``directory/check-memo.sqlite``.
         key: the memo key (``memo_key()``), at least 16 bytes.
         read_only: read entries, never write or create anything (the cache's ``replay`` mode,
             which changes nothing on disk).
@@ -132,77 +138,104 @@ class CheckMemo:
         ValueError: ``key`` is shorter than 16 bytes.
     """
 
+    #: Entries written at once (and at ``close``).
+    BATCH = 64
+
     def __init__(self, directory: str | Path, key: bytes, *, read_only: bool = False) -> None:
         if len(key) < 16:
             raise ValueError("the memo key must be at least 16 bytes")
-        self.directory = Path(directory) / MEMO_DIRNAME
+        self.path = Path(directory) / MEMO_FILENAME
         self._key = key
         self.read_only = read_only
         self._lock = threading.Lock()
-        self._cache: Any = None
-        self._broken = False
-        self._seen: dict[str, Any] = {}
+        self._con: sqlite3.Connection | None = None
+        self._rows: dict[str, tuple[str, str]] | None = None  # key -> (value text, mac)
+        self._pending: list[tuple[str, str, str, str]] = []
         self.hits = 0
         self.misses = 0
 
-    def _store(self) -> Any:
-        if self._cache is None and not self._broken:
-            try:
-                from .cache import open_cache
-
-                self._cache = open_cache(self.directory, read_only=self.read_only)
-            except Exception:
-                self._broken = True
-        return self._cache
+    def _load(self) -> dict[str, tuple[str, str]]:
+        """The rows of this code (read once); an empty dict when the memo cannot be read."""
+        if self._rows is not None:
+            return self._rows
+        self._rows = {}
+        try:
+            if self.read_only:
+                if not self.path.is_file():
+                    return self._rows
+                con = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True,
+                                      check_same_thread=False)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                con = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+                                      check_same_thread=False)
+                con.execute("PRAGMA journal_mode=WAL")
+                con.execute("CREATE TABLE IF NOT EXISTS memo (key TEXT PRIMARY KEY, "
+                            "code TEXT NOT NULL, value TEXT NOT NULL, mac TEXT NOT NULL)")
+                con.execute("DELETE FROM memo WHERE code != ?", (code_digest(),))
+            self._rows = {k: (v, m) for k, v, m in con.execute(
+                "SELECT key, value, mac FROM memo WHERE code = ?", (code_digest(),))}
+            self._con = con
+        except (sqlite3.Error, OSError, ValueError):
+            self._con = None  # the memo is only an economy: every check is computed
+        return self._rows
 
     def _entry_key(self, op: str, inputs: Any) -> str:
         return hmac.new(self._key, _canonical({"code": code_digest(), "op": op, "in": inputs}),
                         hashlib.sha256).hexdigest()
 
-    def _mac(self, key: str, value: Any) -> str:
-        return hmac.new(self._key, _canonical({"key": key, "value": value}),
-                        hashlib.sha256).hexdigest()
+    def _mac(self, key: str, text: str) -> str:
+        return hmac.new(self._key, key.encode() + b"\x00" + text.encode(
+            "utf-8", errors="surrogatepass"), hashlib.sha256).hexdigest()
 
     def memoised(self, op: str, inputs: Any, compute: Callable[[], Any]) -> Any:
-        """``compute()``'s JSON value for ``(op, inputs)``: from the memo when a signed entry
-        made by this code for exactly these inputs is there, else computed and stored.
+        """``compute()``'s JSON value for ``(op, inputs)``: from the memo when an entry made
+        by this code for exactly these inputs is there and its MAC checks out, else computed
+        (and stored).
 
         Raises:
             whatever ``compute`` raises (nothing is stored then)."""
         key = self._entry_key(op, inputs)
-        if key in self._seen:
-            with self._lock:
-                self.hits += 1
-            return self._seen[key]
-        store = self._store()
-        raw = None
-        if store is not None:
+        with self._lock:
+            row = self._load().get(key)
+        if row is not None and hmac.compare_digest(row[1], self._mac(key, row[0])):
             try:
-                raw = store.get(key)
-            except Exception:
-                raw = None
-        if (isinstance(raw, dict) and set(raw) == {"value", "mac"}
-                and isinstance(raw["mac"], str)
-                and hmac.compare_digest(raw["mac"], self._mac(key, raw["value"]))):
-            with self._lock:
-                self.hits += 1
-            self._seen[key] = raw["value"]
-            return raw["value"]
+                value = json.loads(row[0])
+            except ValueError:
+                value = None
+            else:
+                with self._lock:
+                    self.hits += 1
+                return value
         value = compute()
+        text = _canonical(value).decode("utf-8", errors="surrogatepass")
+        mac = self._mac(key, text)
         with self._lock:
             self.misses += 1
-        self._seen[key] = value
-        if store is not None:
-            try:
-                store.set(key, {"value": value, "mac": self._mac(key, value)})
-            except Exception:  # a read-only or full disk: the memo is only an economy
-                pass
+            self._load()[key] = (text, mac)
+            if self._con is not None and not self.read_only:
+                self._pending.append((key, code_digest(), text, mac))
+                if len(self._pending) >= self.BATCH:
+                    self._flush()
         return value
 
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, []
+        if pending and self._con is not None:
+            try:
+                self._con.executemany("INSERT OR REPLACE INTO memo VALUES (?, ?, ?, ?)",
+                                      pending)
+            except sqlite3.Error:  # a read-only or full disk: the memo is only an economy
+                pass
+
     def close(self) -> None:
-        """Close this thread's database connection (diskcache keeps one per thread)."""
-        if self._cache is not None:
-            self._cache.close()
+        """Write what is pending and close the database (any thread; idempotent)."""
+        with self._lock:
+            self._flush()
+            if self._con is not None:
+                self._con.close()
+                self._con = None
+            self._rows = None
 
 
 def memo_of(judge: Any) -> CheckMemo | None:

@@ -5,6 +5,7 @@ checked in full, and an edited memo entry is not used."""
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 import diskcache
@@ -13,7 +14,7 @@ from scripted_model import AUDIT_ANSWER, AUDIT_CLAIMS, AUDIT_PASSAGES, audit_han
 
 from pytest_faithfulness import evaluate
 from pytest_faithfulness.cache import CachedJudge
-from pytest_faithfulness.checkmemo import KEY_FILE, MEMO_DIRNAME, memo_key
+from pytest_faithfulness.checkmemo import KEY_FILE, MEMO_FILENAME, memo_key
 
 FORGED = {"label": "supported", "passage_ids": ["p-2071"], "quote": "."}
 
@@ -72,9 +73,10 @@ def test_a_memo_entry_edited_to_accept_a_tampered_verdict_is_not_used(chat_serve
     refused, _ = _run(chat_server, tmp_path / "c")  # the refusals go into the memo
     assert refused.score == 0.0
     # whoever can write the cache directory says every check passed, keeping the MACs
-    edited = _rewrite(tmp_path / "c" / MEMO_DIRNAME, lambda v: "reason" in v["value"],
-                      lambda v: {**v, "value": {"accepted": None, "reason": None,
-                                                "coverage": 1.0}})
+    with sqlite3.connect(tmp_path / "c" / MEMO_FILENAME) as con:
+        edited = con.execute("""UPDATE memo SET value = '{"accepted":null,"coverage":1.0,"""
+                             """"reason":null}' WHERE value LIKE '{"accepted":%'""").rowcount
+    con.close()
     assert edited == 2 * len(AUDIT_CLAIMS)  # the true verdicts' checks and the forged ones'
     result, judge = _run(chat_server, tmp_path / "c")
     assert judge.check_memo.misses == len(AUDIT_CLAIMS)
@@ -84,11 +86,10 @@ def test_a_memo_entry_edited_to_accept_a_tampered_verdict_is_not_used(chat_serve
 def test_replay_reads_the_memo_and_writes_nothing(chat_server, tmp_path):
     chat_server.handler = audit_handler()
     _, judge = _run(chat_server, tmp_path / "c", mode="rw")
-    memo = tmp_path / "c" / MEMO_DIRNAME
-    before = _files(memo)
+    before = _files(tmp_path / "c")
     _, judge = _run(chat_server, tmp_path / "c", mode="replay")
     assert judge.check_memo.hits == 1 + len(AUDIT_CLAIMS)
-    assert _files(memo) == before
+    assert _files(tmp_path / "c") == before
 
 
 def _files(directory: Path) -> dict[str, bytes]:
