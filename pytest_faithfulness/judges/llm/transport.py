@@ -55,8 +55,8 @@ class quiet_call:  # noqa: N801 - used as a context manager, like contextlib's
     Usage: ``with quiet_call(litellm): response = await litellm.acompletion(...)``."""
 
     def __init__(self, litellm: Any) -> None:
-        self._var = None
-        self._token = None
+        self._var: Any = None  # litellm's ContextVar[bool], when it is to be set
+        self._token: Any = None
         if any(getattr(litellm, name, None) for name in _CALLBACK_LISTS):
             return
         try:
