@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .accounting import record as record_usage
+from .checkmemo import CheckMemo, memo_key
 
 # defined in errors.py; importable from here as before
 from .errors import (
@@ -327,6 +328,11 @@ class CachedJudge:
         self.unsaved = 0
         self._write_problem: str | None = None
         self._vote_views: dict[int, CachedJudge] = {}
+        key = memo_key(self._signing_key)
+        #: the signed memo of the checks of what this cache serves (``checkmemo``); ``None``
+        #: when no memo key can be had
+        self.check_memo: CheckMemo | None = CheckMemo(
+            self.directory, key, read_only=mode == "replay") if key else None
 
     def __repr__(self) -> str:  # never shows the signing key
         return f"CachedJudge({self.judge!r}, {str(self.directory)!r}, mode={self.mode!r}, " \
@@ -412,6 +418,8 @@ class CachedJudge:
         when entries were refused."""
         self._cache.close()
         _close_on_judge_loop(self._cache)
+        if self.check_memo is not None:
+            self.check_memo.close()  # one connection, any thread
         refused = [line for line in self.integrity_lines() if "refused" in line]
         if refused:
             warnings.warn(f"faithfulness cache at {self.directory}: " + "; ".join(refused),

@@ -304,9 +304,10 @@ def _moved(sentence: str, passages: tuple[Passage, ...],
     for other in ordered[at + 1:] + ordered[:at]:
         if other == passages:
             continue
-        have = texts.setdefault(other, _content(" ".join(p.text for p in other)))
-        flat = normalize_ws(" ".join(p.text for p in other)).lower()
-        if len(words & have) < 0.5 * len(words) and sentence.lower() not in flat:
+        if other not in texts:  # each set's words once (not once per sentence)
+            texts[other] = _content(" ".join(p.text for p in other))
+        if len(words & texts[other]) < 0.5 * len(words) and sentence.lower() not in \
+                normalize_ws(" ".join(p.text for p in other)).lower():
             return other, ", ".join(p.id for p in other)
     return None
 

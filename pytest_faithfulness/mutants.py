@@ -226,19 +226,42 @@ def numbers_in(text: str) -> list[str]:
     return [m.group(0) for m in _NUM.finditer(text)]
 
 
+def _starts_sentence(before: str) -> bool:
+    """Whether text after ``before`` starts a sentence: ``before`` is blank, or ends in
+    ``.``, ``!``, ``?`` or ``:``, closing quotes or brackets, then whitespace (the regex
+    ``[.!?:]['"”’)]*\\s+$``, read from the end so that it costs the tail only)."""
+    stripped = before.rstrip()
+    if not stripped:
+        return True
+    if len(stripped) == len(before):
+        return False
+    return stripped.rstrip("'\"”’)").endswith((".", "!", "?", ":"))
+
+
+def _later_uses(text: str, word: str) -> list[tuple[int, bool]]:
+    """Every position where ``word`` occurs in ``text`` as a whole word, overlapping ones too,
+    each with whether it does not follow a sentence end (``[.!?:]`` and one space). Found
+    once per word, so that ``names_in`` asks whether a word is used after a point (not at a
+    sentence start) without searching the rest of the text again for each use."""
+    return [(m.start(), not (m.start() >= 2 and text[m.start() - 2] in ".!?:"
+                             and text[m.start() - 1].isspace()))
+            for m in re.finditer(r"(?=\b" + re.escape(word) + r"\b)", text)]
+
+
 def names_in(text: str) -> list[str]:
     """Name phrases of ``text``: runs of capitalised words (a leading function word such as
     "The" dropped), and tokens mixing letters and digits (``S3``, ``A320``); in order, distinct."""
     out: list[str] = []
+    later: dict[str, list[tuple[int, bool]]] = {}  # word -> its uses (``_later_uses``)
     for m in _NAME.finditer(text):
         words = m.group(0).split()
-        initial = not text[:m.start()].strip() \
-            or re.search(r"[.!?:]['\"”’)]*\s+$", text[:m.start()])
+        initial = _starts_sentence(text[:m.start()])
         if initial and words and words[0] not in _NAME_STOP:
             # a capitalised first word of a sentence is a name only when the text capitalises
             # it elsewhere too, or it starts a run of capitalised words
-            elsewhere = re.search(r"(?<![.!?:]\s)(?<!^)\b" + re.escape(words[0]) + r"\b",
-                                  text[m.end():])
+            if words[0] not in later:
+                later[words[0]] = _later_uses(text, words[0])
+            elsewhere = any(q > m.end() and (q == m.end() + 1 or ok) for q, ok in later[words[0]])
             if len(words) == 1 and not elsewhere:
                 continue
         while words and words[0] in _NAME_STOP:

@@ -42,6 +42,7 @@ from typing import Any
 
 from . import _loop
 from .accounting import usage_scope
+from .checkmemo import aligned, checked_verdict, memo_of
 from .errors import error_kind_of
 from .inputs import check_cases, check_inputs, to_passages
 from .judges.coverage import JudgeCoverage, uncovered
@@ -63,8 +64,6 @@ from .records import (
     Verdict,
 )
 from .redaction import redact
-from .trust.alignment import align
-from .trust.quote_check import check_verdict, evidence_coverage
 
 DEFAULT_CONCURRENCY = 8
 
@@ -179,13 +178,14 @@ async def verify_claim_windows(claim_result: ClaimResult, windows: list[list[Pas
     if any(window_votes):
         claim_result.votes = [v for votes in window_votes for v in votes]
         claim_result.unstable = any(len({v.label for v in votes}) > 1 for votes in window_votes)
-    checked = [(*check_verdict(verdict, window, claim_result.text), verdict)
+    memo = memo_of(judge)  # the checks' signed memo: the same results, computed once
+    checked = [(*checked_verdict(memo, verdict, window, claim_result.text), verdict)
                for verdict, window in zip(raw, windows)]
-    best = _combine([accepted for accepted, _, _ in checked])
-    for accepted, reason, verdict in checked:
+    best = _combine([accepted for accepted, _, _, _ in checked])
+    for accepted, reason, coverage, verdict in checked:
         if accepted is best:
             claim_result.verdict = accepted
-            claim_result.evidence_coverage = evidence_coverage(verdict, claim_result.text)
+            claim_result.evidence_coverage = coverage
             if reason:
                 claim_result.judge_verdict = verdict
                 claim_result.add_note(reason)
@@ -377,7 +377,7 @@ async def _judge_answer(result: AnswerResult, judge: Judge, semaphore: asyncio.S
         result.error = redact(f"decompose failed: {type(exc).__name__}: {exc}")
         result.error_kind = error_kind_of(exc)
         return result
-    alignment = align(answer, decomposition, tuple(p.id for p in passages))
+    alignment = aligned(memo_of(judge), answer, decomposition, tuple(p.id for p in passages))
     result.dropped = alignment.dropped
     result.warnings.extend(alignment.warnings)
     result.claims = [ClaimResult(text=c.text, spans=c.spans, note=c.note)

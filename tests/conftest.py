@@ -54,9 +54,12 @@ class NetworkBlocked(ConnectionRefusedError):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _offline_session() -> Iterator[None]:
-    """Session-wide: local litellm cost map, no proxies, loopback-only connections."""
+def _offline_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Session-wide: local litellm cost map, no proxies, loopback-only connections, and a
+    ``XDG_CACHE_HOME`` of the session's own (the checks' memo key, ``checkmemo``, is never
+    written to the home directory of whoever runs the tests)."""
     with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
         mp.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         mp.setenv("LITELLM_TELEMETRY", "False")
         for name in _PROXY_VARS:

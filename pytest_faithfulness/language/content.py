@@ -167,7 +167,7 @@ def _json_value(text: str) -> bool:
 
 
 def _non_space(text: str) -> int:
-    return sum(1 for ch in text if not ch.isspace())
+    return sum(map(len, text.split()))  # str.split() splits at exactly str.isspace()
 
 
 def _structured_kind(answer: str) -> str | None:
@@ -201,6 +201,8 @@ def prose_of(answer: str) -> str:
 
 def letter_count(text: str) -> int:
     """Letters in ``text``; a Chinese, Japanese or Korean character counts as two."""
+    if text.isascii():  # no CJK character: each letter counts once
+        return sum(map(str.isalpha, text))
     return sum(2 if _CJK.match(ch) else 1 for ch in text if ch.isalpha())
 
 

@@ -98,6 +98,8 @@ _NON = re.compile(r"\b(non)[-\u2010\u2011 ](?=[A-Za-z])", re.IGNORECASE)  # NON-
 
 _TOKEN_BREAKERS = re.compile(r"[_=]")
 
+_DIGIT = re.compile(r"\d")
+
 
 _MAGNITUDE = re.compile(r"(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion|k|mn|bn)\b",
                         re.IGNORECASE)
@@ -388,26 +390,38 @@ def surface_form(text: str) -> str:
         norm = _ISO_DATE.sub(_iso_date, norm)
     if "/" in norm:
         norm = _ALL_HOURS.sub("24 hours a day, 7 days a week", norm)
-    norm = _BELOW_ZERO.sub(r"-\1\2", _SIGN_WORD.sub(_signed_word, norm))
-    norm = _UNIT_AND_A_HALF.sub(_half, _AND_A_HALF.sub(_half, norm))
+    # Each rewrite below needs a digit where it matches (``_DIGIT``), but for the spelled-out
+    # ones ("and a half", "non-", the fractions, tens and hundreds): without a digit in the text
+    # at that point, those that need one are skipped (the same result, without the scans).
+    if _DIGIT.search(norm):
+        norm = _BELOW_ZERO.sub(r"-\1\2", _SIGN_WORD.sub(_signed_word, norm))
+    if "half" in norm.lower():
+        norm = _UNIT_AND_A_HALF.sub(_half, _AND_A_HALF.sub(_half, norm))
     if "alf" in norm or " of" in norm or "one " in norm.lower():
         norm = _FRACTION.sub(_fraction, norm)
-    norm = _SIGNED.sub("-", _DATE_NUMBERS.sub(_marked, _VERSION.sub(_version, norm)))
-    if ":" in norm:
-        norm = _CLOCK.sub(_clock, norm)
-    norm = _CLOCK_DASH.sub(r"\1 to ", norm)
+    digits = _DIGIT.search(norm) is not None
+    if digits:
+        norm = _SIGNED.sub("-", _DATE_NUMBERS.sub(_marked, _VERSION.sub(_version, norm)))
+        if ":" in norm:
+            norm = _CLOCK.sub(_clock, norm)
+        norm = _CLOCK_DASH.sub(r"\1 to ", norm)
     norm = _HUNDREDS.sub(_spelled_number, _TENS_UNITS.sub(_spelled_number, norm))
     if "-" in norm:  # "Boeing 737-800" is a model, not a range: a non-breaking hyphen
         norm = _MODEL_NUMBER.sub("\\1\u2011", norm)
-    norm = _MONTH_AFTER.sub(lambda m: f"{m.group(1)} {_month(m.group(2))}", norm)
-    norm = _MONTH_BEFORE.sub(lambda m: f"{m.group(2)} {_month(m.group(1))}", norm)
-    norm = _FIRST_SECOND.sub(lambda m: "first" if m.group(1)[0] == "1" else "second", norm)
-    norm = _KEY_VALUE.sub(" ", norm)
-    norm = _NON.sub(r"\1", _AT_LEAST.sub(r"at least \1", _DECIMAL_COMMA.sub(r"\1.\2", norm)))
-    norm = _MAGNITUDE.sub(_scaled, _THOUSANDS_COMMA.sub("", norm))
-    norm = _MAGNITUDE_LETTER.sub(_scaled, norm)
-    norm = _CURRENCY.sub(lambda m: f"{m.group(2)} {_CURRENCY_UNIT[m.group(1)]}", norm)
-    norm = _CODE_BEFORE.sub(lambda m: f"{m.group(2)} {m.group(1).lower()}", norm)
+    digits = digits or _DIGIT.search(norm) is not None  # spelled numbers are digits now
+    if digits:
+        norm = _MONTH_AFTER.sub(lambda m: f"{m.group(1)} {_month(m.group(2))}", norm)
+        norm = _MONTH_BEFORE.sub(lambda m: f"{m.group(2)} {_month(m.group(1))}", norm)
+        norm = _FIRST_SECOND.sub(lambda m: "first" if m.group(1)[0] == "1" else "second", norm)
+        norm = _KEY_VALUE.sub(" ", norm)
+        norm = _AT_LEAST.sub(r"at least \1", _DECIMAL_COMMA.sub(r"\1.\2", norm))
+    if "non" in norm.lower():
+        norm = _NON.sub(r"\1", norm)
+    if digits:
+        norm = _MAGNITUDE.sub(_scaled, _THOUSANDS_COMMA.sub("", norm))
+        norm = _MAGNITUDE_LETTER.sub(_scaled, norm)
+        norm = _CURRENCY.sub(lambda m: f"{m.group(2)} {_CURRENCY_UNIT[m.group(1)]}", norm)
+        norm = _CODE_BEFORE.sub(lambda m: f"{m.group(2)} {m.group(1).lower()}", norm)
     if "/" in norm:
         norm = _SLASH_RATE.sub(r"\1 per ", norm)
     return _TOKEN_BREAKERS.sub(" ", norm)

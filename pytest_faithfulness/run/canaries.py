@@ -24,9 +24,11 @@ from .. import _loop
 from ..accounting import usage_scope
 from ..canaries import Canary, CanarySet, build_canaries
 from ..canary_report import CanaryReport, CanaryResult, strictest
+from ..checkmemo import CheckMemo, memo_of
+from ..inputs import to_passages
 from ..judges.protocol import context_budget_of, fingerprint_of, judge_description
 from ..pipeline import DEFAULT_CONCURRENCY, passage_windows, verify_claim_windows
-from ..records import ClaimResult, Usage
+from ..records import ClaimResult, Passage, Usage
 from ..redaction import redact
 from .outcome import RunOutcome
 
@@ -120,12 +122,39 @@ def run_canaries(passage_sets: Iterable[Sequence[object]], n: int, judge: Any, *
     """
     if n == 0:
         return None
-    built = build_canaries(passage_sets, n)
+    built = built_canaries(passage_sets, n, memo_of(judge))
     if not built.canaries:
         return CanaryReport(asked=n, notes=[built.note or "no passage to build canaries from"],
                             smoke_test=fitted_on_canaries(judge), judge=judge_description(judge))
     return judge_canaries(built, judge, concurrency=concurrency,
                           context_budget_chars=context_budget_chars)
+
+
+def built_canaries(passage_sets: Iterable[Sequence[object]], n: int,
+                   memo: CheckMemo | None) -> CanarySet:
+    """``build_canaries(passage_sets, n)``, through the checks' signed memo (``checkmemo``)
+    when there is one: the same passage sets (in the same order) build the same canaries, so
+    a re-run takes them from the memo instead of reading every passage again.
+
+    Raises:
+        ValueError, TypeError: as ``build_canaries``."""
+    if memo is None:
+        return build_canaries(passage_sets, n)
+    passage_sets = list(passage_sets)  # read twice: for the memo's key, and to build
+    sets = [[[p.id, p.text, p.title] for p in to_passages(ps)] for ps in passage_sets]
+
+    def compute() -> dict[str, Any]:
+        done = build_canaries(passage_sets, n)
+        return {"asked": done.asked, "note": done.note, "canaries": [
+            [c.role, c.kind, c.claim, [[p.id, p.text, p.title] for p in c.passages],
+             c.passage_id, c.sentence, c.detail] for c in done.canaries]}
+
+    out = memo.memoised("build_canaries", {"n": n, "sets": sets}, compute)
+    return CanarySet(tuple(
+        Canary(role, kind, claim, tuple(Passage(id=i, text=t, title=h) for i, t, h in passages),
+               pid, sentence, detail)
+        for role, kind, claim, passages, pid, sentence, detail in out["canaries"]),
+        out["asked"], out["note"])
 
 
 def apply_canaries(outcome: RunOutcome, report: CanaryReport | None,

@@ -208,13 +208,15 @@ class _ChatHandler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
             self.send_header("Content-Length",
                              str(content_length if content_length is not None else len(data)))
-            self.send_header("Connection", "close")
+            keep = self.server.owner.keep_alive and content_length is None
+            if not keep:
+                self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(data)
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (timeout): nothing to do
-        self.close_connection = True
+            keep = False  # the client gave up (timeout): nothing to do
+        self.close_connection = not keep
 
 
 class _Server(ThreadingHTTPServer):
@@ -245,8 +247,13 @@ class ScriptedChatServer:
         max_in_flight: the most requests being answered at one time.
     """
 
-    def __init__(self, handler: Handler | None = None, *, count_tokens: bool = True) -> None:
+    def __init__(self, handler: Handler | None = None, *, count_tokens: bool = True,
+                 keep_alive: bool = False) -> None:
         self.handler: Handler = handler or (lambda request: Reply(content="{}"))
+        # True: connections stay open between replies (HTTP/1.1 keep-alive, as a provider's
+        # do), so a benchmark measures a client that reuses its connections; False (tests):
+        # every reply closes its connection.
+        self.keep_alive = keep_alive
         # False: usage is estimated as characters / 4, so a timing benchmark does not spend
         # the machine's CPU on tokenising in the stand-in provider.
         self.count_tokens = count_tokens

@@ -42,7 +42,7 @@ LAYERS = (
     ("language",),
     ("trust",),
     ("judges",),
-    ("cache", "cachemerge"),
+    ("cache", "cachemerge", "checkmemo"),
     ("pipeline", "conversation", "canaries"),
     ("run", "reports", "runs", "calibration"),
     ("plugin", "assertion", "hookspecs", "cli", "settings", "__main__", "__init__"),

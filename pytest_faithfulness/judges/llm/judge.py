@@ -43,6 +43,7 @@ from .transport import (
     import_litellm,
     litellm_version,
     missing_credentials,
+    quiet_call,
     rate_limit_delay,
     rate_limited,
     retry_delay,
@@ -311,7 +312,8 @@ class LiteLLMJudge(JudgeBase):
             self.calls += 1
             record_usage(calls=1)
             try:
-                response = await litellm.acompletion(**kwargs)
+                with quiet_call(litellm):  # no per-call logging unless someone listens
+                    response = await litellm.acompletion(**kwargs)
                 self.run_wait.answered()  # the provider serves the run: its waits start over
                 self._account(litellm, response)
                 choice = response.choices[0]

@@ -36,6 +36,45 @@ def import_litellm():
         return litellm
 
 
+#: litellm's callback lists: a user (or a library) that registers a logger, a tracer or a
+#: cost tracker in any of them gets every judge call logged as before (``quiet_call``).
+_CALLBACK_LISTS = ("callbacks", "success_callback", "failure_callback", "_async_success_callback",
+                   "_async_failure_callback", "input_callback", "_async_input_callback",
+                   "service_callback")
+
+
+class quiet_call:  # noqa: N801 - used as a context manager, like contextlib's
+    """Around one ``litellm.acompletion``: when no callback is registered with litellm (its
+    ``_CALLBACK_LISTS`` all empty), mark the call as one litellm need not log, through its
+    ``is_internal_call`` context variable, so that it schedules no success-logging task per
+    call (litellm's logging worker would build a logging payload no one reads: about 1 ms of
+    CPU per call). The response, its usage and its cost (``_hidden_params["response_cost"]``)
+    are the same either way. With any callback registered, or a litellm without that
+    variable, nothing is changed.
+
+    Usage: ``with quiet_call(litellm): response = await litellm.acompletion(...)``."""
+
+    def __init__(self, litellm: Any) -> None:
+        self._var: Any = None  # litellm's ContextVar[bool], when it is to be set
+        self._token: Any = None
+        if any(getattr(litellm, name, None) for name in _CALLBACK_LISTS):
+            return
+        try:
+            from litellm._internal_context import is_internal_call
+        except ImportError:  # an older litellm: it logs as it always did
+            return
+        self._var = is_internal_call
+
+    def __enter__(self) -> quiet_call:
+        if self._var is not None:
+            self._token = self._var.set(True)
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        if self._var is not None and self._token is not None:
+            self._var.reset(self._token)
+
+
 #: How the reply's shape is asked for: ``response_format`` json_schema (strict; the provider
 #: enforces it); json_object with the schema in the system prompt; the same with the schema
 #: also inside ``response_format`` (llama.cpp's server constrains its output with it).
