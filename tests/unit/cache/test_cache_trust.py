@@ -398,7 +398,8 @@ def test_refused_entries_are_reported_by_count_in_a_pytest_run(pytester, chat_se
     pytester.runpytest(*args).assert_outcomes(passed=1)
     _rewrite(pytester.path / "c", _is_verdict, _edit_signed_value)
     again = pytester.runpytest(*args)  # rw: the refused entries are judged again
-    again.assert_outcomes(passed=1, warnings=1)
+    again.assert_outcomes(passed=1)  # other warnings (a dependency's, by test order) not counted
+    assert again.stdout.str().count("CacheIntegrityWarning") == 1  # one warning, by count
     again.stdout.fnmatch_lines(["*CacheIntegrityWarning: faithfulness cache at * 5 entries "
                                 f"refused: unsigned or signature mismatch ({CACHE_KEY_ENV} is set)"])
     assert len(chat_server.requests) == 6 + 5
