@@ -1,5 +1,5 @@
 """The first filter: settle a claim as ``supported`` without a judge call, only when one passage
-sentence (or a title) proves it word for word (issue 24, part 1).
+sentence proves it word for word and nothing around it frames it (issue 24, part 1).
 
 ``settle(claim, passages)`` returns a ``supported`` ``Verdict`` whose evidence is that
 sentence, verbatim, or ``None``: everything it cannot prove goes to the judge. It never settles
@@ -11,29 +11,41 @@ A sentence proves a claim when all of these hold:
 1. **The claim reads as a run of the sentence.** The claim's tokens (``surface_form`` then
    ``language.words.TOKEN_PATTERN``, lower-cased; the articles a/an/the and commas skipped)
    equal a contiguous run of the sentence's tokens, in the same order: function words and
-   numbers exactly (``canonical_number``), content words exactly or as an inflection of the
-   same word (``stem_word`` equal and the same first three letters: "costs"/"cost",
-   "acquired"/"acquires"; no synonyms). So every number stays bound to the words around it
+   numbers exactly (``canonical_number``), content words exactly or differing only in number
+   agreement (-s, -es, -y/-ies: "costs"/"cost"); never a change of tense ("employed" is no
+   proof of "employs"), no synonyms. So every number stays bound to the words around it
    ("The Basic plan costs $10" is no run of "The Pro plan costs $10 ... the Basic plan costs
    $20"), roles keep their order ("A acquired B" is no run of "B acquired A"), and a
    quantifier, bound, unit or negation the claim lacks or adds breaks the run.
-2. **The run stands as a statement of its own.** Before it: the sentence's start, ``;`` or
-   ``:``, ", and" after a clause of at least ``MIN_CLAUSE_WORDS`` words, or a comma after an
+2. **The run stands as a statement of its own.** Before it: the sentence's start, ``;``,
+   ", and" after a clause of at least ``MIN_CLAUSE_WORDS`` words, or a comma after an
    opening date phrase ("In 2019,"); never after an opening phrase that may narrow it ("On
    weekends,", "For members,", "In Europe,": ``OPENING_WORDS``).
    After it: the sentence's end, ``;``, or a comma and a word that opens a new clause
    (``CLAUSE_OPENERS``: ", and", ", which", ", who", ", including"...). A phrase that narrows
    the run ("in mice", "for members", "more than", "together") or a list it belongs to ("A, B,
-   and C cost $30") leaves it to the judge.
+   and C cost $30") leaves it to the judge. Never after a ``:`` in the sentence: any label
+   ("Misinformation: ...", "2019 policy: ...", "Customer: ...") may frame what follows.
 3. **Nothing in the sentence frames it.** No question mark; no hedge, modal, condition,
    exception, attribution or word of falsity anywhere in the sentence (``FRAMING``, the
    lexicon's ``MODALS``); no negation outside the run (the run's own negations are the
-   claim's). The passage says nothing of myths or falsehoods (``PASSAGE_FALSITY``), and the
-   sentence does not follow a line that ends with ``:`` (a list under "Not included:") or a
-   heading with a negation or framing word ("Known limitations").
-4. **The sentence is a sentence.** Not a Markdown heading or table row; at least
+   claim's). No word of either the claim or the sentence mixes scripts (a homoglyph).
+4. **The sentence's context is plain** (allow-conditions; when in doubt, the judge).
+   No line above it in its passage is a heading or lead-in (a line not ending in ``.``, ``!``
+   or ``?``: "Discontinued products", "Not included:"); the sentences just before and after
+   it hold no negation, framing word (``FRAMING``), negative word (``NEGATIVE_WORDS``) or
+   correction word (``CORRECTION``), no ``?`` or ``!``, and do not end with ``:``; the one
+   before announces no scope or list (``CATAPHORS``: "The following policy applied until
+   2019."); the one after does not open with a word that may refer back (``ANAPHORS``: "This
+   was later disproven."). No passage, title included, holds a correction word
+   (``CORRECTION``: correction, erratum, retracted, disproven, outdated, no longer, satire,
+   ...) or speaks of myths or falsehoods (``PASSAGE_FALSITY``). No other sentence of any
+   passage speaks of what the claim speaks of (most of its content words, or a name or number
+   of it and half of them) while stating another number or a negation (``_contradicted``).
+   A title is never evidence: a headline's body may contradict it.
+5. **The sentence is a sentence.** Not a Markdown heading or table row; at least
    ``MIN_CLAIM_WORDS`` tokens and two content words in the claim; the claim one sentence.
-5. **The evidence check agrees.** The settled verdict passes ``quote_check.check_verdict``
+6. **The evidence check agrees.** The settled verdict passes ``quote_check.check_verdict``
    against the passages and the claim, unchanged.
 
 Pure CPU; nothing here calls a judge. Used by ``judges.first_filter.FirstFilterJudge``.
@@ -42,10 +54,11 @@ Pure CPU; nothing here calls a judge. Used by ``judges.first_filter.FirstFilterJ
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ..language.lexicon import MODALS, PREPOSITIONS
+from ..language.lexicon import MODALS, NEGATIVE_WORDS, PREPOSITIONS
 from ..language.quantities import surface_form
 from ..language.text import MD_HEADING, passage_sentence_spans
 from ..language.words import (
@@ -63,7 +76,7 @@ from .quote_check import check_verdict
 #: What a settled verdict's rationale says (reports and tests read it).
 SETTLED_NOTE = "settled by the first filter"
 #: The version of these rules: part of a filtered judge's fingerprint.
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 
 MIN_CLAIM_WORDS = 3
 MIN_CLAUSE_WORDS = 4
@@ -154,7 +167,13 @@ def same_word(a: str, b: str) -> bool:
         return is_number_token(a) and is_number_token(b) and _norm(a) == _norm(b)
     if not (is_content(a) and is_content(b)) or negates(a) or negates(b):
         return False
-    return a[:3] == b[:3] and stem_word(a) == stem_word(b)
+    return _number_variant(a, b) or _number_variant(b, a)
+
+
+def _number_variant(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with a number-agreement ending: -s, -es, or -y to -ies
+    ("cost"/"costs", "box"/"boxes", "city"/"cities"); never a change of tense."""
+    return b in (a + "s", a + "es") or (a.endswith("y") and b == a[:-1] + "ies")
 
 
 def _run_at(sent: tuple[str, ...], start: int, claim: list[str]) -> int | None:
@@ -197,8 +216,10 @@ def _left_ok(sent: tuple[str, ...], start: int) -> bool:
         return True
     if _opens_with_scope(sent, start):
         return False
+    if ":" in sent[:start]:
+        return False
     before = sent[start - 1]
-    if before in (";", ":"):
+    if before == ";":
         return True
     if before == "and" and start >= 2 and sent[start - 2] == ",":
         segment_start = max((i + 1 for i in range(start - 2) if sent[i] in (",", ";", ":")),
@@ -218,8 +239,8 @@ def _right_ok(sent: tuple[str, ...], end: int) -> bool:
 
 
 def proves(claim: str, sentence: str) -> bool:
-    """Whether ``sentence`` proves ``claim`` by rules 1-4 of the module docstring (the
-    evidence check, rule 5, is ``settle``'s)."""
+    """Whether ``sentence`` proves ``claim`` by rules 1-3 and 5 of the module docstring (the
+    context, rule 4, and the evidence check, rule 6, are ``settle``'s)."""
     if "?" in claim or "?" in sentence or MD_HEADING.match(sentence) \
             or sentence.lstrip().startswith("|"):
         return False
@@ -230,6 +251,8 @@ def proves(claim: str, sentence: str) -> bool:
         return False
     if any(_framing(w) for w in cwords) or any(t in (";", ":", "(", ")", "[", "]", '"')
                                                for t in ctoks):
+        return False
+    if _mixed_script(claim) or _mixed_script(sentence):
         return False
     stoks = tokens(sentence)
     if any(_framing(t) for t in stoks):
@@ -246,40 +269,138 @@ def proves(claim: str, sentence: str) -> bool:
     return False
 
 
-def _lead_in(line: str) -> bool:
-    """Whether ``line``, just before a sentence, may frame the sentences under it: it ends
-    with ``:`` ("Not included:"), or it is a heading (no closing ``.``/``!``/``?``) holding a
-    negation or a framing word ("Known limitations", "What is not covered")."""
-    line = line.rstrip()
-    if line.endswith(":"):
+#: Words that, anywhere in any passage (title included), may retract, correct, reject or frame
+#: as untrue, outdated or not a plain statement what a passage says: a passage set holding one
+#: settles nothing (the judge reads it). Lower-cased tokens, or prefixes ending in ``*``.
+CORRECTION = frozenset("""
+correct* erratum errata retract* withdr* disprov* debunk* refut* rebut* false* untrue wrong*
+incorrect* inaccura* error* mistak* disregard* ignore ignored lie lies lied lying liar* myth*
+hoax* fake* satir* parod* joke* joking kidding outdated obsolete discontinu* remov* supersed*
+deprecat* revok* revoc* rescind* cancel* invalid* mislead* bogus fabricat* misinform*
+disinform* nonsense rubbish clickbait fiction* fictitious allegation* hypothes* quiz* fool*
+anymore longer former* formerly previous* old older beta update* amend* revis* superseded
+retired abandon* dropp* scrap* reversed overturn* overrul* rejected dismissed ha lol
+""".split())
+_C_PREFIXES = tuple(w[:-1] for w in CORRECTION if w.endswith("*"))
+_C_WORDS = frozenset(w for w in CORRECTION if not w.endswith("*"))
+
+#: Words that, opening the next sentence, may refer back to the sentence and frame it ("This
+#: was later disproven.", "That was the old policy.").
+ANAPHORS = frozenset({"this", "that", "it", "these", "those", "which", "such", "so", "above",
+                      "previous", "preceding", "former", "latter", "here", "there", "both",
+                      "neither", "either", "all", "none"})
+#: Words that, in the sentence before, may announce what follows as a scope, a list of
+#: claims, a quiz or a hypothesis ("The following policy applied until 2019.").
+CATAPHORS = frozenset({"following", "below", "follows", "next", "these", "this", "here",
+                       "statement", "statements", "true", "fools", "quiz", "test", "tested",
+                       "policy", "rule", "rules", "until", "before", "after", "since"})
+_SENTENCE_END = ".!?\u3002\uff01\uff1f"
+
+
+def _correction(tok: str) -> bool:
+    return tok in _C_WORDS or tok.startswith(_C_PREFIXES)
+
+
+def _mixed_script(text: str) -> bool:
+    """Whether a word of ``text`` mixes letters of two scripts (Latin with Cyrillic or Greek:
+    a homoglyph such as "B\u0430sic")."""
+    for word in re.findall(r"[^\W\d_]{2,}", text):
+        scripts = {unicodedata.name(ch, "?").split(" ")[0] for ch in word}
+        if len(scripts) > 1:
+            return True
+    return False
+
+
+def _plain_neighbour(sentence: str, after: bool) -> bool:
+    """Whether ``sentence``, just before (``after=False``) or just after (``after=True``) a
+    candidate sentence in its passage, leaves it plain: no negation, framing or correction
+    word, no ``!``, ``?`` or closing ``:``; before it, nothing that announces a scope or a
+    list ("The following ...", "Quiz: ..."); after it, no opening word that may refer back
+    to it ("This was later disproven.")."""
+    text = sentence.strip()
+    if not text:
         return True
-    if not line or line[-1] in ".!?":
+    if text.endswith(":") or "?" in text or "!" in text:
         return False
-    return any(negates(t) or _framing(t) for t in tokens(line))
+    toks = _words(tokens(text))
+    if any(negates(t) or _framing(t) or _correction(t) for t in toks):
+        return False
+    if any(t in NEGATIVE_WORDS or stem_word(t) in NEGATIVE_WORDS for t in toks):
+        return False
+    if after:
+        return not toks or toks[0] not in ANAPHORS
+    return not any(t in CATAPHORS for t in toks)
+
+
+def _headed(text: str, start: int) -> bool:
+    """Whether a whole line of ``text`` before ``start`` is a heading or a lead-in: a line
+    that does not end with sentence-final punctuation ("Discontinued products", "## Plans we
+    dropped", "Not included:"). A heading may frame everything under it."""
+    lines = text[:start].split("\n")[:-1]
+    return any(line.strip() and line.strip()[-1] not in _SENTENCE_END for line in lines)
 
 
 def _sentences(passage: Passage) -> list[str]:
-    """The passage's title and its sentences (verbatim), leaving out a sentence under a
-    lead-in that may frame it (``_lead_in``) and every sentence of a passage that speaks of
-    myths or falsehoods."""
-    if PASSAGE_FALSITY.search(passage.text) or PASSAGE_FALSITY.search(passage.title or ""):
-        return []
-    out = [passage.title.strip()] if passage.title and passage.title.strip() else []
-    previous = ""
-    for a, b in passage_sentence_spans(passage.text):
-        sentence = passage.text[a:b]
-        if not _lead_in(previous):
-            out.append(sentence)
-        previous = sentence
+    """The passage's sentences (verbatim) whose context is plain: no heading or lead-in line
+    above it in the passage (``_headed``), and plain sentences just before and after it
+    (``_plain_neighbour``). The title is never evidence (a headline; its body may
+    contradict it)."""
+    spans = passage_sentence_spans(passage.text)
+    texts = [passage.text[a:b] for a, b in spans]
+    out = []
+    for i, (a, _) in enumerate(spans):
+        if _headed(passage.text, a):
+            continue
+        if i and not _plain_neighbour(texts[i - 1], after=False):
+            continue
+        if i + 1 < len(texts) and not _plain_neighbour(texts[i + 1], after=True):
+            continue
+        out.append(texts[i])
     return out
+
+
+def _corrected(passages: Sequence[Passage]) -> bool:
+    """Whether any passage (title or text) holds a word that may correct, retract or reject
+    what a passage says (``CORRECTION``, ``PASSAGE_FALSITY``)."""
+    for passage in passages:
+        for text in (passage.title or "", passage.text):
+            if PASSAGE_FALSITY.search(text) or any(_correction(t) for t in tokens(text)):
+                return True
+    return False
+
+
+def _contradicted(claim: str, evidence: str, passages: Sequence[Passage]) -> bool:
+    """Whether another sentence of ``passages`` speaks of what the claim speaks of (most of
+    its content words, or one of its names or numbers and half of them) while stating a
+    number the claim lacks or a negation: the passages may contradict the evidence."""
+    cwords = [w for w in _words(tokens(claim)) if is_content(w) and not is_number_token(w)]
+    cnums = {_norm(w) for w in _words(tokens(claim)) if is_number_token(w)}
+    names = {w.lower() for w in re.findall(r"(?<!^)\b[A-Z]\w+", claim.strip())}
+    if not cwords:
+        return False
+    for passage in passages:
+        for sentence in [passage.title or ""] + [passage.text[a:b] for a, b in
+                                                 passage_sentence_spans(passage.text)]:
+            if not sentence.strip() or sentence.strip() == evidence.strip():
+                continue
+            swords = _words(tokens(sentence))
+            shared = sum(1 for w in cwords if any(same_word(w, t) for t in swords))
+            anchored = any(_norm(t) in cnums for t in swords if is_number_token(t)) \
+                or bool(names & set(swords))
+            if not (shared * 3 >= len(cwords) * 2 or anchored and shared * 2 >= len(cwords)):
+                continue
+            if any(negates(t) for t in swords) or any(
+                    is_number_token(t) and _norm(t) not in cnums for t in swords):
+                return True
+    return False
 
 
 _NUMBER = re.compile(NUMBER_PATTERN)
 
 
 def settle(claim: str, passages: Sequence[Passage]) -> Verdict | None:
-    """A ``supported`` verdict for ``claim`` when one sentence (or title) of ``passages``
-    proves it (module docstring), with that sentence as its evidence and ``SETTLED_NOTE`` in
+    """A ``supported`` verdict for ``claim`` when one sentence of ``passages`` proves it in a
+    plain context (module docstring), with that sentence as its evidence and ``SETTLED_NOTE`` in
     its rationale; else ``None`` (the claim goes to the judge).
 
     Args:
@@ -291,9 +412,11 @@ def settle(claim: str, passages: Sequence[Passage]) -> Verdict | None:
     """
     if not isinstance(claim, str) or not claim.strip() or "\n" in claim.strip():
         return None
+    if _corrected(passages):
+        return None
     for passage in passages:
         for sentence in _sentences(passage):
-            if not proves(claim, sentence):
+            if not proves(claim, sentence) or _contradicted(claim, sentence, passages):
                 continue
             verdict = Verdict(label="supported",
                               evidence=[{"passage_id": passage.id, "quote": sentence}],

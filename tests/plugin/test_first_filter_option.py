@@ -11,6 +11,7 @@ from conftest import INI
 from scripted_model import MODEL, judge_model, parse_request, supports_verbatim
 
 from pytest_faithfulness.runs.saved import list_runs, load_run
+from pytest_faithfulness.trust.first_filter import RULES_VERSION
 
 PASSAGES = [{"id": "p1", "text": "Refunds are issued within 14 days. Standard shipping takes "
                                  "3 to 5 business days within Canada."}]
@@ -80,7 +81,7 @@ def test_saved_runs_and_the_comparison_tell_the_two_apart(pytester, chat_server)
     result.assert_outcomes(passed=2)
     runs = {load_run(p).name: load_run(p) for p in list_runs(pytester.path / ".faithfulness")}
     off, on = runs["off"].judges[0], runs["on"].judges[0]
-    assert on.fingerprint == {**off.fingerprint, "first_filter": "1"}
+    assert on.fingerprint == {**off.fingerprint, "first_filter": RULES_VERSION}
     assert on.identity() != off.identity()
     assert on.description.endswith("; first filter on")
     assert "judge differs" in result.stdout.str()

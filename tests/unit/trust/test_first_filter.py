@@ -33,7 +33,13 @@ STATED = [
     ("Several minerals have a green color.",
      "Several minerals have a green color, including the emerald."),
     ("The museum is closed on Mondays.", "Opening hours vary. The museum is closed on Mondays."),
-    ("The device is waterproof.", "Specifications\nThe device is waterproof."),
+    ("The Basic plan costs $20.", "The Basic plan costs $20."),
+    ("The Pro plan costs $10 per month.", "The **Pro plan** costs $10 per month."),
+    ("The device is not waterproof.", "The device is not waterproof."),
+    ("The app supports offline mode.", "Does the app support offline mode? Yes. The app supports "
+                                       "offline mode."),
+    ("The plans cost $10.", "The plan costs $10."),
+    ("The shop sells boxes.", "The shop sells box."),
 ]
 
 
@@ -48,12 +54,10 @@ def test_a_sentence_that_states_the_claim_settles_it_with_checked_evidence(claim
     assert reason is None and accepted == verdict
 
 
-def test_a_title_can_be_the_evidence():
+def test_a_title_is_never_the_evidence():
+    """A title is a headline: its body may contradict it."""
     passages = one("Shares rose on the news.", title="Acme acquires Globex for $3 billion")
-    verdict = settle("Acme acquires Globex for $3 billion.", passages)
-    assert verdict is not None
-    assert verdict.evidence[0].quote == "Acme acquires Globex for $3 billion"
-    assert check_verdict(verdict, passages, "Acme acquires Globex for $3 billion.")[1] is None
+    assert settle("Acme acquires Globex for $3 billion.", passages) is None
 
 
 #: (claim, sentence): the sentence does not support the claim as stated.
@@ -128,6 +132,7 @@ def test_a_question_is_never_evidence(text):
     "Not covered:\nThe device is waterproof.",
     "What is not covered\nThe device is waterproof.",
     "Known limitations\nThe device is waterproof.",
+    "Specifications\nThe device is waterproof.",
 ])
 def test_headings_table_rows_lists_under_a_lead_in_and_myths_are_no_proof(text):
     assert settle("The device is waterproof.", one(text)) is None
@@ -205,3 +210,124 @@ def test_no_mutant_of_a_settled_claim_is_ever_settled():
     required = ("number", "unit", "negation", "negation_in_word", "antonym", "foreign_name",
                 "quantifier")
     assert all(built[k] >= 1 for k in required), built
+
+
+#: The framing kinds of the new-user attack (issue 24): the filter proved the claim from a
+#: sentence and ignored what frames that sentence from outside. (kind, claim, passages).
+FRAMED = [
+    # A. a retraction, correction or rejection in a following sentence
+    ("A", "Coffee prevents cancer.",
+     ["Coffee prevents cancer. Scientists have since shown this to be nonsense."]),
+    ("A", "Coffee prevents cancer.", ["Coffee prevents cancer. This was later disproven."]),
+    ("A", "Coffee prevents cancer.", ["Coffee prevents cancer. Not anymore."]),
+    ("A", "Shipping is free for all orders.",
+     ["Shipping is free for all orders. This no longer applies."]),
+    ("A", "Coffee prevents cancer.", ["Coffee prevents cancer. (Retracted.)"]),
+    ("A", "Coffee prevents cancer.", ["Coffee prevents cancer. That was a lie."]),
+    ("A", "Coffee prevents cancer.", ["Coffee prevents cancer. Ha! As if."]),
+    ("A", "Shipping is free for all orders.",
+     ["Shipping is free for all orders. That was the old policy."]),
+    ("A", "Coffee prevents cancer.",
+     ["Coffee prevents cancer. Please disregard the sentence above."]),
+    ("A", "Coffee prevents cancer.", ["Coffee prevents cancer. None of this is true."]),
+    ("A", "The cream cures acne in a week.",
+     ["The cream cures acne in a week. That is what the advertisement said, and the regulator "
+      "fined the maker for it."]),
+    ("A", "The app supports offline mode.",
+     ["The app supports offline mode. No, that was a beta feature that we removed."]),
+    ("A", "Coffee prevents cancer.",
+     ["Coffee prevents cancer. Water boils at 100 C. The first statement was shown to be "
+      "bogus."]),
+    # B. a scope set by the previous sentence
+    ("B", "The plan costs $10.", ["This price applies to students only. The plan costs $10."]),
+    ("B", "Shipping is free for all orders.",
+     ["The following policy applied until 2019. Shipping is free for all orders."]),
+    ("B", "The drug reduces blood pressure.",
+     ["The hypothesis we tested was this. The drug reduces blood pressure."]),
+    ("B", "The company dumped waste into the river.",
+     ["Below are the allegations of the plaintiff. The company dumped waste into the river."]),
+    ("B", "Coffee prevents cancer.",
+     ["Quiz: which of these statements are true? Coffee prevents cancer. Water boils at "
+      "100 C."]),
+    ("B", "The office closes on Fridays.", ["April fools! The office closes on Fridays."]),
+    # C. a question answered "No" in a separate sentence; dialogue
+    ("C", "Coffee prevents cancer.", ["Is it true? Coffee prevents cancer. No."]),
+    ("C", "Coffee prevents cancer.", ["Coffee prevents cancer. Lol, no."]),
+    ("C", "The refund window is 90 days.",
+     ["Customer: The refund window is 90 days. Agent: Actually, it is 14 days."]),
+    # D. another passage retracts or contradicts it
+    ("D", "The Basic plan costs $10.",
+     ["The Basic plan costs $10.", "Correction: the Basic plan costs $20, not $10."]),
+    ("D", "The Basic plan costs $10.",
+     ["The Basic plan costs $10.", "Erratum: the passage above was published in error."]),
+    ("D", "The Basic plan costs $10.",
+     ["The Basic plan costs $10.", "As of May, the Basic plan costs $20."]),
+    ("D", "The device is waterproof.",
+     ["The device is waterproof.", "The device is not waterproof, the lab found."]),
+    # E. a label ending in ":" before the run, in the same sentence
+    ("E", "Coffee prevents cancer.", ["Misinformation: coffee prevents cancer."]),
+    ("E", "Coffee prevents cancer.", ["Satire: coffee prevents cancer."]),
+    ("E", "The drug reduces blood pressure.", ["Hypothesis: the drug reduces blood pressure."]),
+    ("E", "Shipping is free for all orders.", ["Before 2019: shipping is free for all orders."]),
+    ("E", "Shipping is free for all orders.", ["2019 policy: shipping is free for all orders."]),
+    ("E", "The app supports offline mode.",
+     ["Beta feature (removed): the app supports offline mode."]),
+    ("E", "Coffee prevents cancer.", ["Q: coffee prevents cancer."]),
+    ("E", "Coffee prevents cancer.", ["X: coffee prevents cancer."]),
+    ("E", "Coffee prevents cancer.", ["Zyxq: coffee prevents cancer."]),
+    ("E", "Coffee prevents cancer.", ["Zyxq:\nCoffee prevents cancer."]),
+    # F. a heading line above the sentence; a title on its own
+    ("F", "The X100 ships worldwide.", ["Discontinued products\n\nThe X100 ships worldwide."]),
+    ("F", "The X100 ships worldwide.", ["## Plans we dropped in 2020\nThe X100 ships worldwide."]),
+    ("F", "The X100 ships worldwide.",
+     ["Zyxq products\n\nThe X200 is blue. The X100 ships worldwide."]),
+    ("F", "Coffee prevents cancer.",
+     [{"id": "t1", "title": "Coffee prevents cancer",
+       "text": "This headline is clickbait. Studies found no effect at all."}]),
+    # G. a change of tense
+    ("G", "The company employs 500 people.", ["The company employed 500 people."]),
+    ("G", "The store opens at 9 am.", ["The store opened at 9 am."]),
+    ("G", "Acme acquires Globex.", ["Acme acquired Globex."]),
+    ("G", "The team is winning the league.", ["The team won the league."]),
+    # H. a word that mixes scripts
+    ("H", "The Basic plan costs $10.", ["The B\u0430sic plan costs $10."]),
+    ("H", "The Basic plan costs $10.",
+     ["The B\u0430sic plan costs $10. The Basic plan costs $20."]),
+    ("H", "The B\u0430sic plan costs $10.", ["The B\u0430sic plan costs $10."]),
+]
+
+
+def _passages(raw: list) -> list[Passage]:
+    return [Passage(id=p.get("id", f"p{i + 1}"), text=p["text"], title=p.get("title"))
+            if isinstance(p, dict) else Passage(id=f"p{i + 1}", text=p)
+            for i, p in enumerate(raw)]
+
+
+@pytest.mark.parametrize("kind,claim,raw", FRAMED,
+                         ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(FRAMED)])
+def test_a_sentence_framed_from_outside_is_no_proof(kind, claim, raw):
+    assert settle(claim, _passages(raw)) is None
+
+
+def _attacks() -> list[dict]:
+    path = ROOT / "tests" / "unit" / "trust" / "first_filter_attacks.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", _attacks(), ids=lambda c: c["id"])
+def test_the_attack_cases_settled_wrongly_by_rules_1_are_never_settled(case):
+    """The 57 wrong answers of the new-user attack that rules version 1 settled."""
+    assert settle(case["answer"], _passages(case["passages"])) is None
+
+
+def test_the_same_sentence_settles_once_its_context_is_plain():
+    """Each framed twin above has a plain twin that still settles."""
+    for claim, raw in [("Coffee prevents cancer.", ["Coffee prevents cancer."]),
+                       ("The Basic plan costs $10.", ["The Basic plan costs $10.",
+                                                      "Refunds take 14 days."]),
+                       ("The X100 ships worldwide.",
+                        ["Products.\nThe X100 ships worldwide."]),
+                       ("The company employs 500 people.",
+                        ["Acme is based in Oslo. The company employs 500 people. Its CEO is "
+                         "Kari Nordmann."])]:
+        assert settle(claim, _passages(raw)) is not None, claim

@@ -27,6 +27,7 @@ from pytest_faithfulness.judges.first_filter import (
 from pytest_faithfulness.judges.protocol import fingerprint_of, judge_description
 from pytest_faithfulness.judges.votes import VotingJudge
 from pytest_faithfulness.run.canaries import judge_canaries
+from pytest_faithfulness.trust.first_filter import RULES_VERSION
 
 PASSAGES = [
     {"id": "p1", "text": "The Pro plan costs $10 per month, and the Basic plan costs $20 per "
@@ -88,7 +89,7 @@ def test_auto_puts_the_filter_in_front_of_model_judges_only(server):
 def test_the_fingerprint_and_description_say_whether_the_filter_is_on(server):
     llm = make_judge(server)
     on, off = with_first_filter(llm, "on"), with_first_filter(llm, "off")
-    assert fingerprint_of(on) == {**fingerprint_of(off), "first_filter": "1"}
+    assert fingerprint_of(on) == {**fingerprint_of(off), "first_filter": RULES_VERSION}
     assert fingerprint_of(on) != fingerprint_of(off)
     assert judge_description(on) == judge_description(off) + "; first filter on"
 
