@@ -361,18 +361,71 @@ def _sentences(passage: Passage) -> list[str]:
 
 def _corrected(passages: Sequence[Passage]) -> bool:
     """Whether any passage (title or text) holds a word that may correct, retract or reject
-    what a passage says (``CORRECTION``, ``PASSAGE_FALSITY``)."""
+    what a passage says (``CORRECTION``, ``PASSAGE_FALSITY``), or a word mixing scripts (a
+    homoglyph may disguise a name)."""
     for passage in passages:
         for text in (passage.title or "", passage.text):
-            if PASSAGE_FALSITY.search(text) or any(_correction(t) for t in tokens(text)):
+            if PASSAGE_FALSITY.search(text) or any(_correction(t) for t in tokens(text)) \
+                    or _mixed_script(text):
                 return True
     return False
+
+
+_AMOUNT = re.compile(r"[$\u20ac\u00a3]?\d[\d,.]*%?")
+_IDENTIFIER = re.compile(r"(?=.*\d)(?=.*[-A-Za-z])[\w-]+|[A-Z][\w-]*")
+
+
+#: Capitalised words that may name the same subject at another time or in another state ("The
+#: Current plan costs $20."): never another subject's name.
+NOT_NAMES = frozenset({"new", "newer", "newest", "current", "currently", "latest", "present",
+                       "actual", "real", "true", "today", "now", "modern", "recent", "final",
+                       "official", "standard", "same", "other", "another", "every", "each"})
+
+
+def _raw_words(text: str) -> list[str]:
+    return [w.strip(".,;!?\"'()[]") for w in unicodedata.normalize("NFKC", text).split()]
+
+
+def _identifier(word: str, first: bool) -> bool:
+    """A name or code ("Basic", "X100", "0-1"): not a function word, not a sentence's first
+    word unless it holds a digit."""
+    low = word.lower()
+    return bool(_IDENTIFIER.fullmatch(word)) and is_content(low) \
+        and low not in ANAPHORS and low not in NOT_NAMES \
+        and not (first and not any(ch.isdigit() for ch in word))
+
+
+def _parallel(claim: str, sentence: str) -> bool:
+    """Whether ``sentence`` says the same of another subject, word for word: as many words as
+    the claim, each the same word, or a number for a number, or another name or code for one
+    of the claim's names or codes ("The Pro plan costs $20." beside "The Basic plan costs
+    $10."; "Item 0-2 ships within 3 days." beside "Item 0-1 ships within 2 days."), at least
+    one name or code differing, none of the claim's names or codes in it, and no negation."""
+    cw, sw = _raw_words(claim), _raw_words(sentence)
+    if len(cw) != len(sw) or not cw:
+        return False
+    ids = {w.casefold() for i, w in enumerate(cw) if _identifier(w, i == 0)}
+    renamed = False
+    for i, (a, b) in enumerate(zip(cw, sw)):
+        la, lb = a.casefold(), b.casefold()
+        if negates(lb):
+            return False
+        if la == lb:
+            continue
+        if _AMOUNT.fullmatch(a) and _AMOUNT.fullmatch(b):
+            continue
+        if not (_identifier(a, i == 0) and _identifier(b, i == 0)) or lb in ids \
+                or la.startswith(lb) or lb.startswith(la) or same_word(la, lb):
+            return False
+        renamed = True
+    return renamed
 
 
 def _contradicted(claim: str, evidence: str, passages: Sequence[Passage]) -> bool:
     """Whether another sentence of ``passages`` speaks of what the claim speaks of (most of
     its content words, or one of its names or numbers and half of them) while stating a
-    number the claim lacks or a negation: the passages may contradict the evidence."""
+    number the claim lacks or a negation: the passages may contradict the evidence. A
+    sentence that says the same of another named subject (``_parallel``) does not count."""
     cwords = [w for w in _words(tokens(claim)) if is_content(w) and not is_number_token(w)]
     cnums = {_norm(w) for w in _words(tokens(claim)) if is_number_token(w)}
     names = {w.lower() for w in re.findall(r"(?<!^)\b[A-Z]\w+", claim.strip())}
@@ -388,6 +441,8 @@ def _contradicted(claim: str, evidence: str, passages: Sequence[Passage]) -> boo
             anchored = any(_norm(t) in cnums for t in swords if is_number_token(t)) \
                 or bool(names & set(swords))
             if not (shared * 3 >= len(cwords) * 2 or anchored and shared * 2 >= len(cwords)):
+                continue
+            if _parallel(claim, sentence):
                 continue
             if any(negates(t) for t in swords) or any(
                     is_number_token(t) and _norm(t) not in cnums for t in swords):

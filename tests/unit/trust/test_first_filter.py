@@ -264,6 +264,15 @@ FRAMED = [
      ["The Basic plan costs $10.", "As of May, the Basic plan costs $20."]),
     ("D", "The device is waterproof.",
      ["The device is waterproof.", "The device is not waterproof, the lab found."]),
+    ("D", "The Basic plan costs $10.", ["The Basic plan costs $10.", "The basic plan costs $20."]),
+    ("D", "The Basic plan costs $10.",
+     ["The Basic plan costs $10.", "The Current plan costs $20."]),
+    ("D", "The Basic plan costs $10.",
+     ["The Basic plan costs $10.", "The Basics plan costs $20."]),
+    ("D", "Shipping takes 3 days.", ["Shipping takes 3 days.", "Shipping takes 5 days."]),
+    ("D", "Item 0-1 ships within 2 days.",
+     ["Item 0-1 ships within 2 days.", "Item 0-1 ships within 5 days."]),
+    ("D", "Acme employs 500 people.", ["Acme employs 500 people.", "It employs 900 people."]),
     # E. a label ending in ":" before the run, in the same sentence
     ("E", "Coffee prevents cancer.", ["Misinformation: coffee prevents cancer."]),
     ("E", "Coffee prevents cancer.", ["Satire: coffee prevents cancer."]),
@@ -294,6 +303,8 @@ FRAMED = [
     ("H", "The Basic plan costs $10.",
      ["The B\u0430sic plan costs $10. The Basic plan costs $20."]),
     ("H", "The B\u0430sic plan costs $10.", ["The B\u0430sic plan costs $10."]),
+    ("H", "The Basic plan costs $10.",
+     ["The Basic plan costs $10.", "The B\u0430sic plan costs $20."]),
 ]
 
 
@@ -325,6 +336,11 @@ def test_the_same_sentence_settles_once_its_context_is_plain():
     for claim, raw in [("Coffee prevents cancer.", ["Coffee prevents cancer."]),
                        ("The Basic plan costs $10.", ["The Basic plan costs $10.",
                                                       "Refunds take 14 days."]),
+                       ("The Basic plan costs $10.", ["The Basic plan costs $10.",
+                                                      "The Pro plan costs $20."]),
+                       ("Item 0-1 ships from warehouse 1 within 2 days.",
+                        ["Item 0-1 ships from warehouse 1 within 2 days.",
+                         "Item 0-2 ships from warehouse 2 within 3 days."]),
                        ("The X100 ships worldwide.",
                         ["Products.\nThe X100 ships worldwide."]),
                        ("The company employs 500 people.",
