@@ -280,6 +280,9 @@ deprecat* revok* revoc* rescind* cancel* invalid* mislead* bogus fabricat* misin
 disinform* nonsense rubbish clickbait fiction* fictitious allegation* hypothes* quiz* fool*
 anymore longer former* formerly previous* old older beta update* amend* revis* superseded
 retired abandon* dropp* scrap* reversed overturn* overrul* rejected dismissed ha lol
+disagre* contest* dubious questionable controvers* sceptic* skeptic* unproven unsupported
+unfounded baseless spurious discredit* exaggerat* overstat* above aforementioned preceding
+foregoing sentence sentences statement statements paragraph
 """.split())
 _C_PREFIXES = tuple(w[:-1] for w in CORRECTION if w.endswith("*"))
 _C_WORDS = frozenset(w for w in CORRECTION if not w.endswith("*"))

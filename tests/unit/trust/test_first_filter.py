@@ -238,6 +238,9 @@ FRAMED = [
     ("A", "Coffee prevents cancer.",
      ["Coffee prevents cancer. Water boils at 100 C. The first statement was shown to be "
       "bogus."]),
+    ("A", "Coffee prevents cancer.", ["Coffee prevents cancer. Scientists disagree."]),
+    ("A", "Coffee prevents cancer.",
+     ["Coffee prevents cancer. Water boils at 100 C. The first sentence above does not hold."]),
     # B. a scope set by the previous sentence
     ("B", "The plan costs $10.", ["This price applies to students only. The plan costs $10."]),
     ("B", "Shipping is free for all orders.",
