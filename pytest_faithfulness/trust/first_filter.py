@@ -34,7 +34,8 @@ A sentence proves a claim when all of these hold:
    No line above it in its passage is a heading or lead-in (a line not ending in ``.``, ``!``
    or ``?``: "Discontinued products", "Not included:"); the sentences just before and after
    it hold no negation, framing word (``FRAMING``), negative word (``NEGATIVE_WORDS``) or
-   correction word (``CORRECTION``), no ``?`` or ``!``, and do not end with ``:``; the one
+   correction word (``CORRECTION``), no ``?`` or ``!``, are no fragment of fewer than
+   ``MIN_CLAIM_WORDS`` words ("Yeah, right.") and do not end with ``:``; the one
    before announces no scope or list (``CATAPHORS``: "The following policy applied until
    2019."); the one after does not open with a word that may refer back (``ANAPHORS``: "This
    was later disproven."). No passage, title included, holds a correction word
@@ -42,7 +43,8 @@ A sentence proves a claim when all of these hold:
    ...) or speaks of myths or falsehoods (``PASSAGE_FALSITY``). No other sentence of any
    passage speaks of what the claim speaks of (most of its content words, or a name or number
    of it and half of them) while stating another number or a negation (``_contradicted``).
-   A title is never evidence: a headline's body may contradict it.
+   A title is never evidence: a headline's body may contradict it. A quoted sentence (a
+   ``>`` block quote or one holding quotation marks) is never evidence either.
 5. **The sentence is a sentence.** Not a Markdown heading or table row; at least
    ``MIN_CLAIM_WORDS`` tokens and two content words in the claim; the claim one sentence.
 6. **The evidence check agrees.** The settled verdict passes ``quote_check.check_verdict``
@@ -326,6 +328,8 @@ def _plain_neighbour(sentence: str, after: bool) -> bool:
     if text.endswith(":") or "?" in text or "!" in text:
         return False
     toks = _words(tokens(text))
+    if len(toks) < MIN_CLAIM_WORDS:  # a fragment may answer it ("Yeah, right.", "Sure.")
+        return False
     if any(negates(t) or _framing(t) or _correction(t) for t in toks):
         return False
     if any(t in NEGATIVE_WORDS or stem_word(t) in NEGATIVE_WORDS for t in toks):
@@ -343,16 +347,23 @@ def _headed(text: str, start: int) -> bool:
     return any(line.strip() and line.strip()[-1] not in _SENTENCE_END for line in lines)
 
 
+def _quoted(sentence: str) -> bool:
+    """Whether ``sentence`` is quoted: a Markdown block quote (``>``) or a sentence holding
+    quotation marks (someone else's words)."""
+    return sentence.lstrip().startswith(">") or any(q in sentence
+                                                     for q in '"\u201c\u201d\u00ab\u00bb')
+
+
 def _sentences(passage: Passage) -> list[str]:
-    """The passage's sentences (verbatim) whose context is plain: no heading or lead-in line
-    above it in the passage (``_headed``), and plain sentences just before and after it
-    (``_plain_neighbour``). The title is never evidence (a headline; its body may
-    contradict it)."""
+    """The passage's sentences (verbatim) whose context is plain: not quoted (``_quoted``), no
+    heading or lead-in line above it in the passage (``_headed``), and plain sentences just
+    before and after it (``_plain_neighbour``). The title is never evidence (a headline;
+    its body may contradict it)."""
     spans = passage_sentence_spans(passage.text)
     texts = [passage.text[a:b] for a, b in spans]
     out = []
     for i, (a, _) in enumerate(spans):
-        if _headed(passage.text, a):
+        if _headed(passage.text, a) or _quoted(texts[i]):
             continue
         if i and not _plain_neighbour(texts[i - 1], after=False):
             continue

@@ -36,8 +36,6 @@ STATED = [
     ("The Basic plan costs $20.", "The Basic plan costs $20."),
     ("The Pro plan costs $10 per month.", "The **Pro plan** costs $10 per month."),
     ("The device is not waterproof.", "The device is not waterproof."),
-    ("The app supports offline mode.", "Does the app support offline mode? Yes. The app supports "
-                                       "offline mode."),
     ("The plans cost $10.", "The plan costs $10."),
     ("The shop sells boxes.", "The shop sells box."),
 ]
@@ -241,6 +239,9 @@ FRAMED = [
     ("A", "Coffee prevents cancer.", ["Coffee prevents cancer. Scientists disagree."]),
     ("A", "Coffee prevents cancer.",
      ["Coffee prevents cancer. Water boils at 100 C. The first sentence above does not hold."]),
+    ("A", "Coffee prevents cancer.", ["Coffee prevents cancer. Yeah, right."]),
+    ("C", "Coffee prevents cancer.", ["> Coffee prevents cancer.\nWe get this question a lot."]),
+    ("C", "Coffee prevents cancer.", ['"Coffee prevents cancer." That is the rumour.']),
     # B. a scope set by the previous sentence
     ("B", "The plan costs $10.", ["This price applies to students only. The plan costs $10."]),
     ("B", "Shipping is free for all orders.",
@@ -345,7 +346,7 @@ def test_the_same_sentence_settles_once_its_context_is_plain():
                         ["Item 0-1 ships from warehouse 1 within 2 days.",
                          "Item 0-2 ships from warehouse 2 within 3 days."]),
                        ("The X100 ships worldwide.",
-                        ["Products.\nThe X100 ships worldwide."]),
+                        ["Our products are made in Oslo.\nThe X100 ships worldwide."]),
                        ("The company employs 500 people.",
                         ["Acme is based in Oslo. The company employs 500 people. Its CEO is "
                          "Kari Nordmann."])]:
