@@ -223,8 +223,11 @@ def test_under_xdist_the_controller_judges_the_canaries_once(suite, chat_server)
     assert canaries["built"] == 6, result.stdout.str()
     claims = _verify_claims(chat_server)
     # the three answers are passage sentences: the first filter (on by default for a model
-    # judge) settles them with no call; the six canaries never go through it, each asked once
-    assert len(claims) == 6
+    # judge) settles two of them with no call (the refunds sentence is followed by one with a
+    # negation, "... but not refunded.", so it goes to the judge, once); the six canaries
+    # never go through the filter, each asked once
+    assert len(claims) == 7
+    assert Counter(claims)["Refunds are issued within 14 days of a return being received."] == 1
 
 
 def test_merge_adds_the_shards_canaries_up(suite, chat_server, capsys):
