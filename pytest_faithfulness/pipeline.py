@@ -42,10 +42,10 @@ from typing import Any
 
 from . import _loop
 from .accounting import usage_scope
-from .checkmemo import aligned, checked_verdict, memo_of
+from .checkmemo import aligned, checked_verdict, memo_of, profiled
 from .errors import error_kind_of
 from .inputs import check_cases, check_inputs, to_passages
-from .judges.coverage import JudgeCoverage, uncovered
+from .judges.coverage import ANY_LANGUAGE, JudgeCoverage, uncovered
 from .judges.protocol import (
     Judge,
     as_decomposition,
@@ -346,7 +346,8 @@ def outside_coverage(result: AnswerResult, judge: Judge, coverage: JudgeCoverage
         result.status, result.error_kind = "error", "judge"
         result.error = redact(f"coverage declaration: {type(exc).__name__}: {exc}")
         return True
-    reason = uncovered(result.answer, result.passages, declared, budget)
+    reason = uncovered(result.answer, result.passages, declared, budget, found=profiled(
+        memo_of(judge), result.answer, identify=ANY_LANGUAGE not in declared.languages))
     if reason is None:
         return False
     result.status, result.unverified_reason = "unverified", reason

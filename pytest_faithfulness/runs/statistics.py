@@ -83,9 +83,13 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def _resampled_means(values: Sequence[float], resamples: int, seed: int) -> list[float]:
-    rng = random.Random(seed)
     n = len(values)
     values = list(values)
+    if all(v == values[0] for v in values) and values[0] == values[0]:
+        # every resample is n copies of the one value, summed in the same order: the same
+        # mean each time, so it is computed once (the usual cached re-run: every score 1.0)
+        return [sum(values) / n] * resamples
+    rng = random.Random(seed)
     return [sum(rng.choices(values, k=n)) / n for _ in range(resamples)]
 
 

@@ -46,10 +46,10 @@ def test_a_cached_rerun_takes_the_checks_from_the_memo_and_gives_the_same_result
     chat_server.handler = audit_handler()
     first, judge = _run(chat_server, tmp_path / "c")
     assert judge.check_memo is not None and judge.check_memo.hits == 0
-    assert judge.check_memo.misses == 1 + len(AUDIT_CLAIMS)  # the alignment, each verdict
+    assert judge.check_memo.misses == 2 + len(AUDIT_CLAIMS)  # profile, alignment, verdicts
     again, judge = _run(chat_server, tmp_path / "c")
     assert len(chat_server.requests) == 1 + len(AUDIT_CLAIMS)  # no judge call the second time
-    assert judge.check_memo.hits == 1 + len(AUDIT_CLAIMS) and judge.check_memo.misses == 0
+    assert judge.check_memo.hits == 2 + len(AUDIT_CLAIMS) and judge.check_memo.misses == 0
     assert _claims(again) == _claims(first) and again.score == first.score
     assert again.dropped == first.dropped and again.warnings == first.warnings
 
@@ -88,7 +88,7 @@ def test_replay_reads_the_memo_and_writes_nothing(chat_server, tmp_path):
     _, judge = _run(chat_server, tmp_path / "c", mode="rw")
     before = _files(tmp_path / "c")
     _, judge = _run(chat_server, tmp_path / "c", mode="replay")
-    assert judge.check_memo.hits == 1 + len(AUDIT_CLAIMS)
+    assert judge.check_memo.hits == 2 + len(AUDIT_CLAIMS)
     assert _files(tmp_path / "c") == before
 
 
@@ -121,3 +121,25 @@ def test_without_a_usable_key_every_check_is_computed(chat_server, tmp_path, mon
     assert judge.check_memo is None
     again, _ = _run(chat_server, tmp_path / "c")
     assert _claims(again) == _claims(first)
+
+
+def test_the_answer_profile_comes_from_the_memo_equal_to_the_computed_one(tmp_path):
+    from pytest_faithfulness.checkmemo import CheckMemo, profiled
+    from pytest_faithfulness.language.content import profile
+
+    memo = CheckMemo(tmp_path, b"k" * 32)
+    answers = [AUDIT_ANSWER,
+               "Le colis part de l'entrepôt sous deux jours ouvrés, sauf le samedi.", "short",
+               "```python\nx = 1\nprint(x)\n```", '{"a": 1}', "| a | b |\n|---|---|\n| 1 | 2 |"]
+    for identify in (True, False):
+        for answer in answers:
+            assert profiled(memo, answer, identify=identify) == profile(answer, identify=identify)
+    computed = memo.misses
+    memo.close()
+    again = CheckMemo(tmp_path, b"k" * 32)
+    for identify in (True, False):
+        for answer in answers:
+            assert profiled(again, answer, identify=identify) == profile(answer, identify=identify)
+    assert again.hits == computed and again.misses == 0
+    again.close()
+    assert profiled(None, AUDIT_ANSWER) == profile(AUDIT_ANSWER)

@@ -95,6 +95,36 @@ def test_bootstrap_is_reproducible_and_covers_the_mean():
     assert bootstrap_ci([0.7]) == (0.7, 0.7)
 
 
+def _resampled_bootstrap_ci(values, resamples=2000, seed=20240611, level=0.95):
+    """The interval as first written: every resample drawn with ``random.choices``."""
+    import random
+
+    rng = random.Random(seed)
+    n = len(values)
+    means = [sum(rng.choices(list(values), k=n)) / n for _ in range(resamples)]
+    tail = (1 - level) / 2
+    return quantile(means, tail), quantile(means, 1 - tail)
+
+
+@pytest.mark.parametrize("values", [[0.8] * 400, [1.0] * 400, [0.0] * 400, [1.0], [0.1] * 3,
+                                    [0.0] * 30 + [1.0] * 20, [0.5, 0.75, 1.0, 1.0] * 10])
+def test_bootstrap_numbers_are_unchanged_by_the_shortcut_for_equal_values(values):
+    # one value repeated: every resample has the same mean, computed once; the numbers are
+    # the very ones drawing each resample gives (pinned below for the usual cached re-run)
+    assert bootstrap_ci(values) == _resampled_bootstrap_ci(values)
+
+
+def test_bootstrap_numbers_are_pinned():
+    assert bootstrap_ci([0.8] * 400) == (0.8000000000000059, 0.8000000000000059)
+    assert bootstrap_ci([1.0] * 400) == (1.0, 1.0)
+    assert bootstrap_ci([0.0] * 30 + [1.0] * 20) == (0.28, 0.54)
+    scores = [0.04, 0.05, 0.06, 0.06, 0.06, 0.07, 0.07, 0.09, 0.12, 0.12, 0.14, 0.15, 0.18, 0.21,
+              0.22, 0.24, 0.29, 0.29, 0.3, 0.31, 0.31, 0.32, 0.37, 0.37, 0.4, 0.42, 0.43, 0.43,
+              0.45, 0.51, 0.53, 0.54, 0.55, 0.57, 0.58, 0.58, 0.59, 0.63, 0.64, 0.65, 0.68, 0.7,
+              0.73, 0.79, 0.82, 0.83, 0.86, 0.88, 0.95, 0.98]
+    assert bootstrap_ci(scores) == (0.352, 0.4976049999999998)
+
+
 def test_quantile_matches_numpy_default():
     np = pytest.importorskip("numpy")
     import random
