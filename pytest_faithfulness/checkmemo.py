@@ -43,6 +43,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from .errors import FaithfulnessError
 from .records import DroppedText, Passage, Verdict
 
 #: The memo's database, in the verdict cache's directory.
@@ -300,8 +301,9 @@ def aligned(memo: CheckMemo | None, answer: str, decomposition: Any,
                      warnings=list(out["warnings"]))
 
 
-class _NotKept(Exception):
-    """A computed value the memo must not keep (carries it out of ``memoised``)."""
+class _NotKept(FaithfulnessError):
+    """A computed value the memo must not keep (carries it out of ``memoised``; caught in
+    ``profiled``, never raised to a caller)."""
 
     def __init__(self, value: Any) -> None:
         super().__init__("not kept")
