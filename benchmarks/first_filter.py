@@ -66,66 +66,11 @@ from pytest_faithfulness.records import Passage, Verdict  # noqa: E402
 from pytest_faithfulness.trust.first_filter import settle  # noqa: E402
 
 #: (claim, sentence): the sentence does NOT support the claim. Attribute binding, roles,
-#: dates bound to events, bounds and quantifiers.
+#: dates bound to events, bounds and quantifiers: one list, shared with the unit tests.
 SWAPS: list[tuple[str, str]] = [
-    ("The Basic plan costs $10.", "The Pro plan costs $10 per month and the Basic plan costs "
-                                  "$20 per month."),
-    ("The Basic plan costs $10 per month.", "The Pro plan costs $10 per month, and the Basic "
-                                            "plan costs $20 per month."),
-    ("The Pro plan costs $20 per month.", "The Pro plan costs $10 per month, and the Basic "
-                                          "plan costs $20 per month."),
-    ("Acme acquired Globex in 2019.", "Globex acquired Acme in 2019."),
-    ("Acme acquired Globex.", "Globex acquired Acme after a long bidding war."),
-    ("Brazil beat Germany 7-1 in the semi-final.", "Germany beat Brazil 7-1 in the semi-final."),
-    ("Germany beat Brazil.", "Brazil lost to Germany's rival, Argentina, and Germany beat Spain."),
-    ("The bridge opened in 1932.", "The tunnel opened in 1932 and the bridge opened in 1937."),
-    ("The company was founded in 1998.", "The company went public in 1998; it was founded in "
-                                          "1994."),
-    ("The plan includes 10 users.", "The plan includes more than 10 users."),
-    ("The plan includes more than 10 users.", "The plan includes 10 users."),
-    ("The plan includes at least 10 users.", "The plan includes at most 10 users."),
-    ("The plan includes 10 users.", "The plan includes up to 10 users."),
-    ("All employees received a bonus.", "Some employees received a bonus."),
-    ("Employees received a bonus.", "Only senior employees received a bonus."),
-    ("Most customers renewed their contracts.", "Few customers renewed their contracts."),
-    ("Shipping is free.", "Shipping is free on orders over $50."),
-    ("Shipping is free.", "If you spend over $50, shipping is free."),
-    ("Shipping is free.", "Shipping is free for members, but only in the US."),
-    ("The drug is effective.", "The drug is effective in mice."),
-    ("The drug reduces blood pressure.", "The drug may reduce blood pressure."),
-    ("The drug reduces blood pressure.", "The drug does not reduce blood pressure."),
-    ("The drug reduces blood pressure.", "It is a myth that the drug reduces blood pressure."),
-    ("The device is waterproof.", "Critics claimed that the device is waterproof."),
-    ("The device is waterproof.", "Is the device waterproof?"),
-    ("The device is waterproof.", "The device is not waterproof."),
-    ("The device is waterproof.", "Reportedly, the device is waterproof."),
-    ("Apples, pears and plums cost $3 each.", "Apples cost $3 each, pears and plums cost $5."),
-    ("Plums cost $30.", "Apples, pears, and plums cost $30 together."),
-    ("Plums cost $30.", "Apples, pears, and plums cost $30."),
-    ("Revenue rose 5% in 2020.", "Revenue rose 5% in 2021 and 8% in 2020."),
-    ("Profit was $10 million.", "The sum of revenue and profit was $10 million."),
-    ("The battery lasts 10 hours.", "The battery lasts 10 hours less than the old model."),
-    ("Marie Curie won the Nobel Prize in Chemistry in 1903.",
-     "Marie Curie won the Nobel Prize in Physics in 1903 and in Chemistry in 1911."),
-    ("The museum is open on Mondays.", "The museum is closed on Mondays."),
-    ("The museum is open on Mondays.", "The museum is open on Mondays, except in August."),
-    ("The museum is open on Mondays.", "The museum is open on Mondays until 2025."),
-    ("Refunds are issued within 14 days.", "Refunds are issued within 14 business days."),
-    ("The treaty was signed by France.", "The treaty was signed by France's neighbours."),
-    ("Smith succeeded Jones as CEO.", "Jones succeeded Smith as CEO."),
-    ("Smith was replaced by Jones.", "Jones was replaced by Smith."),
-    ("The river flows north.", "The river flows north to south."),
-    ("The team won the title in 2010.", "The team won the title in 2010 (shared with Leeds)."),
-    ("The store opens at 9 am.", "On weekends, the store opens at 9 am."),
-    ("Shipping is free.", "For members, shipping is free."),
-    ("The drug is safe.", "Taken with food at night, the drug is safe."),
-    ("The Basic plan costs $20.", "On weekends, the Pro plan costs $10, and the Basic plan "
-                                  "costs $20."),
-    ("The product costs 10 euros.", "In Europe, the product costs 10 euros."),
-    ("The drug cures the disease.", "In theory, the drug cures the disease."),
-    ("Shipping is free.", "Shipping is free, which is limited to members."),
-    ("Acme acquired Globex.", "In a surprise move, Acme acquired Globex."),
-]
+    (row["claim"], row["sentence"]) for row in json.loads(
+        (ROOT / "tests" / "unit" / "trust" / "first_filter_swaps.json").read_text(
+            encoding="utf-8"))["swaps"]]
 
 #: (claim, sentence): the sentence states the claim; the filter may settle these.
 STATED: list[tuple[str, str]] = [

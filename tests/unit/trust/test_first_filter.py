@@ -6,6 +6,7 @@ of every claim it settles in the shipped example records, and written swaps)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from repo_paths import ROOT
@@ -58,54 +59,10 @@ def test_a_title_is_never_the_evidence():
     assert settle("Acme acquires Globex for $3 billion.", passages) is None
 
 
-#: (claim, sentence): the sentence does not support the claim as stated.
-SWAPS = [
-    # attribute binding
-    ("The Basic plan costs $10.",
-     "The Pro plan costs $10 per month and the Basic plan costs $20 per month."),
-    ("The Basic plan costs $10 per month.",
-     "The Pro plan costs $10 per month, and the Basic plan costs $20 per month."),
-    ("The Pro plan costs $20 per month.",
-     "The Pro plan costs $10 per month, and the Basic plan costs $20 per month."),
-    ("Plums cost $30.", "Apples, pears, and plums cost $30."),
-    ("Profit was $10 million.", "The sum of revenue and profit was $10 million."),
-    ("The battery lasts 10 hours.", "The battery lasts 10 hours less than the old model."),
-    # roles
-    ("Acme acquired Globex in 2019.", "Globex acquired Acme in 2019."),
-    ("Brazil beat Germany.", "Germany beat Brazil 7-1 in the semi-final."),
-    ("Smith succeeded Jones as CEO.", "Jones succeeded Smith as CEO."),
-    # dates bound to events
-    ("The bridge opened in 1932.", "The tunnel opened in 1932 and the bridge opened in 1937."),
-    ("Revenue rose 5% in 2020.", "Revenue rose 5% in 2021 and 8% in 2020."),
-    ("Marie Curie won the Nobel Prize in Chemistry in 1903.",
-     "Marie Curie won the Nobel Prize in Physics in 1903 and in Chemistry in 1911."),
-    # bounds and quantifiers
-    ("The plan includes 10 users.", "The plan includes more than 10 users."),
-    ("The plan includes more than 10 users.", "The plan includes 10 users."),
-    ("The plan includes 10 users.", "The plan includes up to 10 users."),
-    ("All employees received a bonus.", "Some employees received a bonus."),
-    ("Employees received a bonus.", "Only senior employees received a bonus."),
-    # restrictions, conditions, hedges, attribution, negation
-    ("Shipping is free.", "Shipping is free on orders over $50."),
-    ("Shipping is free.", "If you spend over $50, shipping is free."),
-    ("The drug is effective.", "The drug is effective in mice."),
-    ("The drug reduces blood pressure.", "The drug may reduce blood pressure."),
-    ("The drug reduces blood pressure.", "The drug does not reduce blood pressure."),
-    ("The device is waterproof.", "Critics claimed that the device is waterproof."),
-    ("The device is waterproof.", "Reportedly, the device is waterproof."),
-    ("The museum is open on Mondays.", "The museum is open on Mondays, except in August."),
-    ("Refunds are issued within 14 days.", "Refunds are issued within 14 business days."),
-    # an opening phrase that narrows the statement
-    ("The store opens at 9 am.", "On weekends, the store opens at 9 am."),
-    ("Shipping is free.", "For members, shipping is free."),
-    ("The drug is safe.", "Taken with food at night, the drug is safe."),
-    ("The Basic plan costs $20.", "On weekends, the Pro plan costs $10, and the Basic plan "
-                                  "costs $20."),
-    ("The product costs 10 euros.", "In Europe, the product costs 10 euros."),
-    ("The drug cures the disease.", "In theory, the drug cures the disease."),
-    ("Shipping is free.", "Shipping is free, which is limited to members."),
-    ("Acme acquired Globex.", "In a surprise move, Acme acquired Globex."),
-]
+#: (claim, sentence): the sentence does not support the claim as stated (one list, read by
+#: benchmarks/first_filter.py too).
+SWAPS = [(row["claim"], row["sentence"]) for row in json.loads(
+    (Path(__file__).parent / "first_filter_swaps.json").read_text(encoding="utf-8"))["swaps"]]
 
 
 @pytest.mark.parametrize("claim,text", SWAPS)
