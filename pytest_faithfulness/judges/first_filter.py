@@ -29,16 +29,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _loop
 from ..records import Passage, Verdict
 from ..trust.first_filter import RULES_VERSION, SETTLED_NOTE, settle
-from .protocol import Judge, call_judge, fingerprint_of, is_cacheable, judge_description
+from .protocol import (
+    Judge,
+    WrappingJudge,
+    call_judge,
+    fingerprint_of,
+    is_cacheable,
+    judge_description,
+)
 
 #: ``--faithfulness-first-filter`` values.
 MODES = ("auto", "on", "off")
 
 
-class FirstFilterJudge:
+class FirstFilterJudge(WrappingJudge):
     """A judge behind the first filter (module docstring).
 
     Args:
@@ -48,15 +54,8 @@ class FirstFilterJudge:
     ``deterministic``, ``cacheable``, counters...) is the wrapped judge's.
     """
 
-    accounts_usage = True  # the wrapped judge's calls are accounted by ``call_judge``
-
     def __init__(self, judge: Judge) -> None:
         self.judge = judge
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "judge" or name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.judge, name)
 
     def describe(self) -> str:
         """The wrapped judge's description, saying the filter is on."""
@@ -67,18 +66,6 @@ class FirstFilterJudge:
         version) added."""
         found = fingerprint_of(self.judge)
         return {**(found if isinstance(found, dict) else {}), "first_filter": RULES_VERSION}
-
-    def decompose(self, answer: str) -> Any:
-        """The wrapped judge's decomposition (the filter is for verdicts only)."""
-        return _loop.run_sync(self.adecompose(answer))
-
-    async def adecompose(self, answer: str) -> Any:
-        """The wrapped judge's decomposition, on the judge loop."""
-        return await call_judge(self.judge, "decompose", answer)
-
-    def verify(self, claim: str, passages: list[Passage]) -> Verdict:
-        """``averify``, blocking."""
-        return _loop.run_sync(self.averify(claim, passages))
 
     async def averify(self, claim: str, passages: list[Passage]) -> Verdict:
         """The first filter's ``supported`` verdict when a passage sentence proves the claim

@@ -38,6 +38,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, runtime_checkable
 
+from .. import _loop
 from ..accounting import record as record_usage
 from ..errors import JudgeError as JudgeError  # re-exported: its home before errors.py
 from ..records import Decomposition, Passage, Verdict
@@ -253,6 +254,46 @@ async def call_judge(judge: Judge, name: str, *args: Any) -> Any:
     if runs_inline(judge):  # pure CPU and fast: no thread hop
         return method(*args)
     return await asyncio.to_thread(method, *args)
+
+
+class WrappingJudge:
+    """The base of a judge that wraps another (votes, panels, the first filter): every
+    attribute it does not define (``fingerprint``, ``context_budget_chars``, ``coverage``,
+    counters...) is the wrapped ``judge``'s, ``decompose`` is the wrapped judge's, and
+    ``verify`` runs the subclass's ``averify`` on the judge loop.
+
+    The wrapped judge's calls are accounted where they are made (``call_judge``), so the
+    wrapper declares ``accounts_usage``. A subclass sets ``self.judge`` and defines
+    ``averify``.
+    """
+
+    judge: Judge
+    accounts_usage = True
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "judge" or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.judge, name)
+
+    def decompose(self, answer: str) -> Any:
+        """The wrapped judge's decomposition (a wrapper changes verdicts only)."""
+        return _loop.run_sync(self.adecompose(answer))
+
+    async def adecompose(self, answer: str) -> Any:
+        """The wrapped judge's decomposition, on the judge loop."""
+        return await call_judge(self.judge, "decompose", answer)
+
+    def verify(self, claim: str, passages: list[Passage]) -> Verdict:
+        """``averify``, blocking."""
+        return _loop.run_sync(self.averify(claim, passages))
+
+    async def averify(self, claim: str, passages: list[Passage]) -> Verdict:
+        """The subclass's verdict.
+
+        Raises:
+            NotImplementedError: always, here.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must define averify()")
 
 
 def as_decomposition(value: Any) -> Decomposition:

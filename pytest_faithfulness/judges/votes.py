@@ -64,11 +64,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from .. import _loop
 from ..records import Passage, Verdict, Vote
 from ..trust.quote_check import check_verdict
 from .protocol import (
     Judge,
+    WrappingJudge,
     as_verdict,
     call_judge,
     declares,
@@ -201,35 +201,7 @@ def _vote(raw: Verdict, passages: list[Passage], claim: str, name: str) -> Vote:
                 judge_label=raw.label if reason else None, note=reason or None)
 
 
-class _Forwarding:
-    """Forwards unknown attributes (``fingerprint``, ``context_budget_chars``, counters...) to
-    the wrapped ``judge``."""
-
-    judge: Judge
-    accounts_usage = True  # the wrapped judge's calls are accounted by ``call_judge``
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "judge" or name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.judge, name)
-
-    def decompose(self, answer: str) -> Any:
-        """The wrapped judge's decomposition (votes are for verdicts only)."""
-        return _loop.run_sync(self.adecompose(answer))
-
-    async def adecompose(self, answer: str) -> Any:
-        """The wrapped judge's decomposition, on the judge loop."""
-        return await call_judge(self.judge, "decompose", answer)
-
-    def verify(self, claim: str, passages: list[Passage]) -> Verdict:
-        """``averify``, blocking."""
-        return _loop.run_sync(self.averify(claim, passages))
-
-    async def averify(self, claim: str, passages: list[Passage]) -> Verdict:  # pragma: no cover
-        raise NotImplementedError
-
-
-class VotingJudge(_Forwarding):
+class VotingJudge(WrappingJudge):
     """A judge asked up to ``votes`` times about every claim (module docstring).
 
     Args:
@@ -293,7 +265,7 @@ def _chosen(ballots: list[tuple[Vote, Verdict]]) -> Verdict:
     return next(raw for v, raw in ballots if v.label == label)
 
 
-class PanelJudge(_Forwarding):
+class PanelJudge(WrappingJudge):
     """Several judges verify every claim; the majority over their verdicts stands (module
     docstring). Decompositions come from the first member.
 
