@@ -42,7 +42,8 @@ def test_every_output_lists_answers_added_removed_and_changed(suite):
     assert result.ret == 0
     result.stdout.fnmatch_lines([
         f"  {STATEMENT} (shared: the same test id; changed: *)",
-        "  over the 3 shared answers: mean faithfulness 0.833 -> 0.833 (=); *contradicted claims 0 -> 1 (+1); *",
+        "  over the 3 shared answers: mean faithfulness 0.833 -> 0.833 (=); "
+        "*contradicted claims 0 -> 1 (+1); *",
         "  changed (same test id, inputs differ): test_answers.py::test_answer[[]kestrel]",
         "  suite: differs from the baseline's (baseline *, this run *)",
     ])
