@@ -59,6 +59,8 @@ def test_every_output_lists_answers_added_removed_and_changed(suite):
     figures = {f["key"]: f for f in shared["figures"]}
     assert figures["mean_faithfulness"]["before"] == figures["mean_faithfulness"]["after"]
     assert figures["contradicted"]["before"] == 0 and figures["contradicted"]["after"] == 1
+    decision = json.loads((suite.path / "faithfulness-decision.json").read_text())
+    assert decision["comparison"]["shared"] == STATEMENT
     for name in ("r.md", "c.md", "r.html"):
         assert STATEMENT in (suite.path / name).read_text(encoding="utf-8"), name
     # the saved runs carry the digests the comparison read
