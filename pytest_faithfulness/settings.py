@@ -289,6 +289,15 @@ class Settings:
         "compare-fail", "fail the session on a regression against the compared run, e.g. "
         "mean:0.02 (mean faithfulness may drop at most 0.02) or unsupported_rate:0.05; "
         "repeatable or comma-separated", kind="args", default=(), metavar="EXPR", merge=True)
+    max_baseline_age: float | None = option(
+        "max-baseline-age", "warn when the compared run is older than DAYS, or its commit is "
+        "not an ancestor of this run's (git merge-base --is-ancestor; in a shallow clone, or "
+        "with a commit missing, the warning says ancestry cannot be known); with "
+        "--faithfulness-strict-baseline the gate fails instead", number(0),
+        metavar="DAYS", merge=True)
+    strict_baseline: bool = option(
+        "strict-baseline", "fail the gate on baseline problems (stale, not an ancestor, missing "
+        "golden tests) instead of warning", kind="flag", default=False, merge=True)
     pr_comment: str | None = option(
         "pr-comment", "write the Markdown of one sticky pull-request comment to this path "
         "(headline figures, the comparison with the base run, tokens and cost; always under "
@@ -350,6 +359,9 @@ class Settings:
     baseline: Any = None  # the ``runs.saved.SavedRun`` to compare with, loaded
     baseline_path: Path | None = None
     compare_note: str | None = None  # e.g. "nothing to compare with" (warning lines, \n)
+    #: the baseline's age and ancestry (``runs.baseline_identity.BaselineCheck``), checked at
+    #: start-up when ``max_baseline_age`` or ``strict_baseline`` is set and a run is compared
+    baseline_check: Any = None
 
     # ------------------------------------------------------------------------------------------
     @classmethod
@@ -486,6 +498,12 @@ class Settings:
                                  "told from the run"]
             if notes:
                 out["compare_note"] = "\n".join(notes)
+            if self.max_baseline_age is not None or self.strict_baseline:
+                from .runs.baseline_identity import check_baseline
+
+                out["baseline_check"] = check_baseline(
+                    out["baseline"], saved_runs.git_info(rootdir).commit, rootdir,
+                    max_age_days=self.max_baseline_age)
         except saved_runs.RunSignatureError as exc:  # a tampered baseline is never skipped
             raise ConfigError(f"--faithfulness-compare (ini faithfulness_compare): "
                                     f"{exc}") from None

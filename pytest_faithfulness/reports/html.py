@@ -513,6 +513,9 @@ def _comparison_html(comparison: Any) -> str:
            f'<p class="meta">{_e(comparison.baseline_label)}</p>']
     for w in comparison.warnings:
         out.append(f'<div class="warning">WARNING: {_e(w)}</div>')
+    from ..runs.baseline_identity import report_lines
+
+    out += [f'<p class="meta identity">{_e(line)}</p>' for line in report_lines(comparison)]
     out.append("<table><tr><th>figure</th><th>baseline</th><th>this run</th><th>change</th></tr>")
     for row in comparison.figures:
         cls = ' class="worse"' if row.regressed else ""

@@ -285,6 +285,10 @@ def _markdown_comparison(comparison: Any, max_rows: int) -> list[str]:
     lines += [f"> ⚠️ **WARNING:** {md_escape(w, 2000)}" for w in comparison.warnings]
     if comparison.warnings:
         lines.append("")
+    from ..runs.baseline_identity import report_lines
+
+    found = report_lines(comparison)
+    lines += [f"- {md_escape(line, 2000)}" for line in found] + ([""] if found else [])
     lines += ["| figure | baseline | this run | change |", "|---|---:|---:|---:|"]
     for row in comparison.figures:
         change = md_escape(format_change(row.delta, row.key), None)

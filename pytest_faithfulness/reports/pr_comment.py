@@ -258,6 +258,11 @@ def _comparison_sections(out: _Budget, comparison: Any) -> None:
     out.add([f"### Against the base run: {label}", ""])
     for w in comparison.warnings:
         out.add([f"> ⚠️ **WARNING:** {md_escape(w, 1000)}", ""])
+    from ..runs.baseline_identity import report_lines
+
+    found = report_lines(comparison)
+    if found:
+        out.add([f"- {md_escape(line, 1000)}" for line in found] + [""])
     regressed = [row for row in comparison.figures if row.regressed]
     out.add([f"#### Regressions ({len(comparison.failures) + len(regressed)})", ""])
     if not comparison.failures and not regressed:

@@ -222,6 +222,9 @@ def comparison_lines(comparison: Any) -> list[str]:
     lines = [f"compared with {comparison.baseline_label}"
              + (f" [{comparison.baseline_path}]" if comparison.baseline_path else "")]
     lines += [f"WARNING: {w}" for w in comparison.warnings]
+    from ..runs.baseline_identity import report_lines
+
+    lines += [f"  {line}" for line in report_lines(comparison)]
     lines.append(f"  {'figure':<46} {'baseline':>9} {'this run':>9} {'change':>8}")
     for row in comparison.figures:
         flag = "  (worse)" if row.regressed else ""

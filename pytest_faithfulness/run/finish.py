@@ -283,6 +283,29 @@ def compare_as_configured(store: ResultStore, outcome: RunOutcome, settings: Any
         compare_with(store, outcome, settings.baseline, settings.compare_bounds,
                      baseline_path=settings.baseline_path, git=git,
                      alpha=settings.compare_alpha)
+        apply_baseline_check(outcome, getattr(settings, "baseline_check", None),
+                             strict=bool(getattr(settings, "strict_baseline", False)))
+
+
+#: The start of a gate failure for a baseline problem under --faithfulness-strict-baseline.
+STRICT_BASELINE = "baseline problem (--faithfulness-strict-baseline)"
+
+
+def apply_baseline_check(outcome: RunOutcome, check: Any, *, strict: bool) -> list[str]:
+    """Keep the baseline's age and ancestry (``runs.baseline_identity.BaselineCheck``, or
+    ``None``: not checked) in ``outcome.comparison.baseline_check``; its problems become
+    comparison warnings, or, with ``strict`` (``--faithfulness-strict-baseline``), gate
+    failures of kind ``unmeasurable`` (a comparison with a stale baseline, or one whose
+    ancestry is not known, cannot measure this run's change: fail closed). Returns the
+    failures added."""
+    if check is None or outcome.comparison is None:
+        return []
+    outcome.comparison.baseline_check = check
+    if not strict:
+        outcome.comparison.warnings.extend(check.problems)
+        return []
+    return outcome.add_failures([f"{STRICT_BASELINE}: {p}" for p in check.problems],
+                                "unmeasurable")
 
 
 def run_gate_hooks(outcome: RunOutcome, hooks: GateHooks) -> list[str]:

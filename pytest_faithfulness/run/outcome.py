@@ -352,7 +352,9 @@ class RunOutcome:
              "exit_status": int | None, "reasons": [{"kind", "reason"}, ...],
              "tolerated": [str, ...], "figures": SessionSummary as JSON,
              "canaries": the canary report as JSON | None,
-             "comparison": {"baseline", "failures", "inconclusive", "warnings"} | None,
+             "comparison": {"baseline", "failures", "inconclusive", "warnings",
+                            "shared": "figures over the N answers both runs share; ..."}
+                           | None,
              "judge": [description, ...], "thresholds": [[name, value], ...],
              "verdict": the verdict sentence}
         """
@@ -365,7 +367,8 @@ class RunOutcome:
             comparison = {"baseline": getattr(found, "baseline_name", None),
                           "failures": list(getattr(found, "failures", [])),
                           "inconclusive": list(self.inconclusive),
-                          "warnings": list(getattr(found, "warnings", []))}
+                          "warnings": list(getattr(found, "warnings", [])),
+                          "shared": getattr(getattr(found, "shared", None), "statement", None)}
         return {"format": DECISION_FORMAT, "kind": self.kind, "exit_status": self.exitstatus,
                 "reasons": self.reasons, "tolerated": self.tolerated,
                 "figures": self.summary.model_dump(mode="json"), "canaries": canaries,

@@ -16,6 +16,7 @@ from pydantic import Field
 
 from ..records import Evidence
 from ..reports.figures import format_figure
+from .baseline_identity import BaselineCheck, SharedAnswers
 from .saved import LenientRecord, SavedAnswer, SavedClaim, SavedRun
 
 _NOT_SUPPORTED = (None, "contradicted", "unsupported")
@@ -144,6 +145,14 @@ class Comparison(LenientRecord):
             answer text, same passages, same judges with the same prompt version): the
             judge's noise, listed apart from ``answers`` and not counted in ``worsened``.
         alpha: the significance level of the compare-fail bounds (``None``: absolute bounds).
+        changed: test ids in both runs whose inputs differ (answer text or passages;
+            ``runs.baseline_identity.compare_inputs``): still paired, and in the figures.
+        shared: the answers both runs share (same test id, changed ones included) and the
+            figures over them alone (``runs.baseline_identity.SharedAnswers``); ``None`` in
+            comparisons made before it existed.
+        baseline_check: the baseline's age and ancestry
+            (``runs.baseline_identity.BaselineCheck``), when ``--faithfulness-max-baseline-age``
+            or ``--faithfulness-strict-baseline`` asked for it; else ``None``.
     """
 
     baseline_name: str
@@ -161,6 +170,9 @@ class Comparison(LenientRecord):
     untestable: list[str] = Field(default_factory=list)
     instability: list[AnswerChange] = Field(default_factory=list)
     alpha: float | None = None
+    changed: list[str] = Field(default_factory=list)
+    shared: SharedAnswers | None = None
+    baseline_check: BaselineCheck | None = None
 
     @property
     def worsened(self) -> int:
@@ -300,6 +312,9 @@ def compare_runs(baseline: SavedRun, current: SavedRun, *,
     comparison.removed = [a.test_id for rest in old.values() for a in rest]
     comparison.warnings = _judge_warnings(baseline, current)
     _paired_statistics(comparison, pairs)
+    from .baseline_identity import describe_shared
+
+    describe_shared(comparison, baseline, current, pairs)
     return comparison
 
 
@@ -453,44 +468,76 @@ def check_regressions(comparison: Comparison, bounds: Iterable[CompareFail],
                 failures.append(f"regression {where}: {comparison.worsened} {label} > "
                                 f"{bound.allowed:g} allowed ({bound.expr})")
             continue
-        row = comparison.figure(key)
-        if row is None or row.before is None:
-            continue
-        if row.after is None:
-            untestable.append(f"regression {where}: {label} is not defined in this run "
-                              f"(baseline {format_figure(row.before, key)}) ({bound.expr})")
-            failures.append(untestable[-1])
-            continue
-        worse = row.before - row.after if kind == "higher" else row.after - row.before
-        if worse > bound.allowed + _EPS:
-            verb = "dropped" if kind == "higher" else "rose"
-            before, after = format_figure(row.before, key), format_figure(row.after, key)
-            text = (f"{label} {verb} by {format_figure(worse, key)} ({before} -> {after}) > "
-                    f"{bound.allowed:g} allowed ({bound.expr})")
-            p = row.p_value
-            if alpha is not None and p is not None and p > alpha:
-                drop = ("unknown" if row.detectable_drop is None
-                        else format_figure(row.detectable_drop, key))
-                comparison.warnings.append(
-                    f"NOT SIGNIFICANT: {text}, but p = {p:.3g} > alpha {alpha:g} "
-                    f"({row.test}, {row.pairs} paired answers), so the run is inconclusive, "
-                    f"not regressed; the smallest change this suite can detect is {drop} "
-                    "(alpha 0.05, power 0.8): with a bound below it, the gate cannot tell a "
-                    "real drop from noise; add answers or loosen the bound")
-                inconclusive.append(f"inconclusive {where}: {text}, but not significant "
-                                    f"(p = {p:.3g} > alpha {alpha:g}, {row.test}, "
-                                    f"{row.pairs} paired answers)")
-                continue
-            if p is None:
-                tested = ("; no answer scored in both runs, so no significance test"
-                          if alpha is not None else "")
-            else:
-                tested = f"; p = {p:.3g}, {row.test}"
-                if alpha is not None:
-                    tested += f", significant at alpha {alpha:g}"
-            failures.append(f"regression {where}: {text}{tested}")
-            if alpha is not None and p is None:
-                untestable.append(failures[-1])
+        for row, scope in _bound_views(comparison, key):
+            if _check_row(row, scope, bound, key, label, kind, where, comparison, alpha,
+                          failures, inconclusive, untestable):
+                break  # one reason per bound: the shared answers' first
     comparison.failures, comparison.inconclusive = failures, inconclusive
     comparison.untestable = untestable
     return failures
+
+
+def _bound_views(comparison: Comparison, key: str) -> list[tuple[Any, str]]:
+    """The rows a figure bound is checked on: over the answers both runs share (when answers
+    were added or removed: ``runs.baseline_identity.shared_row``), then over the whole runs.
+    Checking both means that neither adding answers (which can lift a whole-run figure) nor
+    removing or renaming them (which can lift it too, or hide a drop) passes a regression."""
+    from .baseline_identity import shared_row
+
+    rows: list[tuple[Any, str]] = []
+    shared = shared_row(comparison, key)
+    if shared is not None and comparison.shared is not None:
+        rows.append((shared, f" (over the {comparison.shared.answers} answers both runs "
+                             "share)"))
+    whole = comparison.figure(key)
+    if whole is not None:
+        rows.append((whole, " (over the whole runs)" if rows else ""))
+    return rows
+
+
+def _check_row(row: Any, scope: str, bound: CompareFail, key: str, label: str, kind: str,
+               where: str, comparison: Comparison, alpha: float | None, failures: list[str],
+               inconclusive: list[str], untestable: list[str]) -> bool:
+    """Check one compare-fail ``bound`` on one view of a figure (``_bound_views``); append
+    to ``failures`` / ``inconclusive`` / ``untestable`` and return whether it fired. The
+    paired test (over the answers scored in both runs) is the whole-run row's."""
+    if row.before is None:
+        return False
+    stats = comparison.figure(key) or row
+    if row.after is None:
+        untestable.append(f"regression {where}: {label} is not defined in this run "
+                          f"(baseline {format_figure(row.before, key)}) ({bound.expr}){scope}")
+        failures.append(untestable[-1])
+        return True
+    worse = row.before - row.after if kind == "higher" else row.after - row.before
+    if worse > bound.allowed + _EPS:
+        verb = "dropped" if kind == "higher" else "rose"
+        before, after = format_figure(row.before, key), format_figure(row.after, key)
+        text = (f"{label} {verb} by {format_figure(worse, key)} ({before} -> {after}) > "
+                f"{bound.allowed:g} allowed ({bound.expr}){scope}")
+        p = stats.p_value
+        if alpha is not None and p is not None and p > alpha:
+            drop = ("unknown" if stats.detectable_drop is None
+                    else format_figure(stats.detectable_drop, key))
+            comparison.warnings.append(
+                f"NOT SIGNIFICANT: {text}, but p = {p:.3g} > alpha {alpha:g} "
+                f"({stats.test}, {stats.pairs} paired answers), so the run is inconclusive, "
+                f"not regressed; the smallest change this suite can detect is {drop} "
+                "(alpha 0.05, power 0.8): with a bound below it, the gate cannot tell a "
+                "real drop from noise; add answers or loosen the bound")
+            inconclusive.append(f"inconclusive {where}: {text}, but not significant "
+                                f"(p = {p:.3g} > alpha {alpha:g}, {stats.test}, "
+                                f"{stats.pairs} paired answers)")
+            return True
+        if p is None:
+            tested = ("; no answer scored in both runs, so no significance test"
+                      if alpha is not None else "")
+        else:
+            tested = f"; p = {p:.3g}, {stats.test}"
+            if alpha is not None:
+                tested += f", significant at alpha {alpha:g}"
+        failures.append(f"regression {where}: {text}{tested}")
+        if alpha is not None and p is None:
+            untestable.append(failures[-1])
+        return True
+    return False

@@ -34,6 +34,7 @@ from ..canary_report import CanaryReport
 from ..errors import BaselineError as BaselineError  # re-exported: their home before errors.py
 from ..errors import RunSignatureError as RunSignatureError
 from ..records import AnswerResult, Evidence, SessionSummary, Verdict
+from .baseline_identity import inputs_digest, suite_digest
 
 SAVED_RUN_FORMAT = "pytest-faithfulness-run-1"
 #: What a saved run's signature is taken over, beside its fields (``cache.sign_entry``'s key):
@@ -100,6 +101,9 @@ class SavedAnswer(LenientRecord):
             (``None`` in runs saved before it was recorded).
         error_kind: the kind of error (``records.ErrorKind``), for ``status == "error"``
             (``None`` otherwise, and in runs saved before it was recorded).
+        inputs_digest: ``baseline_identity.inputs_digest`` of the answer text and its
+            passages (``None`` in runs saved before it was recorded: a comparison then falls
+            back to the answer text and ``passages_digest``).
     """
 
     test_id: str
@@ -115,6 +119,7 @@ class SavedAnswer(LenientRecord):
     error: str | None = None
     passages_digest: str | None = None
     error_kind: str | None = None
+    inputs_digest: str | None = None
 
     @classmethod
     def of(cls, result: AnswerResult, index: int = 1) -> SavedAnswer:
@@ -129,7 +134,8 @@ class SavedAnswer(LenientRecord):
             supported=result.supported, contradicted=result.contradicted,
             unsupported=result.unsupported, passed=result.passed, judge=result.judge,
             answer=result.answer, error=result.error,
-            passages_digest=passages_digest(result.passages), error_kind=result.error_kind)
+            passages_digest=passages_digest(result.passages), error_kind=result.error_kind,
+            inputs_digest=inputs_digest(result.answer, result.passages))
 
 
 def passages_digest(passages: Iterable[Any]) -> str:
@@ -235,6 +241,8 @@ class SavedRun(LenientRecord):
             that is not ``"failed"`` (absent: every one ``"failed"``).
         canaries: the run's judge canaries (``canary_report.CanaryReport``), ``None`` when
             none ran (or in files saved before); ``runs.merge`` adds the shards' counts up.
+        suite_digest: ``baseline_identity.suite_digest`` of ``answers`` (the sorted test ids
+            with their inputs digests), ``None`` in runs saved before it was recorded.
         signature: the hex HMAC-SHA-256 of the file under the signing key (see the module
             docstring), ``None`` when it was saved without a key.
     """
@@ -259,6 +267,7 @@ class SavedRun(LenientRecord):
     local_failures: list[str] = Field(default_factory=list)
     failure_kinds: dict[str, str] = Field(default_factory=dict)
     canaries: CanaryReport | None = None
+    suite_digest: str | None = None
     signature: str | None = None
     #: ``"signed"`` (its signature checked out), ``"unsigned"`` or ``"unchecked"`` (signed,
     #: but read without the key); set by ``load_run``, never saved.
@@ -285,11 +294,12 @@ class SavedRun(LenientRecord):
         leaves ``results`` empty (a comparison needs only ``answers``)."""
         from .. import __version__
 
+        answers = [SavedAnswer.of(r, i) for i, r in enumerate(results, start=1)]
         return cls(name=name, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                    package_version=__version__, git=git or GitInfo(), judges=list(judges),
                    figures=RunFigures.of(summary), gate_failures=list(gate_failures),
                    complete=incomplete_reason is None, incomplete_reason=incomplete_reason,
-                   answers=[SavedAnswer.of(r, i) for i, r in enumerate(results, start=1)],
+                   answers=answers, suite_digest=suite_digest(answers),
                    results=[r.model_dump(mode="json") for r in results] if full else [],
                    judge_names=list(judge_names), silent_misses=list(silent_misses),
                    expected_misses=list(expected_misses), test_exitstatus=test_exitstatus,

@@ -145,14 +145,17 @@ def test_compare_fail_messages_name_the_figure_the_change_and_the_bound(suite):
     to_v2(suite)
     result = suite.runpytest("--faithfulness-compare=main", "--faithfulness-compare-fail",
                              "mean:0.02,unsupported_rate:0.05,contradicted:0")
+    # answers were added and removed: each bound is checked over the 3 answers both runs
+    # share first, then over the whole runs, and the message says which moved
     result.stdout.fnmatch_lines([
         "GATE FAILED: regression against main: mean faithfulness dropped by 0.250 "
-        "(0.875 -> 0.625) > 0.02 allowed (mean:0.02); p = 1, paired bootstrap",
+        "(0.875 -> 0.625) > 0.02 allowed (mean:0.02) (over the whole runs); p = 1, paired "
+        "bootstrap",
         "GATE FAILED: regression against main: share of answers with a claim not supported "
-        "rose by 0.250 (0.250 -> 0.500) > 0.05 allowed (unsupported_rate:0.05); p = 1, exact "
-        "McNemar",
+        "rose by 0.250 (0.250 -> 0.500) > 0.05 allowed (unsupported_rate:0.05) (over the "
+        "whole runs); p = 1, exact McNemar",
         "GATE FAILED: regression against main: contradicted claims rose by 1 (0 -> 1) > 0 "
-        "allowed (contradicted:0)",
+        "allowed (contradicted:0) (over the 3 answers both runs share)",
     ])
 
 
