@@ -100,6 +100,7 @@ class SavedAnswer(LenientRecord):
             (``None`` in runs saved before it was recorded).
         error_kind: the kind of error (``records.ErrorKind``), for ``status == "error"``
             (``None`` otherwise, and in runs saved before it was recorded).
+        golden: recorded by a golden test (``run.golden``; false in runs saved before).
     """
 
     test_id: str
@@ -115,6 +116,7 @@ class SavedAnswer(LenientRecord):
     error: str | None = None
     passages_digest: str | None = None
     error_kind: str | None = None
+    golden: bool = False
 
     @classmethod
     def of(cls, result: AnswerResult, index: int = 1) -> SavedAnswer:
@@ -129,7 +131,8 @@ class SavedAnswer(LenientRecord):
             supported=result.supported, contradicted=result.contradicted,
             unsupported=result.unsupported, passed=result.passed, judge=result.judge,
             answer=result.answer, error=result.error,
-            passages_digest=passages_digest(result.passages), error_kind=result.error_kind)
+            passages_digest=passages_digest(result.passages), error_kind=result.error_kind,
+            golden=result.golden)
 
 
 def passages_digest(passages: Iterable[Any]) -> str:
@@ -235,6 +238,9 @@ class SavedRun(LenientRecord):
             that is not ``"failed"`` (absent: every one ``"failed"``).
         canaries: the run's judge canaries (``canary_report.CanaryReport``), ``None`` when
             none ran (or in files saved before); ``runs.merge`` adds the shards' counts up.
+        golden_tests: the run's golden tests, each with what became of it (``run.golden``:
+            ``ran``, ``skipped``, ``selected``, ``deselected``), so that a later run compared
+            with this one knows which went missing; empty in files saved before.
         signature: the hex HMAC-SHA-256 of the file under the signing key (see the module
             docstring), ``None`` when it was saved without a key.
     """
@@ -259,6 +265,7 @@ class SavedRun(LenientRecord):
     local_failures: list[str] = Field(default_factory=list)
     failure_kinds: dict[str, str] = Field(default_factory=dict)
     canaries: CanaryReport | None = None
+    golden_tests: dict[str, str] = Field(default_factory=dict)
     signature: str | None = None
     #: ``"signed"`` (its signature checked out), ``"unsigned"`` or ``"unchecked"`` (signed,
     #: but read without the key); set by ``load_run``, never saved.
@@ -279,7 +286,8 @@ class SavedRun(LenientRecord):
            full: bool = True, gate: dict[str, Any] | None = None,
            local_failures: Iterable[str] = (),
            failure_kinds: dict[str, str] | None = None,
-           canaries: CanaryReport | None = None) -> SavedRun:
+           canaries: CanaryReport | None = None,
+           golden_tests: dict[str, str] | None = None) -> SavedRun:
         """Build the saved form of a session's results (``created`` is now, in UTC);
         ``incomplete_reason`` marks a run that did not judge every answer. ``full=False``
         leaves ``results`` empty (a comparison needs only ``answers``)."""
@@ -294,7 +302,8 @@ class SavedRun(LenientRecord):
                    judge_names=list(judge_names), silent_misses=list(silent_misses),
                    expected_misses=list(expected_misses), test_exitstatus=test_exitstatus,
                    gate=dict(gate or {}), local_failures=list(local_failures),
-                   failure_kinds=dict(failure_kinds or {}), canaries=canaries)
+                   failure_kinds=dict(failure_kinds or {}), canaries=canaries,
+                   golden_tests=dict(golden_tests or {}))
 
     def label(self) -> str:
         """``name (commit abc1234, created ...)`` for headers."""
