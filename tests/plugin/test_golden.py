@@ -283,3 +283,45 @@ def test_bad_marker_arguments_are_a_usage_error_naming_the_test(pytester, mark, 
                           pytest.ExitCode.TESTS_FAILED), result.stdout.str()
     text = result.stdout.str() + result.stderr.str()
     assert "test_bad.py::test_marked" in text and message in text, text
+
+
+def test_golden_answers_judged_by_the_llm_judge_at_the_loopback_server(pytester, chat_server):
+    """The LLM judge (litellm's real client) at the loopback server: the audit-log answer has
+    two claims no passage supports and an answer whose judge call is refused (HTTP 400)
+    errors; both golden, both fail the gate as golden (fail closed: an errored golden
+    answer is not a pass), named with what went wrong."""
+    from chat_server import Reply
+    from scripted_model import AUDIT_ANSWER, AUDIT_PASSAGES, MODEL, audit_handler, parse_request
+
+    audit = audit_handler()
+
+    def handler(request: dict):
+        op, first, _ = parse_request(request)
+        if op == "decompose" and first == "The lamp is broken.":
+            return Reply(status=400)
+        return audit(request)
+
+    chat_server.handler = handler
+    pytester.makepyfile(test_audit=f'''
+        import pytest
+
+        pytestmark = pytest.mark.faithfulness(golden=True)
+
+        def test_audit(assert_faithful):
+            assert_faithful({AUDIT_ANSWER!r}, {AUDIT_PASSAGES!r}, record_only=True)
+
+        def test_broken(assert_faithful):
+            with pytest.raises(AssertionError):
+                assert_faithful("The lamp is broken.", {AUDIT_PASSAGES!r})
+    ''')
+    result = pytester.runpytest("--faithfulness-judge", MODEL, "--faithfulness-api-base",
+                                chat_server.base_url, "--faithfulness-no-cache",
+                                "--faithfulness-first-filter", "off",
+                                "--faithfulness-report", "r.json")
+    report = _report(pytester)
+    reasons = _reasons(report)
+    assert result.ret != 0 and len(reasons) == 2, result.stdout.str()
+    assert reasons[0].startswith("golden answer test_audit.py::test_audit: 2 of 5 claim(s) "
+                                 "not supported (unsupported: 'Audit log exports run hourly.'")
+    assert reasons[1].startswith("golden answer test_audit.py::test_broken: errored (judge:")
+    assert any(parse_request(r)[0] == "verify" for r in chat_server.requests)
