@@ -54,6 +54,10 @@ class FaithfulnessAssertion:
 
     ``evaluate_many(cases)`` and ``assert_many(cases)`` judge a batch concurrently.
 
+    In a golden test (``@pytest.mark.faithfulness(golden=True)``, ``--faithfulness-golden``)
+    every answer recorded is golden: one with a claim not supported fails the session gate,
+    whatever its own thresholds and the aggregate (``run.golden``).
+
     An answer outside the judge's coverage (``judges.coverage``: a language, a code block,
     JSON or a tool's output as the answer, passages over what the judge sees whole) is
     ``unverified``: not judged, and never a pass: the assertion fails naming the reason and
@@ -81,7 +85,7 @@ class FaithfulnessAssertion:
                  publish: Callable[[AnswerResult, int], None] | None = None,
                  conversation_window: int | None = None,
                  location: tuple[str | None, int | None] = (None, None),
-                 judge_covers: tuple[str, ...] = ()):
+                 judge_covers: tuple[str, ...] = (), golden: bool = False):
         self._judge = judge
         self._session = session
         self._test_id = test_id
@@ -94,6 +98,7 @@ class FaithfulnessAssertion:
         self._conversation_window = conversation_window
         self._location = location  # the test's (file, line), for GitHub annotations
         self._judge_covers = tuple(judge_covers)  # --faithfulness-judge-covers
+        self._golden = golden  # a golden test (run.golden): every answer recorded is golden
         self._conversations = 0
         self.results: list[AnswerResult] = []
 
@@ -261,6 +266,7 @@ class FaithfulnessAssertion:
                                      else self._test_id)
         result.min_score, result.max_unsupported, result.require_claims = thresholds[:3]
         result.test_file, result.test_line = self._location
+        result.golden = self._golden
         self.results.append(result)
         self._session.record(result, self._judge)
         if self._publish is not None:

@@ -406,6 +406,7 @@ class AnswerResult(BaseModel):
             before they were recorded: GitHub annotations then use the test id's file).
         unverified_reason: for ``status == "unverified"``, why the answer is outside its
             judge's coverage and how to declare it; ``None`` otherwise.
+        golden: recorded by a golden test (``run.golden``): any claim not supported fails the gate.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -430,6 +431,7 @@ class AnswerResult(BaseModel):
     test_file: str | None = None
     test_line: int | None = None
     unverified_reason: str | None = None
+    golden: bool = False
 
     @field_validator("dropped", mode="before")
     @classmethod

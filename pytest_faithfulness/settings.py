@@ -298,6 +298,12 @@ class Settings:
     strict_baseline: bool = option(
         "strict-baseline", "fail the gate on baseline problems (stale, not an ancestor, missing "
         "golden tests) instead of warning", kind="flag", default=False, merge=True)
+    golden: tuple[str, ...] = option(
+        "golden", "golden tests: node-id patterns (fnmatch, e.g. "
+        "'tests/test_rag.py::test_refund*') whose every answer must have every claim "
+        "supported, whatever the aggregate (as "
+        "@pytest.mark.faithfulness(golden=True)); repeatable", kind="args", default=(),
+        metavar="PATTERN")
     pr_comment: str | None = option(
         "pr-comment", "write the Markdown of one sticky pull-request comment to this path "
         "(headline figures, the comparison with the base run, tokens and cost; always under "

@@ -80,7 +80,8 @@ def pytest_addhooks(pluginmanager: Any) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "faithfulness: a test that judges answer faithfulness")
+    config.addinivalue_line("markers", "faithfulness(golden=False): a test that judges answer "
+                            "faithfulness; golden=True: any claim not supported fails the gate")
     settings = settings_from_config(config)
     config.stash[SETTINGS_KEY] = settings
     warn_ignored_options(config, settings)
@@ -88,6 +89,12 @@ def pytest_configure(config: pytest.Config) -> None:
     tracker = RunTracker()
     config.stash[RUN_KEY] = tracker
     config.pluginmanager.register(tracker, "faithfulness-run-tracker")
+    from .golden import GoldenCollector  # golden tests: run.golden
+
+    config.pluginmanager.register(GoldenCollector(
+        settings, lambda: _store(config), lambda: _existing_store(config),
+        active=not config.getoption("collectonly", False), worker=is_worker(config)),
+        "faithfulness-golden")
     if settings.canaries:
         from .canaries import CanaryRunner
 
@@ -194,6 +201,7 @@ def assert_faithful(request: pytest.FixtureRequest, faithfulness_judge) -> Faith
     call signature.
     """
     from ..assertion import FaithfulnessAssertion
+    from .golden import item_is_golden
 
     config = request.config
     settings = get_settings(config)
@@ -206,7 +214,7 @@ def assert_faithful(request: pytest.FixtureRequest, faithfulness_judge) -> Faith
         require_claims=settings.require_claims,
         publish=lambda result, index: _publish(item, result, index),
         conversation_window=settings.conversation_window, location=_location(item),
-        judge_covers=settings.judge_covers)
+        judge_covers=settings.judge_covers, golden=item_is_golden(item, settings.golden))
 
 
 def _location(item: pytest.Item) -> tuple[str | None, int | None]:

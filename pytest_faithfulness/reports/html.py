@@ -487,6 +487,8 @@ def _gate_html(run: RunOutcome, outcome: Any) -> str:
     out += [f"<li>inconclusive: {_e(f)}</li>" for f in run.inconclusive
             if f not in run.failures]
     out += [f"<li>tolerated: {_e(t)}</li>" for t in run.tolerated[:GATE_NAMES]]
+    out += [f'<li class="golden">{_e(g)}</li>' for g in  # golden answers (run.golden)
+            (run.golden.lines() if run.golden is not None else [])[:GATE_NAMES]]
     stated = thresholds_text(run.thresholds)
     if stated:
         out.append(f'<li id="thresholds">{_e(stated)}</li>')

@@ -55,8 +55,9 @@ def json_of(outcome: RunOutcome) -> dict[str, Any]:
     record (claims with their ``spans`` as ``[[start, end], ...]`` into the answer,
     ``citation`` and ``cited_ids``) and its figures, ``citation_precision`` and
     ``misattributed`` among them. The report also holds ``verdict``
-    (``RunOutcome.verdict_data``) and, when made, ``calibration``, ``comparison`` and
-    ``canaries`` (the judge canaries: ``canary_report.CanaryReport``).
+    (``RunOutcome.verdict_data``) and, when made, ``calibration``, ``comparison``,
+    ``canaries`` (the judge canaries: ``canary_report.CanaryReport``) and ``golden`` (the
+    golden answers and tests: ``run.golden.GoldenReport.to_json``).
     """
     verdict = outcome.verdict()
     answers = []
@@ -87,4 +88,6 @@ def json_of(outcome: RunOutcome) -> dict[str, Any]:
         report["comparison"] = outcome.comparison.model_dump(mode="json")
     if outcome.canaries is not None:
         report["canaries"] = outcome.canaries.model_dump(mode="json")
+    if outcome.golden is not None:  # golden answers and tests (run.golden.GoldenReport)
+        report["golden"] = outcome.golden.to_json()
     return report

@@ -93,12 +93,15 @@ def markdown_summary(results: list[AnswerResult], summary: SessionSummary, judge
 
 
 def outcome_kind_lines(outcome: RunOutcome, shown: int) -> list[str]:
-    """The inconclusive comparisons and what the run tolerated, as Markdown bullets (at most
-    ``shown`` of each, then how many more); empty when there are none."""
+    """The inconclusive comparisons, what the run tolerated and its golden answers and tests
+    (``run.golden.GoldenReport.lines``), as Markdown bullets (at most ``shown`` of each, then
+    how many more); empty when there are none."""
     lines: list[str] = []
+    golden = outcome.golden.lines() if outcome.golden is not None else []
     for title, items in (("Inconclusive", [f for f in outcome.inconclusive
                                            if f not in outcome.failures]),
-                         ("Tolerated within the bounds", outcome.tolerated)):
+                         ("Tolerated within the bounds", outcome.tolerated),
+                         ("Golden answers", golden)):
         if items:
             lines.append(f"**{title}:**")
             lines += [f"- {md_escape(item, 1000)}" for item in items[:shown]]

@@ -266,13 +266,21 @@ def outcome_lines(outcome: RunOutcome, *, verbose: bool = False,
     thresholds, unscored answers, every answer's warnings, and the per-claim report of every
     answer that shows as failing (``verbose``: with the judge's rationale; ``reported``:
     answers whose per-claim report the terminal already shows, named here without their
-    claims). The gate's reasons and the verdict come from ``closing_lines`` after it."""
+    claims), then the golden answers and tests (``run.golden``). The gate's reasons and the
+    verdict come from ``closing_lines`` after it."""
     lines = summary_lines(outcome.summary, outcome.judges, outcome.failures, verdict=False,
                           thresholds=outcome.thresholds, unscored=outcome.unscored)
     lines += _clean(unverified.terminal_lines(outcome.results, outcome.name_of))
     return (lines + warning_lines(outcome.results)
             + failing_answer_lines(outcome.results, verbose=verbose, reported=reported)
-            + canary_section(outcome))
+            + canary_section(outcome) + golden_section(outcome))
+
+
+def golden_section(outcome: RunOutcome) -> list[str]:
+    """The golden answers and tests (``run.golden.GoldenReport.lines``), after a blank line;
+    empty when the run has none."""
+    lines = outcome.golden.lines() if outcome.golden is not None else []
+    return [""] + _clean(lines) if lines else []
 
 
 def canary_section(outcome: RunOutcome) -> list[str]:

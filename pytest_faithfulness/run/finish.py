@@ -11,7 +11,8 @@ nor the outputs):
    then the judge canaries (``canaries``: the run is unmeasurable when its judge can no longer
    say no, or yes; the face judges them or adds its shards' up);
 2. the calibration gate (``--faithfulness-min-agreement``; errors always fail);
-3. the answers that missed their own thresholds without failing their tests;
+3. the answers that missed their own thresholds without failing their tests, then the golden
+   answers and tests (``golden.apply_golden``);
 4. the comparison with the saved run and its compare-fail bounds, then the gate hooks;
 5. what the face adds (a merge: verdicts that fail the quote check again, shards' own
    failures).
@@ -151,6 +152,11 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
         fail_silent_misses(outcome, silent, expected)
 
     step("check the answers that missed their own thresholds", silent_misses)
+    from .golden import apply_golden  # golden answers fail whatever the aggregate
+
+    step("check the golden answers", lambda: apply_golden(
+        outcome, store.golden, baseline_run=settings.baseline,
+        strict=settings.strict_baseline))
 
     def compare_and_hooks() -> Any:
         found = git

@@ -35,9 +35,12 @@ DECISION_FORMAT = "pytest-faithfulness-decision-1"
 #: The kind of a gate failure reason: ``"failed"`` (a threshold missed), ``"regressed"`` (a
 #: comparison with a saved run got significantly worse), ``"inconclusive"`` (it got worse
 #: beyond a bound, but not significantly), ``"unmeasurable"`` (the run cannot measure: errors,
-#: canaries missed, unverified answers over their bound, no scored answer).
-ReasonKind = Literal["failed", "regressed", "inconclusive", "unmeasurable"]
-REASON_KINDS: tuple[str, ...] = ("failed", "regressed", "inconclusive", "unmeasurable")
+#: canaries missed, unverified answers over their bound, no scored answer), ``"golden"`` (a
+#: golden answer not fully supported, or a golden test not checked under
+#: ``--faithfulness-strict-baseline``: ``run.golden``; the run's kind is then ``failed``).
+ReasonKind = Literal["failed", "regressed", "inconclusive", "unmeasurable", "golden"]
+REASON_KINDS: tuple[str, ...] = ("failed", "regressed", "inconclusive", "unmeasurable",
+                                 "golden")
 
 
 def failed_own_thresholds(result: AnswerResult) -> bool:
@@ -165,6 +168,8 @@ class RunOutcome:
     #: them (``RunOutcome.of``); else found in ``results``
     unscored_given: list[AnswerResult] | None = None
     failing_given: list[AnswerResult] | None = None
+    #: the golden answers and tests (``run.golden.GoldenReport``), once the golden gate ran
+    golden: Any = None
     _index: tuple[int, dict[int, int]] | None = field(default=None, init=False, repr=False,
                                                       compare=False)
 
@@ -247,6 +252,8 @@ class RunOutcome:
         if self.incomplete:
             return "incomplete"
         kinds = {self.kind_of(f) for f in self.failures}
+        if "golden" in kinds:  # a golden answer not supported: a threshold missed
+            kinds.add("failed")
         if self.exit_failed:
             kinds.add("failed")
         if self.inconclusive:

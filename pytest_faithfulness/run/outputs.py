@@ -60,7 +60,7 @@ def saved_run(store: ResultStore, outcome: RunOutcome, name: str, git: Any = Non
                        test_exitstatus=outcome.test_exitstatus, full=full, gate=outcome.gate,
                        local_failures=outcome.local_failures,
                        failure_kinds=dict(outcome.reason_kinds),
-                       canaries=outcome.canaries)
+                       canaries=outcome.canaries, golden_tests=store.golden.to_dict())
 
 
 def save_run(store: ResultStore, outcome: RunOutcome, storage: str | Path, name: str,

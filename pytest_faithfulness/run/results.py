@@ -14,6 +14,7 @@ from typing import Any
 
 from ..judges.protocol import fingerprint_of, judge_description
 from ..records import AnswerResult, SessionSummary
+from .golden import GoldenTests
 
 
 class ResultStore:
@@ -29,6 +30,7 @@ class ResultStore:
             sets them from its shards; a pytest run finds them at the end).
         test_exitstatus: pytest's own exit status, when known in advance (a merge of saved
             runs: the status one run of every shard would have had).
+        golden: the run's golden tests and what became of them (``golden.GoldenTests``).
     """
 
     def __init__(self) -> None:
@@ -38,6 +40,7 @@ class ResultStore:
         self.silent_misses: list[AnswerResult] = []
         self.expected_misses: list[AnswerResult] = []
         self.test_exitstatus: int | None = None
+        self.golden = GoldenTests()
         self._judges: dict[int, Any] = {}
         self._merged_judges: list[str] = []
         self._merged_judge_info: list[dict[str, Any]] = []
@@ -143,6 +146,7 @@ class ResultStore:
             "judges": self.judges(),
             "judge_info": self.judge_info_dicts(),
             "incomplete_reason": self.incomplete_reason,
+            "golden": self.golden.to_dict(),
         })
 
     def merge_payload(self, payload: str) -> None:
@@ -156,5 +160,6 @@ class ResultStore:
                 self.calibration.extend(Outcome.model_validate(o) for o in data["calibration"])
             self._merged_judges.extend(data.get("judges", []))
             self._merged_judge_info.extend(data.get("judge_info", []))
+            self.golden.merge(data.get("golden"))
         if data.get("incomplete_reason"):
             self.mark_incomplete(data["incomplete_reason"])

@@ -426,6 +426,8 @@ def merge_shards(shards: Sequence[Shard], session: Any) -> Any:
             list(shard.run.judge_names or [j.description for j in shard.run.judges]),
             [j.model_dump(mode="json") for j in shard.run.judges])
     session.test_exitstatus = merged_test_exitstatus(shards)
+    for shard in shards:  # a golden test run in any shard ran (``run.golden.GoldenTests``)
+        session.golden.merge(shard.run.golden_tests)
     return session
 
 

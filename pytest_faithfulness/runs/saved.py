@@ -104,6 +104,7 @@ class SavedAnswer(LenientRecord):
         inputs_digest: ``baseline_identity.inputs_digest`` of the answer text and its
             passages (``None`` in runs saved before it was recorded: a comparison then falls
             back to the answer text and ``passages_digest``).
+        golden: recorded by a golden test (``run.golden``; false in runs saved before).
     """
 
     test_id: str
@@ -120,6 +121,7 @@ class SavedAnswer(LenientRecord):
     passages_digest: str | None = None
     error_kind: str | None = None
     inputs_digest: str | None = None
+    golden: bool = False
 
     @classmethod
     def of(cls, result: AnswerResult, index: int = 1) -> SavedAnswer:
@@ -135,7 +137,8 @@ class SavedAnswer(LenientRecord):
             unsupported=result.unsupported, passed=result.passed, judge=result.judge,
             answer=result.answer, error=result.error,
             passages_digest=passages_digest(result.passages), error_kind=result.error_kind,
-            inputs_digest=inputs_digest(result.answer, result.passages))
+            inputs_digest=inputs_digest(result.answer, result.passages),
+            golden=result.golden)
 
 
 def passages_digest(passages: Iterable[Any]) -> str:
@@ -243,6 +246,9 @@ class SavedRun(LenientRecord):
             none ran (or in files saved before); ``runs.merge`` adds the shards' counts up.
         suite_digest: ``baseline_identity.suite_digest`` of ``answers`` (the sorted test ids
             with their inputs digests), ``None`` in runs saved before it was recorded.
+        golden_tests: the run's golden tests, each with what became of it (``run.golden``:
+            ``ran``, ``skipped``, ``selected``, ``deselected``), so that a later run compared
+            with this one knows which went missing; empty in files saved before.
         signature: the hex HMAC-SHA-256 of the file under the signing key (see the module
             docstring), ``None`` when it was saved without a key.
     """
@@ -268,6 +274,7 @@ class SavedRun(LenientRecord):
     failure_kinds: dict[str, str] = Field(default_factory=dict)
     canaries: CanaryReport | None = None
     suite_digest: str | None = None
+    golden_tests: dict[str, str] = Field(default_factory=dict)
     signature: str | None = None
     #: ``"signed"`` (its signature checked out), ``"unsigned"`` or ``"unchecked"`` (signed,
     #: but read without the key); set by ``load_run``, never saved.
@@ -288,7 +295,8 @@ class SavedRun(LenientRecord):
            full: bool = True, gate: dict[str, Any] | None = None,
            local_failures: Iterable[str] = (),
            failure_kinds: dict[str, str] | None = None,
-           canaries: CanaryReport | None = None) -> SavedRun:
+           canaries: CanaryReport | None = None,
+           golden_tests: dict[str, str] | None = None) -> SavedRun:
         """Build the saved form of a session's results (``created`` is now, in UTC);
         ``incomplete_reason`` marks a run that did not judge every answer. ``full=False``
         leaves ``results`` empty (a comparison needs only ``answers``)."""
@@ -304,7 +312,8 @@ class SavedRun(LenientRecord):
                    judge_names=list(judge_names), silent_misses=list(silent_misses),
                    expected_misses=list(expected_misses), test_exitstatus=test_exitstatus,
                    gate=dict(gate or {}), local_failures=list(local_failures),
-                   failure_kinds=dict(failure_kinds or {}), canaries=canaries)
+                   failure_kinds=dict(failure_kinds or {}), canaries=canaries,
+                   golden_tests=dict(golden_tests or {}))
 
     def label(self) -> str:
         """``name (commit abc1234, created ...)`` for headers."""
