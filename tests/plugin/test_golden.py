@@ -7,6 +7,7 @@ Real pytest runs (``pytester``) with the scripted quoting judge (``QUOTING_CONFT
 from __future__ import annotations
 
 import json
+import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -165,6 +166,10 @@ def test_skipped_deselected_and_missing_golden_tests_are_listed_and_fail_under_s
     passes with them tolerated; ``--faithfulness-strict-baseline`` fails it, kind golden."""
     pytester.makeconftest(QUOTING_CONFTEST)
     pytester.makepyfile(test_status=STATUS_SUITE.replace("{gone}", GONE))
+    # a checkout, so that the baseline's ancestry is known (strict fails an unknown one)
+    for cmd in (["init", "-q"], ["add", "-A"],
+                ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "suite"]):
+        subprocess.run(["git", *cmd], cwd=pytester.path, check=True, capture_output=True)
     first = pytester.runpytest("--faithfulness-save", "main", "-k", "not test_g_deselected")
     assert first.ret == 0, first.stdout.str()
     saved = json.loads(next((pytester.path / ".faithfulness").glob("0001_main.json"))
