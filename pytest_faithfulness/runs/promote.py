@@ -211,8 +211,8 @@ def promote_run(results: Sequence[AnswerResult], comparison: Any, path: str | Pa
         failing = sum(1 for d in drafts if "failing" in d.why)
         unstable = sum(1 for d in drafts if "unstable" in d.why)
         done.lines = [f"faithfulness: {len(drafts)} draft label(s) written to {target} "
-                      f"({failing} failing, {unstable} unstable claim(s)); label the true "
-                      "ones and add them to the calibration set with:",
+                      f"({failing} failing, {unstable} unstable claim(s)); review them and "
+                      "add each to the calibration set with the label you give:",
                       f"  {review_command(target, labels_set=labels_set)}"]
     elif stale:
         done.lines = [f"faithfulness: no failing or unstable claim: removed the earlier draft "

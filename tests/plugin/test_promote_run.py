@@ -119,7 +119,7 @@ def test_a_run_writes_its_failing_and_unstable_claims_as_draft_labels(suite, xdi
     shown = Path("out") / PROMOTE_FILE
     assert _last_lines(result)[:2] == [
         f"faithfulness: 2 draft label(s) written to {shown} (1 failing, 1 unstable claim(s)); "
-        "label the true ones and add them to the calibration set with:",
+        "review them and add each to the calibration set with the label you give:",
         f"  pytest-faithfulness promote {shown} --accept ID [ID ...] "
         "--label supported|unsupported|contradicted --to LABELS.jsonl"]
     # only the controller wrote it: no worker left a file of its own anywhere
