@@ -323,8 +323,8 @@ class Settings:
     promote: str | None = option(
         "promote", "write the draft labels of the failing and unstable claims (for "
         "pytest-faithfulness promote) as JSON Lines to this path (default: "
-        "faithfulness-promote.jsonl beside the reports, else in the storage folder; 'none': "
-        "not written)", merge=True)
+        "faithfulness-promote.jsonl beside the reports; not written when no report is asked "
+        "for; 'none': never written)", merge=True)
     votes: int = option("votes", "verdicts per claim: every claim is judged up to this many "
                         "times (stopping once the majority is decided) and the majority stands "
                         "(ties: not supported; a checked contradicted verdict stands unless "
@@ -572,11 +572,12 @@ class Settings:
     def promote_path(self) -> Path | None:
         """Where the draft labels go (``runs.promote``): ``--faithfulness-promote``, else
         ``faithfulness-promote.jsonl`` in the folder of the decision file (beside the
-        reports), else in the storage folder; ``None`` for ``none``."""
+        reports); ``None`` for ``none``, and when no report is asked for (a run that asks
+        for no file leaves none behind)."""
         if self.promote:
             return None if self.promote.strip().lower() == "none" else Path(self.promote)
         decision = self.decision_path()
-        return (Path(decision).parent if decision else self.storage_path) / PROMOTE_FILE
+        return Path(decision).parent / PROMOTE_FILE if decision else None
 
     def outputs_configured(self) -> bool:
         """Whether any report file or saved run was asked for."""

@@ -127,17 +127,21 @@ def test_a_run_writes_its_failing_and_unstable_claims_as_draft_labels(suite, xdi
 
 
 def test_ids_are_stable_and_a_run_with_nothing_to_promote_removes_the_stale_file(suite):
-    suite.runpytest(*OPTIONS)  # no report asked for: the storage folder
-    path = suite.path / ".faithfulness" / PROMOTE_FILE
+    suite.runpytest(*OPTIONS)  # no report asked for: no drafts either
+    assert list(suite.path.rglob(PROMOTE_FILE)) == []
+    suite.runpytest(*OPTIONS, "--faithfulness-markdown", "summary.md")
+    path = suite.path / PROMOTE_FILE
     first = [d["id"] for d in _drafts(path)]
-    suite.runpytest(*OPTIONS)
+    suite.runpytest(*OPTIONS, "--faithfulness-markdown", "summary.md")
     assert [d["id"] for d in _drafts(path)] == first  # same claims, passages, tests: same ids
-    result = suite.runpytest(*OPTIONS, "-k", "good or timer")
+    result = suite.runpytest(*OPTIONS, "--faithfulness-markdown", "summary.md", "-k",
+                             "good or timer")
     result.assert_outcomes(passed=2)
     assert not path.exists()
     assert _last_lines(result)[1] == ("faithfulness: no failing or unstable claim: removed the "
-                                      f"earlier draft labels {path}")
-    result = suite.runpytest(*OPTIONS, "--faithfulness-promote", "none")
+                                      f"earlier draft labels {PROMOTE_FILE}")
+    result = suite.runpytest(*OPTIONS, "--faithfulness-markdown", "summary.md",
+                             "--faithfulness-promote", "none")
     assert not path.exists() and "draft label" not in result.stdout.str()
 
 
