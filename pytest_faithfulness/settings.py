@@ -572,8 +572,11 @@ class Settings:
     def promote_path(self) -> Path | None:
         """Where the draft labels go (``runs.promote``): ``--faithfulness-promote``, else
         ``faithfulness-promote.jsonl`` in the folder of the decision file (beside the
-        reports); ``None`` for ``none``, and when no report is asked for (a run that asks
-        for no file leaves none behind)."""
+        reports); ``None`` for ``none``, in a calibration run (its records are labelled
+        already) and when no report is asked for (a run that asks for no file leaves none
+        behind)."""
+        if self.calibrate:
+            return None
         if self.promote:
             return None if self.promote.strip().lower() == "none" else Path(self.promote)
         decision = self.decision_path()

@@ -243,8 +243,9 @@ def test_a_calibration_run_reads_the_promoted_labels(drafts, suite):
     assert _promote(str(drafts), "--accept", ids[FLAKY], "--label", "supported",
                     "--to", str(labels)) == 0
     result = suite.runpytest(*OPTIONS, "--faithfulness-calibrate", str(labels), "-p",
-                             "no:xdist")
+                             "no:xdist", "--faithfulness-promote", "drafts.jsonl")
     result.assert_outcomes(passed=2)
+    assert drafts.is_file()  # a calibration run neither writes nor removes drafts
     out = result.stdout.str()
     assert "claim level: 2 records, 0 errored; balanced accuracy (supported vs not) 1.000" in out
     assert "source promoted (claim): 2 records" in out
