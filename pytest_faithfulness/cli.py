@@ -5,6 +5,10 @@ Commands::
     pytest-faithfulness merge RUN... [--expect N] [--allow-mixed] [-c INI] [options]
     pytest-faithfulness cache merge SRC... DEST [--strict]
     pytest-faithfulness cache stats DIR...
+    pytest-faithfulness promote FILE --accept ID... --label LABEL [--to LABELS.jsonl]
+
+``promote`` appends reviewed draft labels of a run (``runs.promote``) to the calibration
+labels file.
 
 ``merge`` reads the saved runs of a sharded suite (``--faithfulness-save`` in each shard; a
 folder stands for every saved run in it), checks that they belong together
@@ -276,7 +280,9 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
     lines += outcome.notes
     lines += terminal.comparison_lines(outcome.comparison) if outcome.comparison is not None \
         else []
-    lines += terminal.closing_lines(outcome, outcome.verdict(exit_failed=outcome.exitstatus != 0))
+    closing = terminal.closing_lines(outcome,
+                                     outcome.verdict(exit_failed=outcome.exitstatus != 0))
+    lines += closing[:-1] + outcome.closing_notes + closing[-1:]  # drafts: before the verdict
     for line in lines:
         print(terminal.terminal_text(line), file=out)
     return EXIT_FAILED if outcome.exitstatus is None else outcome.exitstatus
@@ -335,16 +341,71 @@ def run_cache(args: argparse.Namespace, out: Any = None) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# promote
+
+def _promote_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "promote", help="add reviewed draft labels of a run (faithfulness-promote.jsonl) to "
+        "the calibration labels file",
+        description="Append the draft labels ID... of FILE (written by a run with failing or "
+        "unstable claims) to the claim-level labels file that --faithfulness-calibrate reads, "
+        "with the label YOU give: --label is required and never taken from the judge's "
+        "verdict, because labels copied from the judge would only measure the judge against "
+        "itself. Re-accepting an id the labels file holds with the same label adds nothing; "
+        "with another label it is an error. Exit status: 0 done, 4 a usage error (nothing "
+        "written).")
+    parser.add_argument("file", metavar="FILE", help="the draft labels "
+                        "(faithfulness-promote.jsonl)")
+    parser.add_argument("--accept", nargs="+", required=True, metavar="ID",
+                        help="the ids of the drafts to add (the 'id' of each line of FILE)")
+    parser.add_argument("--label", required=True, choices=("supported", "unsupported",
+                                                           "contradicted"),
+                        help="the human label of the accepted claims (required: the judge's "
+                        "verdict is never copied)")
+    parser.add_argument("--to", metavar="LABELS.jsonl",
+                        help="the labels file to append to (default: the ini key "
+                        "faithfulness_calibrate of the pytest configuration)")
+    parser.add_argument("-c", "--config-file", dest="inifile", metavar="FILE",
+                        help="the pytest configuration file to read faithfulness_calibrate from")
+
+
+def run_promote(args: argparse.Namespace, out: Any = None) -> int:
+    """``pytest-faithfulness promote``: ``runs.promote.accept``. Returns 0.
+
+    Raises:
+        UsageError: no ``--to`` and no ini ``faithfulness_calibrate``; see ``accept``.
+    """
+    from .runs.promote import accept
+
+    out = out or sys.stdout
+    to = args.to
+    if not to:
+        _, ini = load_ini(args.inifile)
+        to = str(ini.get("faithfulness_calibrate") or "").strip() or None
+    if not to:
+        raise UsageError("promote needs --to LABELS.jsonl (or the ini key "
+                         "faithfulness_calibrate naming the labels file)")
+    try:
+        done = accept(args.file, args.accept, args.label, to)
+    except OSError as exc:
+        raise UsageError(f"cannot write {to}: {exc}") from None
+    for line in done.lines():
+        print(line, file=out)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``pytest-faithfulness`` argument parser."""
     parser = argparse.ArgumentParser(
         prog="pytest-faithfulness",
         description="Merge the saved runs of a sharded faithfulness suite; merge verdict "
-        "caches.")
+        "caches; promote reviewed draft labels into the calibration set.")
     sub = parser.add_subparsers(dest="command", required=True)
     _merge_parser(sub)
     _cache_parser(sub)
+    _promote_parser(sub)
     return parser
 
 
@@ -359,6 +420,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "merge":
             return run_merge(args)
+        if args.command == "promote":
+            return run_promote(args)
         return run_cache(args)
     except UsageError as exc:
         print(f"ERROR: {exc}", file=sys.stderr)

@@ -335,6 +335,11 @@ class Settings:
         "figures, canaries, comparison and judge) as JSON to this path (default: "
         "faithfulness-decision.json beside the JSON report, or beside the first report asked "
         "for, when any is)", merge=True)
+    promote: str | None = option(
+        "promote", "write the draft labels of the failing and unstable claims (for "
+        "pytest-faithfulness promote) as JSON Lines to this path (default: "
+        "faithfulness-promote.jsonl beside the reports; not written when no report is asked "
+        "for; 'none': never written)", merge=True)
     votes: int = option("votes", "verdicts per claim: every claim is judged up to this many "
                         "times (stopping once the majority is decided) and the majority stands "
                         "(ties: not supported; a checked contradicted verdict stands unless "
@@ -450,7 +455,9 @@ class Settings:
         if not worker:  # workers write none of these; the controller checks them once
             for flag, path in (("report", self.report), ("markdown", self.markdown),
                                ("html", self.html), ("pr-comment", self.pr_comment),
-                               ("decision", self.decision)):
+                               ("decision", self.decision),
+                               ("promote", None if (self.promote or "").strip().lower()
+                                == "none" else self.promote)):
                 check_output_file(path, f"--faithfulness-{flag} (ini faithfulness_{flag})")
             if self.save or self.autosave:
                 check_output_folder(storage, "--faithfulness-storage (ini faithfulness_storage)")
@@ -586,6 +593,19 @@ class Settings:
                 return str(Path(report).parent / DECISION_FILE)
         return None
 
+    def promote_path(self) -> Path | None:
+        """Where the draft labels go (``runs.promote``): ``--faithfulness-promote``, else
+        ``faithfulness-promote.jsonl`` in the folder of the decision file (beside the
+        reports); ``None`` for ``none``, in a calibration run (its records are labelled
+        already) and when no report is asked for (a run that asks for no file leaves none
+        behind)."""
+        if self.calibrate:
+            return None
+        if self.promote:
+            return None if self.promote.strip().lower() == "none" else Path(self.promote)
+        decision = self.decision_path()
+        return Path(decision).parent / PROMOTE_FILE if decision else None
+
     def outputs_configured(self) -> bool:
         """Whether any report file or saved run was asked for."""
         return bool(self.report or self.markdown or self.html or self.save or self.autosave
@@ -594,6 +614,9 @@ class Settings:
 
 #: The decision file's name when ``--faithfulness-decision`` does not give one.
 DECISION_FILE = "faithfulness-decision.json"
+#: The draft labels' file name when ``--faithfulness-promote`` does not give one
+#: (``runs.promote.PROMOTE_FILE``).
+PROMOTE_FILE = "faithfulness-promote.jsonl"
 
 
 def under(rootdir: Path, path: str) -> Path:

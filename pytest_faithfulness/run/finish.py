@@ -178,10 +178,30 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
     outcome.set_exit_status()
     files = OutputFiles(**settings.output_files(git))
     write_outputs(store, outcome, files, emit=faces.emit)
+    write_promote(outcome, settings.promote_path())
     outcome.set_exit_status()
     if write_decision(outcome, files.decision) is not None:
         outcome.set_exit_status()
     return outcome
+
+
+def write_promote(outcome: RunOutcome, path: str | Path | None, *,
+                  labels_set: bool = False) -> None:
+    """The draft labels of the run's failing and unstable claims (``runs.promote``), written
+    to ``path`` (``None``: not written), their closing lines kept in
+    ``outcome.closing_notes``. A file that cannot be written is a loud note, never a gate
+    failure: the drafts are a help to people, not part of the run's verdict."""
+    if path is None:
+        return
+    from ..runs.promote import promote_run
+
+    try:
+        done = promote_run(outcome.results, outcome.comparison, path, labels_set=labels_set)
+    except Exception as exc:  # noted: the reports already say everything the gate decided
+        outcome.closing_notes.append(f"WARNING: could not write the draft labels ({path}): "
+                                     f"{type(exc).__name__}: {exc}")
+        return
+    outcome.closing_notes.extend(done.lines)
 
 
 # The gates ------------------------------------------------------------------------------------

@@ -164,6 +164,9 @@ class RunOutcome:
     exitstatus: int | None = None
     notes: list[str] = field(default_factory=list)
     report_path: Path | None = None
+    #: terminal lines for the very end, just before the verdict: the draft labels written
+    #: and the command that promotes them (``runs.promote``)
+    closing_notes: list[str] = field(default_factory=list)
     #: the unscored answers and those failing their own thresholds, when a caller states
     #: them (``RunOutcome.of``); else found in ``results``
     unscored_given: list[AnswerResult] | None = None
