@@ -6,9 +6,10 @@ Commands::
     pytest-faithfulness cache merge SRC... DEST [--strict]
     pytest-faithfulness cache stats DIR...
     pytest-faithfulness promote FILE --accept ID... --label LABEL [--to LABELS.jsonl]
+    pytest-faithfulness estimate [RUN] [--judge MODEL] [--storage DIR] [--cache-dir DIR] [--json]
 
 ``promote`` appends reviewed draft labels of a run (``runs.promote``) to the calibration
-labels file.
+labels file; ``estimate`` prints what the next run would cost (``runs.estimate``).
 
 ``merge`` reads the saved runs of a sharded suite (``--faithfulness-save`` in each shard; a
 folder stands for every saved run in it), checks that they belong together
@@ -33,6 +34,11 @@ option, shards that do not belong together, a file that is not a saved run or is
 signed run whose signature does not match, an unsigned run under
 ``--faithfulness-require-signed-runs``), with no decision file. A usage error is one
 ``ERROR:`` line, never a traceback.
+
+``estimate`` prints what the next run would cost (calls, cache hits, tokens, price, wall
+time) from a saved run and the verdict cache, without calling the judge
+(``runs.estimate``; docs/estimate.md). Exit status 0, or 4 for a usage error (no saved run,
+a bad option).
 """
 
 from __future__ import annotations
@@ -395,17 +401,139 @@ def run_promote(args: argparse.Namespace, out: Any = None) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# estimate
+
+#: The ``Settings`` options ``estimate`` reads (flag and ini key, as pytest's).
+ESTIMATE_OPTIONS = ("judge", "panel", "votes", "first_filter", "api_base", "temperature",
+                    "cache_dir", "no_cache", "cache_mode", "concurrency", "context_budget",
+                    "max_rpm", "max_tpm", "canaries", "storage")
+
+
+def _estimate_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "estimate", help="what the next run would cost, from a saved run and the cache",
+        description="Estimate the judge calls, cache hits, tokens, cost (litellm's price map) "
+        "and wall time of judging a saved run's answers again with the configured judge, "
+        "without calling it. Exit status: 0, or 4 for a usage error.")
+    parser.add_argument("run", nargs="?", default=None, metavar="RUN",
+                        help="a saved run: name, counter or file (default: the latest)")
+    parser.add_argument("-c", "--config-file", dest="inifile", metavar="FILE",
+                        help="the pytest configuration file to read the ini keys from")
+    parser.add_argument("--rootdir", metavar="DIR",
+                        help="where to look for the configuration file (default: the working "
+                        "directory); also the base of relative storage and cache folders")
+    parser.add_argument("--latency", type=float, default=None, metavar="SECONDS",
+                        help="seconds per judge call for the wall time (default 1.0 for a "
+                        "model judge; saved runs do not record it)")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="processes judging at once (pytest -n N; default 1)")
+    parser.add_argument("--json", action="store_true", help="print the estimate as JSON")
+    _option_flags(parser, [o for o in Settings.options()
+                           if o.dest[len("faithfulness_"):] in ESTIMATE_OPTIONS])
+
+
+def _option_flags(parser: argparse.ArgumentParser, options: Iterable[Any]) -> None:
+    """Add each ``Settings`` option as its pytest flag and without the prefix."""
+    for opt in options:
+        flags = [opt.flag, "--" + opt.name]
+        if opt.kind == "flag":
+            parser.add_argument(*flags, dest=opt.dest, action="store_true", default=None,
+                                help=opt.help)
+        else:
+            parser.add_argument(*flags, dest=opt.dest, default=None, help=opt.help)
+
+
+def option_settings(args: argparse.Namespace, names: Iterable[str]) -> Any:
+    """The ``settings.Settings`` of a command that reads the options ``names`` (field names,
+    ``"judge"``): each from its flag (``args.faithfulness_<name>``), else its ini key, found
+    as ``merge`` finds it (``load_ini``, ``--rootdir``, ``-c``); the rest at their defaults.
+
+    Raises:
+        UsageError: a bad value (naming the flag and the ini key), an unknown judge.
+    """
+    from .settings import ConfigError, Settings
+
+    start = Path(args.rootdir) if args.rootdir else Path.cwd()
+    inipath, ini = load_ini(args.inifile, start)
+    rootdir = Path(args.rootdir).resolve() if args.rootdir else \
+        (inipath.parent if inipath is not None else Path.cwd())
+    wanted = set(names)
+    raw: dict[str, Any] = {}
+    for opt in Settings.options():
+        name = opt.dest[len("faithfulness_"):]
+        if name not in wanted:
+            continue
+        flag = getattr(args, opt.dest, None)
+        try:
+            raw[name] = flag if flag is not None else _ini_raw(opt, ini)
+        except ValueError as exc:
+            raise UsageError(f"{opt.label()} {exc}") from None
+    try:
+        return Settings.from_mapping(raw, rootdir=rootdir)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def run_estimate(args: argparse.Namespace, out: Any = None) -> int:
+    """``pytest-faithfulness estimate``: print the estimate (``runs.estimate``). Returns 0.
+
+    Raises:
+        UsageError: no saved run (or none matching RUN), a bad option, a run that cannot be
+            estimated.
+    """
+    import json
+
+    from .cache import signing_key_from_env
+    from .runs.estimate import EstimateConfig, EstimateError, estimate_run, latest_run
+    from .runs.saved import BaselineError, load_run, resolve_run
+
+    out = out or sys.stdout
+    settings = option_settings(args, ESTIMATE_OPTIONS)
+    if args.latency is not None and not 0 <= args.latency < float("inf"):
+        raise UsageError(f"--latency must be a number of seconds >= 0, got {args.latency}")
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    try:
+        path, notes = resolve_run(settings.storage_path, args.run, rootdir=args.rootdir) \
+            if args.run else latest_run(settings.storage_path)
+        run = load_run(path)
+    except BaselineError as exc:
+        raise UsageError(f"estimate needs a saved run: {exc}") from None
+    config = EstimateConfig(
+        judge=settings.judge, panel=settings.panel, votes=settings.votes,
+        first_filter=settings.first_filter, api_base=settings.api_base,
+        temperature=settings.temperature,
+        cache_dir=None if settings.no_cache else settings.cache_path,
+        cache_mode=settings.cache_mode, concurrency=settings.concurrency,
+        context_budget=settings.context_budget, max_rpm=settings.max_rpm,
+        max_tpm=settings.max_tpm, canaries=settings.canaries, latency_s=args.latency,
+        workers=args.workers, signing_key=signing_key_from_env())
+    try:
+        estimate = estimate_run(run, config, run_path=path)
+    except EstimateError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps({**estimate.as_json(), "notes": notes}, indent=2), file=out)
+    else:
+        for line in [*notes, *estimate.lines()]:
+            print(line, file=out)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``pytest-faithfulness`` argument parser."""
     parser = argparse.ArgumentParser(
         prog="pytest-faithfulness",
         description="Merge the saved runs of a sharded faithfulness suite; merge verdict "
-        "caches; promote reviewed draft labels into the calibration set.")
+        "caches; promote reviewed draft labels into the calibration set; estimate the next "
+        "run's bill.")
     sub = parser.add_subparsers(dest="command", required=True)
     _merge_parser(sub)
     _cache_parser(sub)
     _promote_parser(sub)
+    _estimate_parser(sub)
     return parser
 
 
@@ -422,6 +550,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_merge(args)
         if args.command == "promote":
             return run_promote(args)
+        if args.command == "estimate":
+            return run_estimate(args)
         return run_cache(args)
     except UsageError as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
