@@ -124,6 +124,29 @@ class FigureRow(LenientRecord):
             else False
 
 
+class Effect(LenientRecord):
+    """One of the two effects a judge change is split into (``runs.effects``).
+
+    Args:
+        kind: ``"answer"`` (old vs new answers, both judged by the new judge) or ``"judge"``
+            (old vs new judge, both on the old answers).
+        before / after: what each side is, for people.
+        figures: mean faithfulness and the unsupported-answer rate side by side, each with
+            its paired change, 95% interval, p-value and pairs (``FigureRow``).
+        notes: what the figures may hide (answers the new decomposer splits differently).
+    """
+
+    kind: Literal["answer", "judge"]
+    before: str = ""
+    after: str = ""
+    figures: list[FigureRow] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    def figure(self, key: str) -> FigureRow | None:
+        """The row of one figure, by ``RunFigures`` field name."""
+        return next((f for f in self.figures if f.key == key), None)
+
+
 class Comparison(LenientRecord):
     """This run against a saved one.
 
@@ -144,6 +167,10 @@ class Comparison(LenientRecord):
             answer text, same passages, same judges with the same prompt version): the
             judge's noise, listed apart from ``answers`` and not counted in ``worsened``.
         alpha: the significance level of the compare-fail bounds (``None``: absolute bounds).
+        answer_effect / judge_effect: with a re-judged baseline (``runs.effects``), the old
+            answers vs the new ones, both judged by the new judge (what ``figures``, the gate
+            and the compare-fail bounds then measure), and the old judge vs the new one on the
+            old answers (reported, never gated); ``None`` otherwise.
     """
 
     baseline_name: str
@@ -161,6 +188,8 @@ class Comparison(LenientRecord):
     untestable: list[str] = Field(default_factory=list)
     instability: list[AnswerChange] = Field(default_factory=list)
     alpha: float | None = None
+    answer_effect: Effect | None = None
+    judge_effect: Effect | None = None
 
     @property
     def worsened(self) -> int:
