@@ -267,9 +267,9 @@ def rejudged_baseline(baseline: SavedRun, judge: Any, storage: str | Path, *,
     info = judge_of(judge)
     found = find_rejudged(storage, baseline, info)
     if found is not None:
-        path, run = found
-        return Rejudged(run, path, True, [f"re-judged baseline reused: {path}"]
-                        + split_notes(run))
+        kept_path, kept = found
+        return Rejudged(kept, kept_path, True, [f"re-judged baseline reused: {kept_path}"]
+                        + split_notes(kept))
     run = rejudge_run(baseline, judge, baseline_path=baseline_path, **options)
     notes: list[str] = []
     path: Path | None = None
