@@ -60,18 +60,17 @@ def compare_rejudged(baseline: SavedRun, rejudged: SavedRun, current: SavedRun, 
         notes: lines for the judge effect (e.g. ``rejudge.split_notes``).
     """
     comparison = compare_runs(rejudged, current, baseline_path=baseline_path)
-    new_judge = judge_name(rejudged)
-    comparison.baseline_label = f"{baseline.label()}, re-judged by {new_judge}"
-    old_answers, new_answers = f"{baseline.name} answers", "this run's answers"
+    old_judge, new_judge = judge_name(baseline), judge_name(rejudged)
+    comparison.baseline_label = f"{baseline.label()}, re-judged by this run's judge"
+    judges = f"old judge: {old_judge}; new judge: {new_judge}"
+    old_answers = f"{baseline.name} answers"
     comparison.answer_effect = effect_of(
-        comparison, "answer", f"{old_answers}, judged by {new_judge}",
-        f"{new_answers}, judged by {new_judge}",
-        ["the baseline was re-judged by this run's judge: the figures, the gate and "
-         "--faithfulness-compare-fail compare the answers only"])
+        comparison, "answer", f"{old_answers}, new judge", "this run's answers, new judge",
+        ["the baseline was re-judged by this run's judge (its claims kept): the figures, the "
+         "gate and --faithfulness-compare-fail compare the answers only"])
     judged = compare_runs(baseline, rejudged)
     comparison.judge_effect = effect_of(
-        judged, "judge", f"{old_answers}, judged by {judge_name(baseline)}",
-        f"{old_answers}, judged by {new_judge}",
-        ["reported, never gated: the change a judge swap alone makes on the same answers",
-         *notes])
+        judged, "judge", f"{old_answers}, old judge", f"{old_answers}, new judge",
+        ["reported, never gated: the change the judge swap alone makes on the same answers",
+         judges, *notes])
     return comparison
