@@ -36,9 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from ..errors import BaselineError
 from ..records import AnswerResult, Decomposition
-from .saved import JudgeInfo, RejudgeInfo, SavedRun, list_runs, load_run, save_run
+from .saved import JudgeInfo, LenientRecord, SavedRun, list_runs, load_run, save_run
 
 #: What joins a run's name and the judge key in a derived run's name.
 REJUDGE_MARK = "@judge-"
@@ -47,6 +49,55 @@ SPLIT_EXAMPLES = 10
 #: Result fields copied from the baseline's record onto the re-judged one.
 _KEPT_FIELDS = ("test_id", "min_score", "max_unsupported", "require_claims",
                 "min_citation_precision", "conversation", "turn", "test_file", "test_line")
+
+
+class RejudgeInfo(LenientRecord):
+    """What a re-judged run was derived from (``SavedRun.rejudged`` as JSON; ``rejudge_info``
+    reads it).
+
+    Args:
+        baseline_name: the name of the run it re-judges.
+        baseline_path: that run's file, when known.
+        baseline_digest: ``run_digest`` of that run (its content, signature left
+            out): the derived run is reused only for the same content.
+        judge_key: ``judge_key`` of the judge that re-judged it (12 hex digits).
+        judge_fingerprint: that judge's ``fingerprint()`` (``None``: it has none, and the
+            derived run is never reused).
+        baseline_judges: the judges of the run it re-judges.
+        answers: answers re-judged.
+        kept: answers re-judged on the baseline's own claims (decomposition kept).
+        decomposed_anew: answers the baseline had no claims for (a decompose error, an answer
+            outside the judge's coverage), decomposed by the new judge.
+        split_checked: answers whose claims the new judge's decomposer was asked for.
+        split_differently: of those, the answers it splits into other claims.
+        split_unchecked: answers it could not be asked for (its decompose raised).
+        split_examples: test ids of some answers split differently (at most 10).
+    """
+
+    baseline_name: str
+    baseline_path: str | None = None
+    baseline_digest: str = ""
+    judge_key: str = ""
+    judge_fingerprint: dict[str, Any] | None = None
+    baseline_judges: list[JudgeInfo] = Field(default_factory=list)
+    answers: int = 0
+    kept: int = 0
+    decomposed_anew: int = 0
+    split_checked: int = 0
+    split_differently: int = 0
+    split_unchecked: int = 0
+    split_examples: list[str] = Field(default_factory=list)
+
+
+def rejudge_info(run: SavedRun) -> RejudgeInfo | None:
+    """What ``run`` was re-judged from, or ``None`` when it is not a re-judged run (or its
+    record of it is malformed)."""
+    if not isinstance(run.rejudged, dict):
+        return None
+    try:
+        return RejudgeInfo.model_validate(run.rejudged)
+    except ValueError:
+        return None
 
 
 def judge_info(judge: Any) -> JudgeInfo:
@@ -81,7 +132,8 @@ def run_digest(run: SavedRun) -> str:
 def derived_name(baseline: SavedRun, key: str) -> str:
     """``<name>@judge-<key>``: the name of ``baseline`` re-judged by the judge of ``key``
     (a baseline that is itself re-judged keeps its own name's stem)."""
-    stem = baseline.rejudged.baseline_name if baseline.rejudged is not None else baseline.name
+    info = rejudge_info(baseline)
+    stem = info.baseline_name if info is not None else baseline.name
     return f"{stem}{REJUDGE_MARK}{key}"
 
 
@@ -200,7 +252,7 @@ def rejudge_run(baseline: SavedRun, judge: Any, *, baseline_path: str | Path | N
         answers=len(records), kept=sum(d is not None for d in kept),
         decomposed_anew=sum(d is None for d in kept), split_checked=splits.checked,
         split_differently=splits.differently, split_unchecked=splits.unchecked,
-        split_examples=splits.examples)
+        split_examples=splits.examples).model_dump(mode="json")
     return derived
 
 
@@ -219,7 +271,7 @@ def find_rejudged(storage: str | Path, baseline: SavedRun, info: JudgeInfo
             run = load_run(path)
         except BaselineError:
             continue
-        found = run.rejudged
+        found = rejudge_info(run)
         if (found is not None and found.baseline_digest == digest and found.judge_key == key
                 and found.judge_fingerprint == info.fingerprint):
             return path, run
@@ -290,7 +342,7 @@ def rejudged_baseline(baseline: SavedRun, judge: Any, storage: str | Path, *,
 def split_notes(run: SavedRun) -> list[str]:
     """Lines on what the decomposition kept hides: answers the new judge's decomposer splits
     differently, answers it could not be asked about, answers decomposed anew."""
-    info = run.rejudged
+    info = rejudge_info(run)
     if info is None:
         return []
     notes = []

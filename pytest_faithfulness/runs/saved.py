@@ -195,43 +195,6 @@ class GitInfo(LenientRecord):
     dirty: bool | None = None
 
 
-class RejudgeInfo(LenientRecord):
-    """What a re-judged run (``runs.rejudge``) was derived from: set on the derived run only.
-
-    Args:
-        baseline_name: the name of the run it re-judges.
-        baseline_path: that run's file, when known.
-        baseline_digest: ``runs.rejudge.run_digest`` of that run (its content, signature left
-            out): the derived run is reused only for the same content.
-        judge_key: ``runs.rejudge.judge_key`` of the judge that re-judged it (12 hex digits).
-        judge_fingerprint: that judge's ``fingerprint()`` (``None``: it has none, and the
-            derived run is never reused).
-        baseline_judges: the judges of the run it re-judges.
-        answers: answers re-judged.
-        kept: answers re-judged on the baseline's own claims (decomposition kept).
-        decomposed_anew: answers the baseline had no claims for (a decompose error, an answer
-            outside the judge's coverage), decomposed by the new judge.
-        split_checked: answers whose claims the new judge's decomposer was asked for.
-        split_differently: of those, the answers it splits into other claims.
-        split_unchecked: answers it could not be asked for (its decompose raised).
-        split_examples: test ids of some answers split differently (at most 10).
-    """
-
-    baseline_name: str
-    baseline_path: str | None = None
-    baseline_digest: str = ""
-    judge_key: str = ""
-    judge_fingerprint: dict[str, Any] | None = None
-    baseline_judges: list[JudgeInfo] = Field(default_factory=list)
-    answers: int = 0
-    kept: int = 0
-    decomposed_anew: int = 0
-    split_checked: int = 0
-    split_differently: int = 0
-    split_unchecked: int = 0
-    split_examples: list[str] = Field(default_factory=list)
-
-
 class SavedRun(LenientRecord):
     """One saved run (one JSON file in the storage folder).
 
@@ -274,9 +237,9 @@ class SavedRun(LenientRecord):
             none ran (or in files saved before); ``runs.merge`` adds the shards' counts up.
         signature: the hex HMAC-SHA-256 of the file under the signing key (see the module
             docstring), ``None`` when it was saved without a key.
-        rejudged: set on a run derived by ``runs.rejudge`` (a saved run re-judged by another
-            judge, ``<name>@judge-<key>``): what it was derived from. Such a run is never
-            picked as the latest baseline. ``None`` on every other run.
+        rejudged: on a run derived by ``runs.rejudge`` (``<name>@judge-<key>``), what it was
+            derived from (``runs.rejudge.RejudgeInfo`` as JSON); never picked as the latest
+            baseline. ``None`` on every other run.
     """
 
     format: str = SAVED_RUN_FORMAT
@@ -300,7 +263,7 @@ class SavedRun(LenientRecord):
     failure_kinds: dict[str, str] = Field(default_factory=dict)
     canaries: CanaryReport | None = None
     signature: str | None = None
-    rejudged: RejudgeInfo | None = None
+    rejudged: dict[str, Any] | None = None
     #: ``"signed"`` (its signature checked out), ``"unsigned"`` or ``"unchecked"`` (signed,
     #: but read without the key); set by ``load_run``, never saved.
     _trust: str = PrivateAttr(default="unsigned")
@@ -515,17 +478,12 @@ def _not_a_baseline(path: Path) -> str | None:
         return "its gate failed"
     if _answer_count(path) == 0:
         return "it judged no answer"
-    if _is_rejudged(path):
-        return "a re-judged copy of another run"
+    try:  # a run re-judged by another judge (``runs.rejudge``) is a copy, not a baseline
+        if isinstance(json.loads(path.read_text(encoding="utf-8")).get("rejudged"), dict):
+            return "a re-judged copy of another run"
+    except (OSError, ValueError, AttributeError):
+        pass
     return None
-
-
-def _is_rejudged(path: Path) -> bool:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and isinstance(data.get("rejudged"), dict)
 
 
 def _skipped_note(skipped: list[tuple[Path, str]]) -> list[str]:

@@ -12,6 +12,7 @@ from conftest import INI
 from judge_swap import ANSWERS_V1, ANSWERS_V2, NEW_MODEL, OLD_MODEL, handler, judge_args, write
 
 from pytest_faithfulness.cli import main as cli_main
+from pytest_faithfulness.runs.rejudge import rejudge_info
 from pytest_faithfulness.runs.saved import list_runs, load_run
 
 
@@ -38,7 +39,7 @@ def test_rejudge_saves_the_derived_run_then_reuses_it(saved, chat_server, capsys
     runs = list_runs(saved.path / ".faithfulness")
     assert [p.name.split("_", 1)[1].split("-judge-")[0] for p in runs] == ["main.json", "main"]
     derived = load_run(runs[1])
-    assert derived.name.startswith("main@judge-") and derived.rejudged.baseline_name == "main"
+    assert derived.name.startswith("main@judge-") and rejudge_info(derived).baseline_name == "main"
     chat_server.clear()
     assert cli_main(["rejudge", "main", *_judge_flags(chat_server)]) == 0
     assert "(reused)" in capsys.readouterr().out and chat_server.requests == []

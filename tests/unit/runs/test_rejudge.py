@@ -20,6 +20,7 @@ from pytest_faithfulness.runs.rejudge import (
     derived_name,
     judge_info,
     judge_key,
+    rejudge_info,
     rejudge_run,
     rejudged_baseline,
     run_digest,
@@ -58,7 +59,7 @@ def test_the_claims_are_kept_and_verified_by_the_new_judge_without_a_decompose_c
     key = judge_key(judge_info(make_judge(server, NEW_MODEL)))
     assert derived.name == f"main@judge-{key}" and len(key) == 12
     assert derived.judges[0].fingerprint["model"] == NEW_MODEL
-    info = derived.rejudged
+    info = rejudge_info(derived)
     assert info.baseline_name == "main" and info.baseline_digest == run_digest(baseline)
     assert (info.answers, info.kept, info.decomposed_anew) == (10, 10, 0)
 
@@ -68,7 +69,7 @@ def test_the_splits_of_the_new_decomposer_are_counted_not_hidden(server):
     server.clear()
     derived = rejudge_run(baseline, make_judge(server, NEW_MODEL))
     assert ops(server).count("decompose") == 10
-    info = derived.rejudged
+    info = rejudge_info(derived)
     assert (info.split_checked, info.split_differently, info.split_unchecked) == (10, 1, 0)
     assert info.split_examples == [f"a{SPLIT}"]
 
