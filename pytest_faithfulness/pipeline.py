@@ -368,18 +368,25 @@ def evaluate_decomposed_many(cases: list[tuple[str, list[Passage], Decomposition
     return _loop.run_sync(run())
 
 
-def decompose_claims(answer: str, passages: list[Passage], judge: Judge) -> list[str]:
-    """The claims ``evaluate`` would score for ``answer`` with ``judge``: its decomposition
-    held against the answer (``alignment``), claim texts in order (blocking).
-
-    Raises:
-        Exception: whatever the judge's ``decompose`` raised.
-    """
-    async def run() -> list[str]:
-        decomposition = as_decomposition(await call_judge(judge, "decompose", answer))
+def decompose_claims_many(cases: list[tuple[str, list[Passage]]], judge: Judge, *,
+                          concurrency: int = DEFAULT_CONCURRENCY
+                          ) -> list[list[str] | BaseException]:
+    """The claims ``evaluate`` would score for each ``(answer, passages)`` with ``judge``: its
+    decomposition held against the answer (``alignment``), claim texts in order (blocking; at
+    most ``concurrency`` decompose calls in flight). Where the judge's ``decompose`` raised,
+    the exception stands in that answer's place (returned, not raised)."""
+    async def one(answer: str, passages: list[Passage],
+                  semaphore: asyncio.Semaphore) -> list[str]:
+        async with semaphore:
+            decomposition = as_decomposition(await call_judge(judge, "decompose", answer))
         alignment = aligned(memo_of(judge), answer, decomposition,
                             tuple(p.id for p in passages))
         return [c.text for c in alignment.claims]
+
+    async def run() -> list[list[str] | BaseException]:
+        semaphore = asyncio.Semaphore(max(1, int(concurrency)))
+        return list(await asyncio.gather(*(one(a, p, semaphore) for a, p in cases),
+                                         return_exceptions=True))
 
     return _loop.run_sync(run())
 

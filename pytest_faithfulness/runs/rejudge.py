@@ -12,8 +12,9 @@ a pass). The claims are the baseline's: the new judge is not asked to decompose 
 Where the baseline has no claims to keep (a decompose error, an answer outside the old
 judge's coverage), the new judge decomposes the answer (``RejudgeInfo.decomposed_anew``).
 Whether the new judge's decomposer would split the old answers differently is measured and
-reported, never hidden: each old answer is decomposed once more (``pipeline.decompose_claims``)
-and its claims compared with the kept ones (``RejudgeInfo.split_differently``).
+reported, never hidden: each old answer is decomposed once more
+(``pipeline.decompose_claims_many``) and its claims compared with the kept ones
+(``RejudgeInfo.split_differently``).
 
 The result is a derived ``SavedRun`` named ``<name>@judge-<key>`` (``judge_key``: 12 hex
 digits of the judge's fingerprint), saved in the storage folder as
@@ -162,19 +163,19 @@ class SplitCount:
     examples: list[str] = field(default_factory=list)
 
 
-def count_splits(records: list[AnswerResult], judge: Any) -> SplitCount:
+def count_splits(records: list[AnswerResult], judge: Any, *, concurrency: int = 8
+                 ) -> SplitCount:
     """Ask ``judge`` to decompose each old answer that has claims and count those whose
     claims (normalised text, as a multiset) differ from the kept ones; a decompose that
     raises is counted as ``unchecked``, never as the same split."""
-    from ..pipeline import decompose_claims
+    from ..pipeline import decompose_claims_many
 
+    with_claims = [r for r in records if r.claims]
+    found = decompose_claims_many([(r.answer, list(r.passages)) for r in with_claims], judge,
+                                  concurrency=concurrency)
     count = SplitCount()
-    for record in records:
-        if not record.claims:
-            continue
-        try:
-            claims = decompose_claims(record.answer, list(record.passages), judge)
-        except Exception:  # counted, never hidden: the report says how many were not checked
+    for record, claims in zip(with_claims, found):
+        if isinstance(claims, BaseException):  # counted, never hidden: the report says so
             count.unchecked += 1
             continue
         count.checked += 1
@@ -237,7 +238,8 @@ def rejudge_run(baseline: SavedRun, judge: Any, *, baseline_path: str | Path | N
     for old, new in zip(records, results):
         for name in _KEPT_FIELDS:
             setattr(new, name, getattr(old, name))
-    splits = count_splits(records, judge) if check_splits else SplitCount()
+    splits = count_splits(records, judge, concurrency=concurrency) if check_splits \
+        else SplitCount()
     info = judge_info(judge)
     from ..records import SessionSummary
 
