@@ -104,3 +104,17 @@ def test_without_the_option_the_judge_change_is_a_warning_and_the_whole_drop_gat
     assert result.ret == 10
     result.stdout.fnmatch_lines(["*judge differs*", "*mean faithfulness dropped by 0.500*"])
     assert "ANSWER EFFECT" not in result.stdout.str()
+
+
+def test_a_conftest_judge_cannot_be_rebuilt_so_the_run_says_so_and_compares_plainly(suite):
+    from faithfulness_ci_suite import write_suite
+
+    suite.runpytest("--faithfulness-save", "main").assert_outcomes(passed=4)
+    write_suite(suite, judge_version="scripted-2")  # another fingerprint, same answers
+    result = suite.runpytest("--faithfulness-compare", "main", "--faithfulness-compare-rejudge",
+                             "--faithfulness-report", "report.json")
+    result.stdout.fnmatch_lines(["WARNING: --faithfulness-compare-rejudge: the configured judge "
+                                 "(*) did not judge this run's answers*", "*judge differs*"])
+    comparison = json.loads((suite.path / "report.json").read_text())["comparison"]
+    assert comparison["answer_effect"] is None and comparison["judge_effect"] is None
+    assert len(list_runs(suite.path / ".faithfulness")) == 1  # nothing derived
