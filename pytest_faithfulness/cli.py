@@ -7,6 +7,7 @@ Commands::
     pytest-faithfulness cache stats DIR...
     pytest-faithfulness promote FILE --accept ID... --label LABEL [--to LABELS.jsonl]
     pytest-faithfulness estimate [RUN] [--judge MODEL] [--storage DIR] [--cache-dir DIR] [--json]
+    pytest-faithfulness rejudge RUN [--judge MODEL] [--storage DIR] [-c INI] [options]
 
 ``promote`` appends reviewed draft labels of a run (``runs.promote``) to the calibration
 labels file; ``estimate`` prints what the next run would cost (``runs.estimate``).
@@ -39,6 +40,11 @@ signed run whose signature does not match, an unsigned run under
 time) from a saved run and the verdict cache, without calling the judge
 (``runs.estimate``; docs/estimate.md). Exit status 0, or 4 for a usage error (no saved run,
 a bad option).
+``rejudge`` re-verifies a saved run's stored claims against its stored passages with the
+judge the options and ini keys configure (``--faithfulness-judge`` and the judge's options, as
+pytest builds it), keeping the run's decomposition, and saves the derived run
+``<name>@judge-<key>`` in the storage folder, or reuses the one saved for the same run content
+and judge fingerprint (``runs.rejudge``; docs/rejudge.md). Exit status 0, or 4.
 """
 
 from __future__ import annotations
@@ -163,7 +169,7 @@ def _ini_raw(opt: Any, ini: dict[str, Any]) -> Any:
 # merge
 
 def _merge_parser(sub: Any) -> argparse.ArgumentParser:
-    from .settings import LATEST, Settings
+    from .settings import Settings
 
     parser = sub.add_parser(
         "merge", help="merge the saved runs of a sharded suite into one gate and one report",
@@ -181,7 +187,15 @@ def _merge_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--rootdir", metavar="DIR",
                         help="where to look for the configuration file (default: the working "
                         "directory); also the base of a relative storage folder")
-    for opt in Settings.merge_options():  # the options of the gate and the outputs
+    _add_option_flags(parser, Settings.merge_options())  # the options of the gate, outputs
+    return parser
+
+
+def _add_option_flags(parser: argparse.ArgumentParser, options: Iterable[Any]) -> None:
+    """Each ``settings`` option as a flag of ``parser`` (``--faithfulness-x`` and ``--x``)."""
+    from .settings import LATEST
+
+    for opt in options:
         flags = [opt.flag, "--" + opt.name]
         if opt.kind == "flag":
             parser.add_argument(*flags, dest=opt.dest, action="store_true", default=None,
@@ -195,7 +209,6 @@ def _merge_parser(sub: Any) -> argparse.ArgumentParser:
                                 metavar=opt.argparse.get("metavar"), help=opt.help)
         else:
             parser.add_argument(*flags, dest=opt.dest, default=None, help=opt.help)
-    return parser
 
 
 def merge_settings(args: argparse.Namespace) -> Any:
@@ -208,6 +221,19 @@ def merge_settings(args: argparse.Namespace) -> Any:
         UsageError: a bad value (naming the flag and the ini key), an output that cannot be
             written, a named saved run that is not there.
     """
+    from .settings import Settings
+
+    return settings_from_args(args, Settings.merge_options())
+
+
+def settings_from_args(args: argparse.Namespace, options: Iterable[Any]) -> Any:
+    """The ``settings.Settings`` of a subcommand that declares ``options`` (``_Option``s of
+    ``Settings.options()``) as flags (``_add_option_flags``): each from its flag, else its ini
+    key (the configuration file found from ``--rootdir`` or ``-c``), checked as pytest does.
+
+    Raises:
+        UsageError: a bad value (naming the flag and the ini key), see ``merge_settings``.
+    """
     from .settings import ConfigError, Settings
 
     start = Path(args.rootdir) if args.rootdir else Path.cwd()
@@ -215,7 +241,7 @@ def merge_settings(args: argparse.Namespace) -> Any:
     rootdir = Path(args.rootdir).resolve() if args.rootdir else \
         (inipath.parent if inipath is not None else Path.cwd())
     raw: dict[str, Any] = {}
-    for opt in Settings.merge_options():
+    for opt in options:
         flag = getattr(args, opt.dest)
         try:
             raw[opt.dest[len("faithfulness_"):]] = \
@@ -401,6 +427,89 @@ def run_promote(args: argparse.Namespace, out: Any = None) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# rejudge
+
+#: The ``Settings`` options ``rejudge`` reads: the judge, as pytest builds it, and the storage.
+REJUDGE_OPTIONS = ("judge", "api-base", "timeout", "temperature", "concurrency", "context-budget",
+                   "judge-covers", "cache-dir", "no-cache", "cache-mode", "first-filter",
+                   "budget-usd", "max-rpm", "max-tpm", "votes", "panel", "storage")
+
+
+def _rejudge_parser(sub: Any) -> None:
+    from .settings import Settings
+
+    parser = sub.add_parser(
+        "rejudge", help="re-judge a saved run's claims with the current judge (decomposition "
+        "kept), saved as <name>@judge-<key>",
+        description="Re-verify every stored claim of a saved run against its stored passages "
+        "with the judge the options and ini configure, keeping the run's claims; save the "
+        "result as a derived run (<name>@judge-<key>, file NNNN_<name>-judge-<key>.json) in "
+        "the storage folder, or reuse the one already saved for the same run and judge. "
+        "Exit status: 0 done, 4 a usage error.")
+    parser.add_argument("run", metavar="RUN", help="the saved run: a name, counter, file stem "
+                        "or path (as --faithfulness-compare takes it)")
+    parser.add_argument("--no-split-check", action="store_true",
+                        help="do not ask the judge to decompose the old answers to count those "
+                        "it would split differently (saves one call per answer)")
+    parser.add_argument("-c", "--config-file", dest="inifile", metavar="FILE",
+                        help="the pytest configuration file to read the ini keys from")
+    parser.add_argument("--rootdir", metavar="DIR",
+                        help="where to look for the configuration file (default: the working "
+                        "directory); also the base of a relative storage folder")
+    _add_option_flags(parser, [o for o in Settings.options() if o.name in REJUDGE_OPTIONS])
+
+
+def run_rejudge(args: argparse.Namespace, out: Any = None) -> int:
+    """``pytest-faithfulness rejudge RUN``: see ``runs.rejudge``. Prints where the derived
+    run is and its figures beside the run's. Returns 0.
+
+    Raises:
+        UsageError: a bad option, a run that is not there or cannot be re-judged, a judge
+            that cannot be built.
+    """
+    from .errors import BaselineError
+    from .run.rejudge import judge_options, open_judge
+    from .runs.rejudge import rejudged_baseline
+    from .runs.saved import load_run, resolve_run
+    from .settings import Settings
+
+    out = out or sys.stdout
+    settings = settings_from_args(
+        args, [o for o in Settings.options() if o.name in REJUDGE_OPTIONS])
+    rootdir = Path(args.rootdir).resolve() if args.rootdir else None
+    try:
+        path, notes = resolve_run(settings.storage_path, args.run, rootdir=rootdir)
+        baseline = load_run(path)
+    except BaselineError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        judge, close = open_judge(settings)
+    except Exception as exc:
+        raise UsageError(f"cannot build the judge {settings.judge!r}: "
+                         f"{type(exc).__name__}: {exc}") from None
+    try:
+        found = rejudged_baseline(baseline, judge, settings.storage_path, baseline_path=path,
+                                  check_splits=not args.no_split_check,
+                                  **judge_options(settings, judge))
+    except BaselineError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        close()
+    before, after = baseline.figures, found.run.figures
+    lines = [*notes, f"re-judged {baseline.label()} with {found.run.judges[0].description}"
+             f" as {found.run.name}" + (" (reused)" if found.reused else ""), *found.notes]
+    for key, label in (("mean_faithfulness", "mean faithfulness"),
+                       ("unsupported_answer_rate", "share of answers with a claim not "
+                        "supported"), ("errored", "errored answers")):
+        old, new = getattr(before, key), getattr(after, key)
+        shown = [f"{v:.3f}" if isinstance(v, float) else str(v) for v in (old, new)]
+        lines.append(f"  {label}: {shown[0]} (old judge) -> {shown[1]} (this judge)")
+    for line in lines:
+        print(line, file=out)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
 # estimate
 
 #: The ``Settings`` options ``estimate`` reads (flag and ini key, as pytest's).
@@ -428,50 +537,13 @@ def _estimate_parser(sub: Any) -> None:
     parser.add_argument("--workers", type=int, default=1, metavar="N",
                         help="processes judging at once (pytest -n N; default 1)")
     parser.add_argument("--json", action="store_true", help="print the estimate as JSON")
-    _option_flags(parser, [o for o in Settings.options()
-                           if o.dest[len("faithfulness_"):] in ESTIMATE_OPTIONS])
+    _add_option_flags(parser, _estimate_options())
 
 
-def _option_flags(parser: argparse.ArgumentParser, options: Iterable[Any]) -> None:
-    """Add each ``Settings`` option as its pytest flag and without the prefix."""
-    for opt in options:
-        flags = [opt.flag, "--" + opt.name]
-        if opt.kind == "flag":
-            parser.add_argument(*flags, dest=opt.dest, action="store_true", default=None,
-                                help=opt.help)
-        else:
-            parser.add_argument(*flags, dest=opt.dest, default=None, help=opt.help)
+def _estimate_options() -> list[Any]:
+    from .settings import Settings
 
-
-def option_settings(args: argparse.Namespace, names: Iterable[str]) -> Any:
-    """The ``settings.Settings`` of a command that reads the options ``names`` (field names,
-    ``"judge"``): each from its flag (``args.faithfulness_<name>``), else its ini key, found
-    as ``merge`` finds it (``load_ini``, ``--rootdir``, ``-c``); the rest at their defaults.
-
-    Raises:
-        UsageError: a bad value (naming the flag and the ini key), an unknown judge.
-    """
-    from .settings import ConfigError, Settings
-
-    start = Path(args.rootdir) if args.rootdir else Path.cwd()
-    inipath, ini = load_ini(args.inifile, start)
-    rootdir = Path(args.rootdir).resolve() if args.rootdir else \
-        (inipath.parent if inipath is not None else Path.cwd())
-    wanted = set(names)
-    raw: dict[str, Any] = {}
-    for opt in Settings.options():
-        name = opt.dest[len("faithfulness_"):]
-        if name not in wanted:
-            continue
-        flag = getattr(args, opt.dest, None)
-        try:
-            raw[name] = flag if flag is not None else _ini_raw(opt, ini)
-        except ValueError as exc:
-            raise UsageError(f"{opt.label()} {exc}") from None
-    try:
-        return Settings.from_mapping(raw, rootdir=rootdir)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+    return [o for o in Settings.options() if o.dest[len("faithfulness_"):] in ESTIMATE_OPTIONS]
 
 
 def run_estimate(args: argparse.Namespace, out: Any = None) -> int:
@@ -488,7 +560,7 @@ def run_estimate(args: argparse.Namespace, out: Any = None) -> int:
     from .runs.saved import BaselineError, load_run, resolve_run
 
     out = out or sys.stdout
-    settings = option_settings(args, ESTIMATE_OPTIONS)
+    settings = settings_from_args(args, _estimate_options())
     if args.latency is not None and not 0 <= args.latency < float("inf"):
         raise UsageError(f"--latency must be a number of seconds >= 0, got {args.latency}")
     if args.workers < 1:
@@ -527,13 +599,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pytest-faithfulness",
         description="Merge the saved runs of a sharded faithfulness suite; merge verdict "
-        "caches; promote reviewed draft labels into the calibration set; estimate the next "
-        "run's bill.")
+        "caches; re-judge a saved run with the current judge; promote reviewed draft labels "
+        "into the calibration set; estimate the next run's bill.")
     sub = parser.add_subparsers(dest="command", required=True)
     _merge_parser(sub)
     _cache_parser(sub)
     _promote_parser(sub)
     _estimate_parser(sub)
+    _rejudge_parser(sub)
     return parser
 
 
@@ -552,6 +625,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_promote(args)
         if args.command == "estimate":
             return run_estimate(args)
+        if args.command == "rejudge":
+            return run_rejudge(args)
         return run_cache(args)
     except UsageError as exc:
         print(f"ERROR: {exc}", file=sys.stderr)

@@ -60,6 +60,7 @@ from .language.text import normalize_ws
 from .records import (
     AnswerResult,
     ClaimResult,
+    Decomposition,
     Passage,
     Verdict,
 )
@@ -324,14 +325,70 @@ def _combine(verdicts: list[Verdict]) -> Verdict:
 async def _evaluate(answer: str, passages: list[Passage], judge: Judge, concurrency: int,
                     context_budget_chars: int | None,
                     semaphore: asyncio.Semaphore | None = None,
-                    coverage: JudgeCoverage | None = None) -> AnswerResult:
+                    coverage: JudgeCoverage | None = None,
+                    given: Decomposition | None = None) -> AnswerResult:
     from .judges.protocol import judge_description
 
     result = AnswerResult(answer=answer, passages=passages, status="unscored",
                           judge=judge_description(judge))
     with usage_scope(result.usage):
         return await _judge_answer(result, judge, semaphore or asyncio.Semaphore(
-            max(1, int(concurrency))), context_budget_chars, coverage)
+            max(1, int(concurrency))), context_budget_chars, coverage, given)
+
+
+def evaluate_decomposed_many(cases: list[tuple[str, list[Passage], Decomposition | None]],
+                             judge: Judge, *, concurrency: int = DEFAULT_CONCURRENCY,
+                             context_budget_chars: int | None = None,
+                             coverage: JudgeCoverage | None = None) -> list[AnswerResult]:
+    """Judge answers whose decomposition is already known (blocking): the same path as
+    ``evaluate`` (input warnings, coverage guard, alignment, one verify call per claim, the
+    quote check of each verdict, fail-closed scoring) without asking the judge to decompose.
+    Used to re-judge a saved run with another judge, keeping its claims
+    (``runs.rejudge``).
+
+    Args:
+        cases: ``(answer, passages, decomposition)`` triples; ``passages`` already
+            ``Passage`` records; ``decomposition`` ``None``: decompose as ``evaluate`` does
+            (an answer that had no decomposition to keep).
+        judge: any judge (see ``evaluate``).
+        concurrency: most judge calls in flight at once across the batch.
+        context_budget_chars / coverage: as for ``evaluate``.
+
+    Returns:
+        one ``AnswerResult`` per case, in order; judge failures are recorded (``error``),
+        never raised.
+    """
+    async def run() -> list[AnswerResult]:
+        shared = asyncio.Semaphore(max(1, int(concurrency)))
+        return list(await asyncio.gather(*(
+            _evaluate(answer, passages, judge, concurrency, context_budget_chars,
+                      semaphore=shared, coverage=coverage, given=decomposition)
+            for answer, passages, decomposition in cases)))
+
+    return _loop.run_sync(run())
+
+
+def decompose_claims_many(cases: list[tuple[str, list[Passage]]], judge: Judge, *,
+                          concurrency: int = DEFAULT_CONCURRENCY
+                          ) -> list[list[str] | BaseException]:
+    """The claims ``evaluate`` would score for each ``(answer, passages)`` with ``judge``: its
+    decomposition held against the answer (``alignment``), claim texts in order (blocking; at
+    most ``concurrency`` decompose calls in flight). Where the judge's ``decompose`` raised,
+    the exception stands in that answer's place (returned, not raised)."""
+    async def one(answer: str, passages: list[Passage],
+                  semaphore: asyncio.Semaphore) -> list[str]:
+        async with semaphore:
+            decomposition = as_decomposition(await call_judge(judge, "decompose", answer))
+        alignment = aligned(memo_of(judge), answer, decomposition,
+                            tuple(p.id for p in passages))
+        return [c.text for c in alignment.claims]
+
+    async def run() -> list[list[str] | BaseException]:
+        semaphore = asyncio.Semaphore(max(1, int(concurrency)))
+        return list(await asyncio.gather(*(one(a, p, semaphore) for a, p in cases),
+                                         return_exceptions=True))
+
+    return _loop.run_sync(run())
 
 
 def outside_coverage(result: AnswerResult, judge: Judge, coverage: JudgeCoverage | None,
@@ -356,7 +413,8 @@ def outside_coverage(result: AnswerResult, judge: Judge, coverage: JudgeCoverage
 
 async def _judge_answer(result: AnswerResult, judge: Judge, semaphore: asyncio.Semaphore,
                         context_budget_chars: int | None,
-                        coverage: JudgeCoverage | None = None) -> AnswerResult:
+                        coverage: JudgeCoverage | None = None,
+                        given: Decomposition | None = None) -> AnswerResult:
     answer, passages = result.answer, result.passages
     if not answer.strip():
         result.warnings.append("empty answer: nothing to score")
@@ -370,14 +428,17 @@ async def _judge_answer(result: AnswerResult, judge: Judge, semaphore: asyncio.S
     budget = context_budget_chars or context_budget_of(judge)
     if outside_coverage(result, judge, coverage, budget):
         return result
-    try:
-        async with semaphore:
-            decomposition = as_decomposition(await call_judge(judge, "decompose", answer))
-    except Exception as exc:  # fail closed: the answer errors, nothing passes
-        result.status = "error"
-        result.error = redact(f"decompose failed: {type(exc).__name__}: {exc}")
-        result.error_kind = error_kind_of(exc)
-        return result
+    if given is not None:  # a decomposition kept from an earlier run (``evaluate_decomposed``)
+        decomposition = given
+    else:
+        try:
+            async with semaphore:
+                decomposition = as_decomposition(await call_judge(judge, "decompose", answer))
+        except Exception as exc:  # fail closed: the answer errors, nothing passes
+            result.status = "error"
+            result.error = redact(f"decompose failed: {type(exc).__name__}: {exc}")
+            result.error_kind = error_kind_of(exc)
+            return result
     alignment = aligned(memo_of(judge), answer, decomposition, tuple(p.id for p in passages))
     result.dropped = alignment.dropped
     result.warnings.extend(alignment.warnings)

@@ -325,6 +325,12 @@ class Settings:
         "change beyond the bound that is not significant makes the run inconclusive (see "
         "--faithfulness-inconclusive)", number(1e-6, 0.5),
         merge=True)
+    compare_rejudge: bool = option(
+        "compare-rejudge", "when the compared run was judged by another judge (its fingerprint "
+        "differs: model, alias, prompt version), re-judge it with this run's judge, its claims "
+        "kept (saved as <name>@judge-<key> and reused), and report the answer effect and the "
+        "judge effect; the gate and --faithfulness-compare-fail then use the answer effect "
+        "only", kind="flag", default=False)
     inconclusive: str = option(
         "inconclusive", "the exit status of an inconclusive run (a comparison got worse beyond "
         "a compare-fail bound, but not significantly at --faithfulness-compare-alpha): fail "

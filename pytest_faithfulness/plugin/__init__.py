@@ -401,10 +401,15 @@ def _faces(config: pytest.Config) -> RunFaces:
         else:
             print(line, flush=True)
 
+    def judge() -> Any:  # --faithfulness-compare-rejudge: the configured judge, opened late
+        from .judge import open_configured_judge
+
+        return open_configured_judge(config)
+
     runner = config.stash.get(CANARY_KEY, None)
     return RunFaces(classify=config.stash[RUN_KEY].by_outcome,
                     find_git=lambda: git_info(config.rootpath), hooks=hooks, emit=emit,
-                    canaries=runner.report if runner is not None else None)
+                    canaries=runner.report if runner is not None else None, judge=judge)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -526,9 +526,11 @@ def _comparison_html(comparison: Any) -> str:
                    f"<td class=n>{format_figure(row.after, row.key)}</td>"
                    f"<td class=n>{format_change(row.delta, row.key)}</td></tr>")
     out.append("</table>")
-    from .uncertainty import instability_lines, paired_lines
+    from .uncertainty import effect_lines, instability_lines, paired_lines
 
     out += [f'<p class="meta paired">{_e(line)}</p>' for line in paired_lines(comparison)]
+    out += [f'<p class="effect"><b>{_e(b[0])}</b></p><ul>' + "".join(
+        f"<li>{_e(line)}</li>" for line in b[1:]) + "</ul>" for b in effect_lines(comparison)]
     out.append(f"<p>Claims that became unsupported or contradicted: <b>{comparison.worsened}</b>; "
                f"recovered: <b>{comparison.recovered}</b>.</p>")
     unstable = instability_lines(comparison)

@@ -299,9 +299,12 @@ def _markdown_comparison(comparison: Any, max_rows: int) -> list[str]:
             change = f"**{change}** 🔻"
         lines.append(f"| {row.label} | {format_figure(row.before, row.key)} | "
                      f"{format_figure(row.after, row.key)} | {change} |")
-    from .uncertainty import instability_lines, paired_lines
+    from .uncertainty import effect_lines, instability_lines, paired_lines
 
     lines += [""] + [f"- {md_escape(line, None)}" for line in paired_lines(comparison)]
+    for block in effect_lines(comparison):
+        lines += ["", f"**{md_escape(block[0], 1000)}**", ""]
+        lines += [f"- {md_escape(line, 2000)}" for line in block[1:]]
     lines += ["", f"Claims that became unsupported or contradicted: **{comparison.worsened}**; "
               f"recovered: **{comparison.recovered}**.", ""]
     unstable = instability_lines(comparison)

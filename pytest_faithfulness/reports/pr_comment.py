@@ -263,6 +263,11 @@ def _comparison_sections(out: _Budget, comparison: Any) -> None:
     found = report_lines(comparison)
     if found:
         out.add([f"- {md_escape(line, 1000)}" for line in found] + [""])
+    from .uncertainty import effect_lines
+
+    for block in effect_lines(comparison):  # a re-judged base run: answers vs judge
+        out.add([f"**{md_escape(block[0], 1000)}**", ""]
+                + [f"- {md_escape(line, 1000)}" for line in block[1:]] + [""])
     regressed = [row for row in comparison.figures if row.regressed]
     out.add([f"#### Regressions ({len(comparison.failures) + len(regressed)})", ""])
     if not comparison.failures and not regressed:

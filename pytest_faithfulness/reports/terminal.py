@@ -231,9 +231,11 @@ def comparison_lines(comparison: Any) -> list[str]:
         before, after = format_figure(row.before, row.key), format_figure(row.after, row.key)
         lines.append(f"  {row.label:<46} {before:>9} {after:>9} "
                      f"{format_change(row.delta, row.key):>8}{flag}")
-    from .uncertainty import instability_lines, paired_lines
+    from .uncertainty import effect_lines, instability_lines, paired_lines
 
     lines += [f"  {line}" for line in paired_lines(comparison)]
+    for block in effect_lines(comparison):
+        lines += [block[0]] + [f"  {line}" for line in block[1:]]
     lines.append(f"claims that became unsupported or contradicted: {comparison.worsened}; "
                  f"recovered: {comparison.recovered}")
     lines += instability_lines(comparison)

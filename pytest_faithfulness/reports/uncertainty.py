@@ -89,3 +89,33 @@ def instability_lines(comparison: Any) -> list[str]:
         for c in ch.worsened + ch.relabelled + ch.recovered:
             lines.append(f"    {c.before} -> {c.after}: {c.text}")
     return lines
+
+
+def effect_lines(comparison: Any) -> list[list[str]]:
+    """The answer effect and the judge effect of a comparison with a re-judged baseline
+    (``runs.effects``), one block each: a heading line, one line per figure (both sides, the
+    paired change, its 95% interval, the p-value, the pairs), then the effect's notes.
+    Empty when the baseline was not re-judged."""
+    from .figures import format_change, format_figure
+
+    blocks = []
+    for effect, title in ((getattr(comparison, "answer_effect", None),
+                           "ANSWER EFFECT (gated)"),
+                          (getattr(comparison, "judge_effect", None),
+                           "JUDGE EFFECT (reported, never gated)")):
+        if effect is None:
+            continue
+        block = [f"{title}: {effect.before} -> {effect.after}"]
+        for row in effect.figures:
+            sides = (f"{row.label}: {format_figure(row.before, row.key)} -> "
+                     f"{format_figure(row.after, row.key)}")
+            if row.p_value is None or row.ci is None:
+                block.append(f"{sides}; no answer scored on both sides, no paired test")
+                continue
+            low, high = row.ci
+            block.append(f"{sides}; paired change {format_change(row.paired_delta, row.key)} "
+                         f"(95% interval [{low:+.3f}, {high:+.3f}]), p = {row.p_value:.3g} "
+                         f"({row.test}, {row.pairs} paired answers)")
+        block += list(effect.notes)
+        blocks.append(block)
+    return blocks

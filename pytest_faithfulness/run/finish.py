@@ -69,6 +69,9 @@ class RunFaces:
             judged at the end of the session; a merge: its shards' reports added up), or
             ``None`` (no canaries); its bounds make the run unmeasurable
             (``canaries.apply_canaries``).
+        judge: ``() -> (judge, close)``: the run's configured judge and what closes it, to
+            re-judge the compared run with (``--faithfulness-compare-rejudge``,
+            ``run.rejudge``); ``None``: this face cannot re-judge.
     """
 
     classify: Classifier | None = None
@@ -80,6 +83,7 @@ class RunFaces:
     carried_failures: Sequence[str | tuple[str, str]] = ()
     emit: Callable[[str], Any] | None = None
     canaries: Callable[[], Any] | None = None
+    judge: Callable[[], tuple[Any, Callable[[], None]]] | None = None
 
 
 def new_outcome(store: ResultStore, gate: Any, report_path: str | Path | None = None
@@ -163,7 +167,7 @@ def finish_run(store: ResultStore, settings: Any, *, gate: Any = None,
         if faces.find_git is not None and (settings.baseline is not None or settings.save
                                            or settings.autosave):
             found = faces.find_git()
-        compare_as_configured(store, outcome, settings, found)
+        compare_as_configured(store, outcome, settings, found, judge=faces.judge)
         if faces.hooks is not None:
             run_gate_hooks(outcome, faces.hooks)
         return found
@@ -275,20 +279,30 @@ def fail_silent_misses(outcome: RunOutcome, silent: list[AnswerResult],
 
 def compare_with(store: ResultStore, outcome: RunOutcome, baseline: Any, bounds: Any = (), *,
                  baseline_path: Any = None, git: Any = None,
-                 alpha: float | None = None) -> list[str]:
+                 alpha: float | None = None, rejudged: Any = None) -> list[str]:
     """Compare the run with a saved one (``runs.saved.SavedRun``) and apply the compare-fail
     ``bounds`` (``runs.compare.CompareFail``; with ``alpha``, a figure bound fails only on a
     significant change, see ``runs.compare.check_regressions``); keeps the comparison in
     ``outcome.comparison``, adds the regressions to its failures (kind ``regressed``; one no
     data can test: ``unmeasurable``), the moves beyond a bound that are not significant to
     ``outcome.inconclusive`` (and to its failures, kind ``inconclusive``, when
-    ``outcome.inconclusive_fails``), and returns the failures added."""
+    ``outcome.inconclusive_fails``), and returns the failures added. With ``rejudged``
+    (``runs.rejudge.Rejudged``: the baseline re-judged by this run's judge) the comparison is
+    with it, split into the answer and the judge effects (``runs.effects.compare_rejudged``):
+    the bounds then measure the answer effect only."""
     from ..runs.compare import check_regressions, compare_runs
     from .outputs import saved_run
 
-    outcome.comparison = compare_runs(baseline, saved_run(store, outcome, "current", git,
-                                                          full=False),
-                                      baseline_path=baseline_path)
+    current = saved_run(store, outcome, "current", git, full=False)
+    if rejudged is not None:
+        from ..runs.effects import compare_rejudged
+        from ..runs.rejudge import split_notes
+
+        outcome.comparison = compare_rejudged(
+            baseline, rejudged.run, current, baseline_path=rejudged.path or baseline_path,
+            notes=split_notes(rejudged.run))
+    else:
+        outcome.comparison = compare_runs(baseline, current, baseline_path=baseline_path)
     failures = check_regressions(outcome.comparison, bounds, alpha)
     untestable = set(outcome.comparison.untestable)
     added = outcome.add_failures([f for f in failures if f not in untestable], "regressed")
@@ -300,15 +314,22 @@ def compare_with(store: ResultStore, outcome: RunOutcome, baseline: Any, bounds:
 
 
 def compare_as_configured(store: ResultStore, outcome: RunOutcome, settings: Any,
-                          git: Any) -> None:
+                          git: Any, *, judge: Any = None) -> None:
     """The comparison ``settings`` asks for: the compare option's note, then ``compare_with``
-    the chosen saved run, its bounds and alpha, when one was chosen."""
+    the chosen saved run, its bounds and alpha, when one was chosen; re-judged first by the
+    run's judge (``judge``: ``RunFaces.judge``) under ``--faithfulness-compare-rejudge`` when
+    its judge differs (``run.rejudge.rejudge_if_needed``)."""
     if settings.compare_note:
         outcome.notes.extend(settings.compare_note.splitlines())
     if settings.baseline is not None:
+        rejudged = None
+        if getattr(settings, "compare_rejudge", False):
+            from .rejudge import rejudge_if_needed
+
+            rejudged = rejudge_if_needed(store, outcome, settings, judge)
         compare_with(store, outcome, settings.baseline, settings.compare_bounds,
                      baseline_path=settings.baseline_path, git=git,
-                     alpha=settings.compare_alpha)
+                     alpha=settings.compare_alpha, rejudged=rejudged)
         apply_baseline_check(outcome, getattr(settings, "baseline_check", None),
                              strict=bool(getattr(settings, "strict_baseline", False)))
 

@@ -125,6 +125,29 @@ class FigureRow(LenientRecord):
             else False
 
 
+class Effect(LenientRecord):
+    """One of the two effects a judge change is split into (``runs.effects``).
+
+    Args:
+        kind: ``"answer"`` (old vs new answers, both judged by the new judge) or ``"judge"``
+            (old vs new judge, both on the old answers).
+        before / after: what each side is, for people.
+        figures: mean faithfulness and the unsupported-answer rate side by side, each with
+            its paired change, 95% interval, p-value and pairs (``FigureRow``).
+        notes: what the figures may hide (answers the new decomposer splits differently).
+    """
+
+    kind: Literal["answer", "judge"]
+    before: str = ""
+    after: str = ""
+    figures: list[FigureRow] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    def figure(self, key: str) -> FigureRow | None:
+        """The row of one figure, by ``RunFigures`` field name."""
+        return next((f for f in self.figures if f.key == key), None)
+
+
 class Comparison(LenientRecord):
     """This run against a saved one.
 
@@ -153,6 +176,10 @@ class Comparison(LenientRecord):
         baseline_check: the baseline's age and ancestry
             (``runs.baseline_identity.BaselineCheck``), when ``--faithfulness-max-baseline-age``
             or ``--faithfulness-strict-baseline`` asked for it; else ``None``.
+        answer_effect / judge_effect: with a re-judged baseline (``runs.effects``), the old
+            answers vs the new ones, both judged by the new judge (what ``figures``, the gate
+            and the compare-fail bounds then measure), and the old judge vs the new one on the
+            old answers (reported, never gated); ``None`` otherwise.
     """
 
     baseline_name: str
@@ -173,6 +200,8 @@ class Comparison(LenientRecord):
     changed: list[str] = Field(default_factory=list)
     shared: SharedAnswers | None = None
     baseline_check: BaselineCheck | None = None
+    answer_effect: Effect | None = None
+    judge_effect: Effect | None = None
 
     @property
     def worsened(self) -> int:

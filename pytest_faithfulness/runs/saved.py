@@ -251,6 +251,9 @@ class SavedRun(LenientRecord):
             with this one knows which went missing; empty in files saved before.
         signature: the hex HMAC-SHA-256 of the file under the signing key (see the module
             docstring), ``None`` when it was saved without a key.
+        rejudged: on a run derived by ``runs.rejudge`` (``<name>@judge-<key>``), what it was
+            derived from (``runs.rejudge.RejudgeInfo`` as JSON); never picked as the latest
+            baseline. ``None`` on every other run.
     """
 
     format: str = SAVED_RUN_FORMAT
@@ -276,6 +279,7 @@ class SavedRun(LenientRecord):
     suite_digest: str | None = None
     golden_tests: dict[str, str] = Field(default_factory=dict)
     signature: str | None = None
+    rejudged: dict[str, Any] | None = None
     #: ``"signed"`` (its signature checked out), ``"unsigned"`` or ``"unchecked"`` (signed,
     #: but read without the key); set by ``load_run``, never saved.
     _trust: str = PrivateAttr(default="unsigned")
@@ -493,6 +497,11 @@ def _not_a_baseline(path: Path) -> str | None:
         return "its gate failed"
     if _answer_count(path) == 0:
         return "it judged no answer"
+    try:  # a run re-judged by another judge (``runs.rejudge``) is a copy, not a baseline
+        if isinstance(json.loads(path.read_text(encoding="utf-8")).get("rejudged"), dict):
+            return "a re-judged copy of another run"
+    except (OSError, ValueError, AttributeError):
+        pass
     return None
 
 
