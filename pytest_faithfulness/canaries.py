@@ -102,7 +102,7 @@ class CanarySet:
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
 def usable_sentence(sentence: str) -> bool:

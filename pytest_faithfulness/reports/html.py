@@ -176,7 +176,7 @@ _JS = f"""
 
 
 def _csp_hash(text: str) -> str:
-    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    digest = hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).digest()
     return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
 
 

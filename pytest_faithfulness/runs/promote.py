@@ -86,7 +86,9 @@ def passages_digest(passages: Sequence[Passage] | Sequence[dict[str, Any]]) -> s
     """The SHA-256 (hex) of the passages, in order: each one's id, text and title."""
     items = [p.model_dump(mode="json") if isinstance(p, Passage) else dict(p) for p in passages]
     canonical = [[str(i.get("id", "")), str(i.get("text", "")), i.get("title")] for i in items]
-    return hashlib.sha256(json.dumps(canonical, ensure_ascii=False).encode("utf-8")).hexdigest()
+    # surrogatepass: a lone surrogate (not valid Unicode, kept as given) still hashes
+    text = json.dumps(canonical, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
 def draft_id(test_id: str | None, claim: str, passages: Sequence[Passage] | Sequence[dict[str, Any]]
@@ -94,7 +96,7 @@ def draft_id(test_id: str | None, claim: str, passages: Sequence[Passage] | Sequ
     """A draft's stable id: the first ``ID_LENGTH`` hex digits of the SHA-256 of the test id,
     the claim and ``passages_digest(passages)``. Same inputs, same id, on any machine."""
     key = "\x00".join((test_id or "", claim, passages_digest(passages)))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:ID_LENGTH]
+    return hashlib.sha256(key.encode("utf-8", errors="surrogatepass")).hexdigest()[:ID_LENGTH]
 
 
 def _draft(result: AnswerResult, claim: ClaimResult, why: str) -> DraftLabel:

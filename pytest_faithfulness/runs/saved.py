@@ -147,7 +147,9 @@ def passages_digest(passages: Iterable[Any]) -> str:
     import hashlib
 
     data = [[p.id, p.text, p.title] for p in passages]
-    return hashlib.sha256(json.dumps(data, ensure_ascii=False).encode("utf-8")).hexdigest()
+    # surrogatepass: a lone surrogate (not valid Unicode, kept as given) still hashes
+    text = json.dumps(data, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
 class RunFigures(SessionSummary):
