@@ -602,15 +602,16 @@ class Settings:
     def promote_path(self) -> Path | None:
         """Where the draft labels go (``runs.promote``): ``--faithfulness-promote``, else
         ``faithfulness-promote.jsonl`` in the folder of the decision file (beside the
-        reports); ``None`` for ``none``, in a calibration run (its records are labelled
-        already) and when no report is asked for (a run that asks for no file leaves none
-        behind)."""
+        reports), or in the storage folder (``.faithfulness/``) when no report is asked for,
+        so that every run with a failing claim leaves its drafts; ``None`` for ``none`` and
+        in a calibration run (its records are labelled already)."""
         if self.calibrate:
             return None
         if self.promote:
             return None if self.promote.strip().lower() == "none" else Path(self.promote)
         decision = self.decision_path()
-        return Path(decision).parent / PROMOTE_FILE if decision else None
+        return Path(decision).parent / PROMOTE_FILE if decision else \
+            self.storage_path / PROMOTE_FILE
 
     def outputs_configured(self) -> bool:
         """Whether any report file or saved run was asked for."""

@@ -35,7 +35,7 @@ def test_save_writes_one_json_file_per_run_with_everything_needed(suite):
     assert result.ret == 0
     result.stdout.fnmatch_lines(["saved run: *.faithfulness*0001_main.json"])
     suite.runpytest("--faithfulness-save", "main").assert_outcomes(passed=4)
-    files = sorted(p.name for p in (suite.path / ".faithfulness").iterdir())
+    files = sorted(p.name for p in (suite.path / ".faithfulness").glob("*.json"))
     assert files == ["0001_main.json", "0002_main.json"]
     run = _runs(suite.path)[0]
     assert run["format"] == "pytest-faithfulness-run-1"
@@ -64,7 +64,7 @@ def test_autosave_names_the_run_after_the_commit_in_a_custom_storage(suite):
     commit = _git_commit(suite.path)
     result = suite.runpytest("--faithfulness-autosave", "--faithfulness-storage", "runs")
     result.assert_outcomes(passed=4)
-    saved = list((suite.path / "runs").iterdir())
+    saved = list((suite.path / "runs").glob("*.json"))
     assert [p.name for p in saved] == [f"0001_{commit[:12]}.json"]
 
 
