@@ -369,21 +369,24 @@ def candidate_windows(claim: TextFeatures, text: str, title: str | None = None,
     if title:
         surface = surface_form(title).lower()
         always |= sum(bit for bit, spellings in probes if any(x in surface for x in spellings))
-    n_sentences = (len(windows) + 1) // 2
-    masks = []
-    for start, end in windows[:n_sentences]:
+    def mask_of(start: int, end: int) -> int:
         surface = surface_form(text[start:end]).lower()
         mask = always
         for bit, spellings in probes:
             if any(s in surface for s in spellings):
                 mask |= bit
-        masks.append(mask)
+        return mask
+
+    n_sentences = (len(windows) + 1) // 2
+    masks = [mask_of(start, end) for start, end in windows[:n_sentences]]
     for row, header in (headers or {}).items():  # a table row speaks with its header's words
         masks[row] |= masks[header]
     keep = [w for w, mask in zip(windows, masks) if may_matter(mask)]
     rows = headers or {}
+    # a pair's words are its sentences' and those it writes across the break ("12" /
+    # "thousand": 12000), hence its own surface too
     keep += [w for i, (w, a, b) in enumerate(zip(windows[n_sentences:], masks, masks[1:]))
-             if may_matter(a | b) and i not in rows and i + 1 not in rows  # a row on its own
+             if may_matter(a | b | mask_of(*w)) and i not in rows and i + 1 not in rows
              and not stitches(claim, text[slice(*windows[i])], text[slice(*windows[i + 1])])]
     return keep
 

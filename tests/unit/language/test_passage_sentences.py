@@ -156,6 +156,7 @@ phrases = st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=12).map(" "
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(phrases, st.lists(phrases, min_size=1, max_size=6).map(" ".join))
 @example(claim="Paris Dr.", passage="tower tower Dr. . Paris")  # a stitched pair, not kept
+@example(claim="12 thousand", passage="12 \n thousand")  # a number written across the break
 def test_prefilter_keeps_every_window_that_could_matter(claim, passage):
     cf = text_features(claim)
     if not cf.content:
