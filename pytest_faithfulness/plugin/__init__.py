@@ -88,6 +88,9 @@ def pytest_configure(config: pytest.Config) -> None:
     tracker = RunTracker()
     config.stash[RUN_KEY] = tracker
     config.pluginmanager.register(tracker, "faithfulness-run-tracker")
+    from . import traces  # the trace fixtures and their windows (no opentelemetry import)
+
+    config.pluginmanager.register(traces, "faithfulness-traces")
     if settings.canaries:
         from .canaries import CanaryRunner
 
