@@ -214,10 +214,10 @@ def _one_turn(tid: str, members: list[SpanInfo], opened: list[SpanInfo],
     if generation is None:
         warnings.append("no LLM span produced the answer: passages are those retrieved "
                         "before the answer span ended")
-    truncated = [s for s in (answer_span, generation) if s is not None and s.dropped]
     retrievals = [s for s in members if s.is_retrieval and s.end is not None and s.end <= before
                   and s is not answer_span]
-    truncated += [s for s in retrievals if s.dropped and s not in truncated]
+    # any span of the trace: the limit evicts the oldest attributes first, the span kind too
+    truncated = [s for s in members if s.dropped]
     if truncated:
         s = truncated[0]
         return TurnFailure("trace_truncated", f"the span attribute limit evicted {s.dropped} "
@@ -238,11 +238,17 @@ def _one_turn(tid: str, members: list[SpanInfo], opened: list[SpanInfo],
     if not docs:
         if not allow_empty:
             names = ", ".join(f"{s.name!r} ({s.span_id})" for s in retrievals)
+            unwritten = [s for s in retrievals if s.documents is None]
+            also = (f" ({len(unwritten)} of them wrote no document attribute at all: a "
+                    "hand-made retriever span needs its documents written, e.g. OpenInference "
+                    "get_retriever_attributes(documents=...); GenAI gen_ai.retrieval.documents "
+                    "is opt-in: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY)"
+                    if unwritten else "")
             return TurnFailure("trace_empty_retrieval", f"the retrieval span(s) {names} "
-                               "returned zero documents, so there is nothing to judge the "
-                               "answer against: fix the retriever (an empty index? a filter?), "
-                               "or pass allow_empty_retrieval=True to judge it against no "
-                               "passage (every claim then fails)", *ref)
+                               f"returned zero documents{also}, so there is nothing to judge "
+                               "the answer against: fix the retriever (an empty index? a "
+                               "filter?), or pass allow_empty_retrieval=True to judge it against "
+                               "no passage (every claim then fails)", *ref)
         warnings.append("zero documents retrieved (allow_empty_retrieval=True)")
     passages = _passages(docs)
     used: Literal["prompt", "retrieval"] = "retrieval"
@@ -340,18 +346,12 @@ def _no_retrieval(members: list[SpanInfo], answer_span: SpanInfo, before: int,
 def _documents(retrievals: list[SpanInfo]) -> list[tuple[SpanInfo, int, Document]] | TurnFailure:
     docs: list[tuple[SpanInfo, int, Document]] = []
     for span in sorted(retrievals, key=lambda s: s.end or 0):
-        if span.documents is None:
-            return TurnFailure("trace_no_content", f"retrieval span {span.name!r} "
-                               f"({span.span_id}, {span.convention}) recorded no documents at all"
-                               f" (attributes read: {', '.join(span.read) or 'none'}): its "
-                               "instrumentation did not write them (GenAI: "
-                               "gen_ai.retrieval.documents is opt-in; set "
-                               "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY; "
-                               "OpenInference: retrieval.documents.*)")
         if span.kind == "reranker":  # its output replaces the input it reranked
-            gone = {_key(d) for d in span.input_documents}
-            docs = [entry for entry in docs if _key(entry[2]) not in gone]
-        docs.extend((span, i, d) for i, d in enumerate(span.documents))
+            ids = {d.id for d in span.input_documents if d.id is not None}
+            texts = {normal(d.text) for d in span.input_documents if d.text}
+            docs = [entry for entry in docs if entry[2].id not in ids
+                    and normal(entry[2].text or "") not in texts]
+        docs.extend((span, i, d) for i, d in enumerate(span.documents or ()))
     textless = [(s, i) for s, i, d in docs if not d.has_text]
     if textless:
         span, i = textless[0]
@@ -404,7 +404,7 @@ def _in_prompt(passages: list[Passage], prompt: str, warnings: list[str]) -> lis
             else:
                 high = mid - 1
         if low >= MIN_CUT_CHARS:
-            kept.append(Passage(passage.id, text[:low]))
+            kept.append(Passage(passage.id, text[:low].rstrip()))
             warnings.append(f"passage {passage.id} was cut short in the prompt: judged by its "
                             f"first {low} of {len(text)} characters (what the model saw)")
     return kept
