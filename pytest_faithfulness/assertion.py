@@ -350,7 +350,9 @@ def _raise_if_any_failed(results: list[AnswerResult], what: str,
         kind = (" (cache miss in replay mode)" if misses == len(errored)
                 else f" ({misses} a cache miss in replay mode)" if misses else "")
         rest = len(failing) - len(errored)
-        head = (f"judge error: {len(errored)} of {len(results)} {what} could not be judged"
+        source = "trace" if all((r.error_kind or "").startswith("trace_") for r in errored) \
+            else "judge"  # a turn read from spans errs before any judge is asked
+        head = (f"{source} error: {len(errored)} of {len(results)} {what} could not be judged"
                 f"{kind}" + (f"; {rest} not faithful enough{_note(thresholds)}" if rest else ""))
     raise AssertionError(head + "\n" + "\n".join(format_answer(r) for r in failing))
 

@@ -88,3 +88,46 @@ def genai_docs(*docs: dict[str, Any]) -> str:
 def genai_messages(role: str, text: str) -> str:
     return json.dumps([{"role": role, "parts": [{"type": "text", "content": text}],
                         **({"finish_reason": "stop"} if role == "assistant" else {})}])
+
+
+#: A toy RAG app instrumented by hand with OpenInference attributes on the global tracer
+#: provider (``rag_app.py`` in an inner pytester run): ``ask(question)`` retrieves the
+#: passages whose words overlap the question, puts them in the prompt, and answers with
+#: ``reply`` (a fixed text per question, the "model").
+TOY_APP = '''
+import json
+from opentelemetry import trace
+
+KB = {
+    "kb-1": "Refunds are issued within 14 days of a return being received.",
+    "kb-2": "Items bought on sale can be exchanged but not refunded.",
+    "kb-3": "The Kestrel e-bike weighs 23 kg.",
+}
+REPLIES = {
+    "refund": "Refunds are issued within 14 days of a return being received.",
+    "sale": "Items bought on sale can be refunded within 30 days.",
+    "kestrel": "The Kestrel e-bike weighs 23 kg.",
+}
+tracer = trace.get_tracer("rag_app")
+
+
+def ask(question, key):
+    with tracer.start_as_current_span("rag", attributes={
+            "openinference.span.kind": "CHAIN", "input.value": question}) as root:
+        with tracer.start_as_current_span("retrieve", attributes={
+                "openinference.span.kind": "RETRIEVER", "input.value": question}) as span:
+            docs = [(i, t) for i, t in KB.items() if key in t.lower()]
+            for n, (i, t) in enumerate(docs):
+                span.set_attribute(f"retrieval.documents.{n}.document.id", i)
+                span.set_attribute(f"retrieval.documents.{n}.document.content", t)
+        prompt = "Answer from these passages:\\n" + "\\n".join(t for _, t in docs)
+        with tracer.start_as_current_span("llm", attributes={
+                "openinference.span.kind": "LLM",
+                "llm.input_messages.0.message.role": "user",
+                "llm.input_messages.0.message.content": prompt + "\\n" + question,
+                "llm.output_messages.0.message.role": "assistant",
+                "llm.output_messages.0.message.content": REPLIES[key]}):
+            pass
+        root.set_attribute("output.value", REPLIES[key])
+        return REPLIES[key]
+'''
