@@ -32,6 +32,7 @@ _OI_KINDS: dict[str, Kind] = {"RETRIEVER": "retriever", "RERANKER": "reranker", 
 _GENAI_KINDS: dict[str, Kind] = {
     "retrieval": "retriever", "chat": "llm", "text_completion": "llm",
     "generate_content": "llm", "invoke_agent": "agent", "execute_tool": "tool",
+    "invoke_workflow": "chain",
     "vector_db_retrieve": "retriever"}
 _MLFLOW_KINDS: dict[str, Kind] = {"RETRIEVER": "retriever", "RERANKER": "reranker",
                                   "LLM": "llm", "CHAT_MODEL": "llm", "AGENT": "agent",

@@ -131,3 +131,40 @@ def ask(question, key):
         root.set_attribute("output.value", REPLIES[key])
         return REPLIES[key]
 '''
+
+
+#: A small LangChain RAG chain built from LangChain's own docs (LCEL: retriever | format |
+#: prompt | chat model | parser) on offline parts: ``FakeListChatModel`` answers ``reply``,
+#: ``KB`` is an in-memory retriever (``langchain_app.py`` in inner runs; the tests import it
+#: from here).
+LANGCHAIN_APP = '''
+from langchain_core.documents import Document
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnablePassthrough
+
+DOCS = [
+    Document(page_content="Refunds are issued within 14 days of a return being received.",
+             id="kb-1"),
+    Document(page_content="Items bought on sale can be exchanged but not refunded.",
+             id="kb-2"),
+    Document(page_content="The Kestrel e-bike weighs 23 kg.", id="kb-3"),
+]
+
+
+class KB(BaseRetriever):
+    def _get_relevant_documents(self, query, *, run_manager=None):
+        words = {w.strip("?.,").lower() for w in query.split() if len(w) > 3}
+        return [d for d in DOCS if words & {w.strip(".,").lower()
+                                            for w in d.page_content.split()}]
+
+
+def make_chain(reply):
+    prompt = ChatPromptTemplate.from_template(
+        "Answer from the context only.\\nContext:\\n{context}\\n\\nQuestion: {question}")
+    fmt = lambda docs: "\\n\\n".join(d.page_content for d in docs)  # noqa: E731
+    return ({"context": KB() | fmt, "question": RunnablePassthrough()} | prompt
+            | FakeListChatModel(responses=[reply]) | StrOutputParser())
+'''
