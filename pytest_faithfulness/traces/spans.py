@@ -13,6 +13,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..errors import FaithfulnessError
+
 #: What a span is for the turn assembly, whatever its convention called it.
 Kind = Literal["retriever", "reranker", "llm", "agent", "chain", "tool", "other"]
 
@@ -20,7 +22,7 @@ Kind = Literal["retriever", "reranker", "llm", "agent", "chain", "tool", "other"
 REDACTED = "__REDACTED__"
 
 
-class SpanReadError(ValueError):
+class SpanReadError(FaithfulnessError, ValueError):
     """A span's attribute holds what its convention does not allow (malformed JSON where JSON
     is written); the turn it belongs to errors as ``trace_unreadable``."""
 
