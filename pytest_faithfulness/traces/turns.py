@@ -130,9 +130,10 @@ def find_turns(spans: list[SpanInfo], *, answer: str | None = None, context: Con
     for span in sorted(spans, key=lambda s: s.start):
         traces.setdefault(span.trace_id, []).append(span)
     opened: dict[str, list[SpanInfo]] = {}
-    for span in open_spans:
-        opened.setdefault(span.trace_id, []).append(span)
-        traces.setdefault(span.trace_id, [])
+    for span in open_spans:  # an open retrieval or model call; an open ancestor (a span
+        if span.is_retrieval or span.kind == "llm":  # around the test's body) is fine
+            opened.setdefault(span.trace_id, []).append(span)
+            traces.setdefault(span.trace_id, [])
     if answer is not None:
         return [_turn_for_answer(traces, opened, answer, context, allow_no_retrieval,
                                  allow_empty_retrieval)]
@@ -271,13 +272,18 @@ def _one_turn(tid: str, members: list[SpanInfo], opened: list[SpanInfo],
 
 
 def _answer_of(tid: str, members: list[SpanInfo]) -> tuple[SpanInfo, str] | TurnFailure:
+    if not members:  # only open spans: _open_failure reported them
+        return TurnFailure("trace_no_answer", "the trace has no ended span", trace_id=tid)
     ids = {s.span_id for s in members}
     roots = [s for s in members if s.parent_id not in ids]
     root = roots[0] if roots else members[0]
     tried = []
-    if root.output_text is not None and root.output_text.strip():
+    if len(roots) > 1 or root.is_retrieval:  # its root is still open or was not captured
+        tried.append("the trace's root span was not captured (still open, or started before "
+                     "the test)")
+    elif root.output_text is not None and root.output_text.strip():
         return root, root.output_text
-    if root.output_json is not None:
+    elif root.output_json is not None:
         fields = [k for k in ANSWER_FIELDS if isinstance(root.output_json.get(k), str)]
         if len(fields) == 1:
             return root, root.output_json[fields[0]]
@@ -287,8 +293,10 @@ def _answer_of(tid: str, members: list[SpanInfo]) -> tuple[SpanInfo, str] | Turn
                            f"{list(ANSWER_FIELDS)} is a string, so the answer is ambiguous "
                            "(judging the whole JSON would judge the sources too): pass answer= "
                            "with the text your app returns", trace_id=tid, span_id=root.span_id)
-    tried.append(f"root span {root.name!r} has no text output"
-                 + (" (redacted: OPENINFERENCE_HIDE_OUTPUTS?)" if root.output_redacted else ""))
+    else:
+        tried.append(f"root span {root.name!r} has no text output"
+                     + (" (redacted: OPENINFERENCE_HIDE_OUTPUTS?)" if root.output_redacted
+                        else ""))
     llms = [s for s in members if s.kind in ("llm", "agent") and s.end is not None]
     for span in sorted(llms, key=lambda s: s.end or 0, reverse=True):
         if span.output_text and span.output_text.strip() and not span.tool_calls:

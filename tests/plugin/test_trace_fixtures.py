@@ -76,6 +76,30 @@ def test_{i}(faithfulness_trace, assert_faithful_trace):
     result.assert_outcomes(passed=8)
 
 
+def test_an_async_test_and_a_thread_pool_app_are_attributed_to_the_test(pytester):
+    pytester.makepyfile(rag_app=TOY_APP, test_async='''
+        import asyncio
+        from concurrent.futures import ThreadPoolExecutor
+
+        import pytest
+        from rag_app import ask
+
+        @pytest.mark.asyncio
+        async def test_async(assert_faithful_trace):
+            loop = asyncio.get_running_loop()
+            reply = await loop.run_in_executor(None, ask, "Can I get a refund?", "refund")
+            await asyncio.gather(asyncio.to_thread(ask, "How heavy?", "kestrel"))
+            assert len(assert_faithful_trace()) == 2
+            assert_faithful_trace(answer=reply)
+
+        def test_threads(faithfulness_trace):
+            with ThreadPoolExecutor(2) as pool:
+                list(pool.map(ask, ["refund?", "Kestrel?"], ["refund", "kestrel"]))
+            assert len(faithfulness_trace.turns()) == 2
+    ''')
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
 def test_the_apps_own_provider_keeps_its_exporter_and_the_processor_is_added(pytester):
     pytester.makeconftest('''
         from opentelemetry import trace

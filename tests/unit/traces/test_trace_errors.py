@@ -143,6 +143,15 @@ def test_trace_open_span():
     stream.end()
 
 
+def test_an_open_span_around_the_whole_test_is_no_error_and_its_trace_still_gives_the_turn():
+    b = SpanBuilder()
+    with b.window() as cap:
+        with b.span("test body", **{"openinference.span.kind": "CHAIN"}):
+            _rag(b, oi_docs(REFUND), root_output=None)
+            found = cap.results()
+    assert found[0].answer == ANSWER and [p.text for p in found[0].passages] == [REFUND]
+
+
 def test_trace_answer_mismatch():
     b = SpanBuilder()
     with b.window() as cap:
