@@ -170,4 +170,5 @@ def test_a_langchain_app_judged_end_to_end_with_assert_faithful_trace(pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:langsmith_plugin")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*1 of 1 turns of the trace are not faithful enough*",
-                                 "*trace *: answer span *; context from the prompt"])
+                                 "*(trace *, span *)*",
+                                 "*context from prompt (passages from span(s) *)"])

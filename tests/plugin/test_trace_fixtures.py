@@ -35,8 +35,12 @@ def test_assert_faithful_trace_records_each_turn_with_its_trace_ids(pytester):
             ask("Can I refund a sale item?", "sale")
             assert_faithful_trace()
     ''')
-    result = pytester.runpytest("-p", "no:cacheprovider", "--faithfulness-report", "r.json")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--faithfulness-report", "r.json",
+                                "--faithfulness-markdown", "r.md", "--junitxml", "j.xml")
     result.assert_outcomes(passed=2, failed=1)
+    junit = (pytester.path / "j.xml").read_text()
+    assert junit.count('name="faithfulness_trace_id"') == 3  # one per test, _2: the 2nd turn
+    assert "(trace " in (pytester.path / "r.md").read_text()
     report = json.loads((pytester.path / "r.json").read_text())
     answers = {a["test_id"]: a for a in report["answers"]}
     assert set(answers) == {"test_rag.py::test_refund", "test_rag.py::test_every_turn#1",
@@ -47,7 +51,8 @@ def test_assert_faithful_trace_records_each_turn_with_its_trace_ids(pytester):
     assert sale["passages"] == [{"id": "kb-2", "text": "Items bought on sale can be exchanged "
                                  "but not refunded.", "title": None}]
     assert sale["status"] == "scored" and sale["score"] < 1
-    result.stdout.fnmatch_lines(["*trace *: answer span *; context from the prompt"])
+    result.stdout.fnmatch_lines(["*(trace *, span *)*",
+                                 "*context from prompt (passages from span(s) *)"])
 
 
 def test_a_trace_that_gives_no_turn_fails_the_test_and_the_gate(pytester):
