@@ -66,6 +66,14 @@ def test_trace_no_spans_names_a_sampler_that_drops_spans():
              "OTEL_TRACES_SAMPLER=always_on")
 
 
+def test_trace_no_spans_names_a_disabled_sdk(monkeypatch):
+    monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
+    b = SpanBuilder()  # the SDK hands out no-op tracers
+    with b.window() as cap:
+        _rag(b, oi_docs(REFUND))
+    _failure(cap.results(), "trace_no_spans", "OTEL_SDK_DISABLED=true", "unset it")
+
+
 def test_trace_no_retrieval():
     b = SpanBuilder()
     with b.window() as cap:
