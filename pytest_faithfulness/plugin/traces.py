@@ -17,8 +17,8 @@ FIXTURES = frozenset({"faithfulness_trace", "assert_faithful_trace"})
 WINDOW_KEY = pytest.StashKey[Any]()
 
 
-@pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item):
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
     """Open the test's window before its fixtures are set up."""
     if FIXTURES.intersection(getattr(item, "fixturenames", ())):
         from ..traces.capture import TracesUnavailable, ensure_installed
@@ -29,16 +29,14 @@ def pytest_runtest_setup(item: pytest.Item):
         except TracesUnavailable:
             pass  # the fixture raises it, in the test's setup, with the fix
         item.stash[WINDOW_KEY] = Window(item.nodeid).open()
-    yield
 
 
-@pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: Any):
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: Any) -> None:
     """Close the test's window before its teardown (teardown spans are not the test's)."""
     window = item.stash.get(WINDOW_KEY, None)
     if window is not None:
         window.close()
-    yield
 
 
 @pytest.fixture
