@@ -210,6 +210,50 @@ class FaithfulnessAssertion:
         _raise_if_any_failed(results, "turns of the conversation", thresholds)
         return results
 
+    def assert_prepared(self, cases: list[Any], *, what: str = "answers",
+                        min_score: float | None = None, max_unsupported: int | None = None,
+                        require_claims: bool | None = None, record_only: bool = False,
+                        min_citation_precision: float | None = None) -> list[AnswerResult]:
+        """Judge and record cases prepared elsewhere (the turns of a trace: what
+        ``assert_faithful_trace`` calls), then raise as ``assert_many`` does.
+
+        Args:
+            cases: ``(answer, passages, annotate)`` triples, judged concurrently, each result
+                handed to ``annotate(result)`` (``None``: nothing) before it is recorded; or
+                ready ``AnswerResult``s (an errored turn), recorded as they are.
+            what: the plural noun of the assertion message ("turns of the trace").
+            min_score / max_unsupported / require_claims / record_only /
+                min_citation_precision: as for the call.
+
+        Returns:
+            one ``AnswerResult`` per case, in order.
+
+        Raises:
+            AssertionError: a case errored or missed a threshold (every failing one's report).
+        """
+        from .pipeline import evaluate_many
+        from .records import AnswerResult
+
+        __tracebackhide__ = True
+        thresholds = self._thresholds(min_score, max_unsupported, require_claims, record_only)
+        citation = _citation_bound(min_citation_precision, record_only)
+        to_judge = [c for c in cases if not isinstance(c, AnswerResult)]
+        judged = iter(evaluate_many([(a, p) for a, p, _ in to_judge], self._judge,
+                                    **self._pipeline_options()) if to_judge else ())
+        results: list[AnswerResult] = []
+        for case in cases:
+            if isinstance(case, AnswerResult):
+                result = case
+            else:
+                result = next(judged)
+                if case[2] is not None:
+                    case[2](result)
+            result.min_citation_precision = citation
+            self._record(result, thresholds, numbered=len(cases) > 1)
+            results.append(result)
+        _raise_if_any_failed(results, what, thresholds)
+        return results
+
     def _pipeline_options(self) -> dict[str, Any]:
         from .pipeline import DEFAULT_CONCURRENCY
 
@@ -312,7 +356,9 @@ def _raise_if_any_failed(results: list[AnswerResult], what: str,
         kind = (" (cache miss in replay mode)" if misses == len(errored)
                 else f" ({misses} a cache miss in replay mode)" if misses else "")
         rest = len(failing) - len(errored)
-        head = (f"judge error: {len(errored)} of {len(results)} {what} could not be judged"
+        source = "trace" if all((r.error_kind or "").startswith("trace_") for r in errored) \
+            else "judge"  # a turn read from spans errs before any judge is asked
+        head = (f"{source} error: {len(errored)} of {len(results)} {what} could not be judged"
                 f"{kind}" + (f"; {rest} not faithful enough{_note(thresholds)}" if rest else ""))
     raise AssertionError(head + "\n" + "\n".join(format_answer(r) for r in failing))
 

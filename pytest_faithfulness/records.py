@@ -1,7 +1,7 @@
 """The records that cross a boundary: passages, verdicts, claims, answer results, session summaries.
 
 Every record is a pydantic model, so it validates on the way in and serialises to JSON on
-the way out (cache, xdist payloads, the JSON report). This module imports nothing of ours.
+the way out (cache, xdist payloads, the JSON report). Of ours it imports only trace_records.
 
 Vocabulary (used throughout the package):
 
@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
+from .trace_records import TRACE_ERROR_KINDS, TraceRef
+
 VerdictLabel = Literal["supported", "contradicted", "unsupported"]
 AnswerStatus = Literal["scored", "unscored", "error", "unverified"]
 CitationLabel = Literal["correct", "misattributed", "unsupported", "uncited"]
@@ -38,16 +40,21 @@ CitationLabel = Literal["correct", "misattributed", "unsupported", "uncited"]
 #: * ``rate_limit``: the provider kept answering "rate limit reached" past the allowed wait;
 #: * ``cache_miss``: ``replay`` cache mode and no usable cached verdict (``CacheMiss``);
 #: * ``input``: the inputs cannot be judged (a passage longer than the judge's context
-#:   budget, or a malformed answer or passage list).
+#:   budget, or a malformed answer or passage list);
+#: * ``trace_*``: a turn read from OpenTelemetry spans that cannot be judged (each kind,
+#:   its cause and its fix: ``trace_records.TRACE_ERROR_KINDS``).
 ErrorKind = Literal["judge", "parse", "budget", "gateway_budget", "rate_limit", "cache_miss",
-                    "input"]
+                    "input", "trace_no_spans", "trace_no_retrieval", "trace_empty_retrieval",
+                    "trace_no_content", "trace_truncated", "trace_no_answer", "trace_open_span",
+                    "trace_answer_mismatch", "trace_context_unused", "trace_overlap",
+                    "trace_unreadable"]
 
 #: What a run-budget error's text held before ``error_kind`` was recorded (read only for
 #: results recorded then: ``AnswerResult``).
 LEGACY_BUDGET_TEXT = "judge budget of"
 
 ERROR_KINDS: tuple[str, ...] = ("judge", "parse", "budget", "gateway_budget", "rate_limit",
-                                "cache_miss", "input")
+                                "cache_miss", "input", *TRACE_ERROR_KINDS)
 
 VERDICT_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")
 
@@ -407,6 +414,7 @@ class AnswerResult(BaseModel):
         unverified_reason: for ``status == "unverified"``, why the answer is outside its
             judge's coverage and how to declare it; ``None`` otherwise.
         golden: recorded by a golden test (``run.golden``): any claim not supported fails the gate.
+        trace: a turn read from OpenTelemetry spans: its trace and span ids (``TraceRef``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -432,6 +440,7 @@ class AnswerResult(BaseModel):
     test_line: int | None = None
     unverified_reason: str | None = None
     golden: bool = False
+    trace: TraceRef | None = None
 
     @field_validator("dropped", mode="before")
     @classmethod

@@ -114,7 +114,7 @@ def litellm_loaded() -> None:
 
 
 INI = ("[pytest]\nasyncio_default_fixture_loop_scope = function\n"
-       "addopts = -p no:hypothesispytest\nfaithfulness_canaries = 0\n")
+       "addopts = -p no:hypothesispytest -p no:langsmith_plugin\nfaithfulness_canaries = 0\n")
 
 
 @pytest.fixture(autouse=True)

@@ -95,6 +95,9 @@ def pytest_configure(config: pytest.Config) -> None:
         settings, lambda: _store(config), lambda: _existing_store(config),
         active=not config.getoption("collectonly", False), worker=is_worker(config)),
         "faithfulness-golden")
+    from . import traces  # the trace fixtures and their windows (no opentelemetry import)
+
+    config.pluginmanager.register(traces, "faithfulness-traces")
     if settings.canaries:
         from .canaries import CanaryRunner
 

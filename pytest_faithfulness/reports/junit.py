@@ -17,7 +17,8 @@ def junit_properties(result: AnswerResult, index: int = 1) -> list[tuple[str, st
     disagree); for an answer whose claims cite passages ``faithfulness_citation_precision``
     and ``faithfulness_misattributed``; for a turn of a conversation
     ``faithfulness_conversation`` and ``faithfulness_turn``; for a golden answer
-    ``faithfulness_golden`` (``true``). The ``index``-th answer of one
+    ``faithfulness_golden`` (``true``); for a turn read from spans
+    ``faithfulness_trace_id`` and ``faithfulness_span_id``. The ``index``-th answer of one
     test (``index > 1``) gets the suffix ``_<index>`` on every name. Values are sanitised
     (``text.printable``), so no control character or lone surrogate reaches the XML.
     """
@@ -42,6 +43,9 @@ def junit_properties(result: AnswerResult, index: int = 1) -> list[tuple[str, st
                   ("turn", str(result.turn))]
     if result.golden:  # a golden answer (run.golden)
         pairs.append(("golden", "true"))
+    if result.trace is not None:  # a turn read from OpenTelemetry spans
+        pairs += [("trace_id", result.trace.trace_id or ""),
+                  ("span_id", result.trace.span_id or "")]
     if any(c.votes for c in result.claims):  # several verdicts per claim (judges.votes)
         pairs.append(("unstable", str(sum(1 for c in result.claims if c.unstable))))
     return [(f"faithfulness_{name}{suffix}", value) for name, value in pairs]

@@ -253,8 +253,8 @@ def _claims_table(results: list[AnswerResult], max_rows: int) -> list[str]:
               "|---|---:|---|---|---|---|---|"]
     for r, c in rows[:max_rows]:
         if c is None:
-            lines.append(f"| {md_escape(r.test_id or 'answer')} | n/a | **error** | "
-                         f"{md_escape(r.error)} | | | |")
+            lines.append(f"| {md_escape((r.test_id or 'answer') + turn_text(r))} | n/a "
+                         f"| **error** | {md_escape(r.error)} | | | |")
             continue
         v = c.verdict
         label = {"contradicted": "**contradicted**"}.get(c.label or "", c.label or "no verdict")

@@ -47,10 +47,13 @@ def citation_text(claim: ClaimResult) -> str | None:
 
 
 def turn_text(result: AnswerResult) -> str:
-    """`` (conversation C, turn N)`` for a turn of a conversation, else empty."""
-    if result.conversation is None:
-        return ""
-    return f" (conversation {result.conversation}, turn {result.turn})"
+    """`` (conversation C, turn N)`` for a turn of a conversation, `` (trace T, span S)`` for
+    a turn read from OpenTelemetry spans (``AnswerResult.trace``), else empty."""
+    text = "" if result.conversation is None else \
+        f" (conversation {result.conversation}, turn {result.turn})"
+    if result.trace is not None and result.trace.trace_id:
+        text += f" (trace {result.trace.trace_id}, span {result.trace.span_id})"
+    return text
 
 
 def evidence_lines(evidence: Sequence[Any]) -> list[str]:

@@ -43,6 +43,9 @@ def format_answer(result: AnswerResult, *, only_failing_claims: bool = False,
     lines = [f"{head}: faithfulness {_fmt(result.score)} ({result.status}; "
              f"{result.supported}/{len(result.claims)} claims supported, "
              f"{result.contradicted} contradicted, {result.unsupported} unsupported{cited})"]
+    if result.trace is not None and result.trace.context:  # a turn read from spans
+        lines.append(f"  context from {result.trace.context} (passages from span(s) "
+                     f"{', '.join(result.trace.retrieval_span_ids) or 'none'})")
     for reason in result.threshold_failures:
         lines.append(f"  FAILED: {reason}")
     if result.status == "unverified" and not result.threshold_failures:

@@ -37,13 +37,13 @@ def _imported(path: Path) -> list[tuple[str, list[str]]]:
 #: The layers of docs/architecture.md, top first, as module prefixes under the package: a
 #: module imports from its own layer and the layers above it, never from a layer below.
 LAYERS = (
-    ("records", "errors", "inputs", "canary_report"),
+    ("records", "errors", "inputs", "canary_report", "trace_records"),
     ("_loop", "accounting", "ratelimit", "redaction", "mutants"),
     ("language",),
     ("trust",),
     ("judges",),
     ("cache", "cachemerge", "checkmemo"),
-    ("pipeline", "conversation", "canaries"),
+    ("pipeline", "conversation", "canaries", "traces"),
     ("run", "reports", "runs", "calibration"),
     ("plugin", "assertion", "hookspecs", "cli", "settings", "__main__", "__init__"),
 )

@@ -1,0 +1,79 @@
+"""Attribution: a span belongs to the window current when it started, through asyncio tasks
+(context variables) and thread pools (the process fallback); ``capture()`` narrows a window."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+from otel_spans import require_otel
+
+require_otel()
+
+from otel_spans import SpanBuilder  # noqa: E402
+
+
+def test_spans_of_asyncio_tasks_belong_to_the_window_they_started_in():
+    b = SpanBuilder()
+
+    async def step(name):
+        with b.span(name):
+            await asyncio.sleep(0.01)
+
+    async def main():
+        await asyncio.gather(*(step(f"task-{i}") for i in range(4)))
+
+    with b.window() as cap:
+        asyncio.run(main())
+    assert sorted(s.name for s in cap.spans) == [f"task-{i}" for i in range(4)]
+
+
+def test_spans_of_a_thread_pool_belong_to_the_open_window():
+    b = SpanBuilder()
+
+    def work(i):
+        with b.span(f"thread-{i}"):
+            pass
+
+    with b.window() as cap, ThreadPoolExecutor(3) as pool:
+        list(pool.map(work, range(6)))
+    assert len(cap.spans) == 6
+    with b.span("outside"):  # no window open: captured nowhere
+        pass
+    assert len(cap.spans) == 6
+
+
+def test_capture_narrows_the_window_and_its_spans_count_for_the_test_too():
+    b = SpanBuilder()
+    with b.window() as test:
+        with b.span("setup"):
+            pass
+        with test.capture() as cap:
+            with b.span("inside"):
+                pass
+        with b.span("after"):
+            pass
+    assert [s.name for s in cap.spans] == ["inside"]
+    assert [s.name for s in test.spans] == ["setup", "inside", "after"]
+
+
+def test_importing_the_package_and_starting_pytest_import_no_opentelemetry(tmp_path):
+    code = ("import sys, pytest_faithfulness, pytest_faithfulness.plugin, "
+            "pytest_faithfulness.plugin.traces, pytest_faithfulness.traces.window; "
+            "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]"
+    (tmp_path / "test_plain.py").write_text(
+        "import sys\n"
+        "def test_plain():\n"
+        "    assert not [m for m in sys.modules if m.startswith('opentelemetry.sdk')]\n")
+    # only this plugin (langsmith's, from langchain-core in the test extra, imports the SDK)
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "pytest_faithfulness.plugin", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stdout[-2000:]

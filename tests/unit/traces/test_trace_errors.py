@@ -1,0 +1,221 @@
+"""Never a silent pass: every way a trace fails to give a judgeable turn is an errored answer
+with its own ``error_kind`` and a message naming the cause and the fix (one test per kind of
+``trace_records.TRACE_ERROR_KINDS``; ``test_every_trace_error_kind_is_tested_here`` keeps it so)."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import threading
+
+from otel_spans import require_otel
+
+require_otel()
+
+from otel_spans import SpanBuilder, genai_docs, oi_docs, oi_llm  # noqa: E402
+
+from pytest_faithfulness.records import AnswerResult  # noqa: E402
+from pytest_faithfulness.trace_records import TRACE_ERROR_CODES, TRACE_ERROR_KINDS  # noqa: E402
+from pytest_faithfulness.traces.turns import TurnFailure  # noqa: E402
+from pytest_faithfulness.traces.window import Window  # noqa: E402
+
+REFUND = "Refunds are issued within 14 days of a return being received."
+ANSWER = "Refunds are issued within 14 days."
+
+
+def _failure(found, kind, *words):
+    assert len(found) == 1 and isinstance(found[0], TurnFailure), found
+    failure = found[0]
+    assert failure.kind == kind, failure.message
+    for word in words:
+        assert word in failure.message, failure.message
+    result = failure.result()
+    assert isinstance(result, AnswerResult) and result.status == "error"
+    assert result.error_kind == kind and result.error.startswith(TRACE_ERROR_CODES[kind] + ":")
+    assert result.trace is not None and result.trace.code == TRACE_ERROR_CODES[kind]
+    return failure
+
+
+def _rag(b, retriever_attrs, llm_attrs=None, root_output=ANSWER):
+    with b.span("rag", **{"openinference.span.kind": "CHAIN"}) as root:
+        with b.span("retrieve", **{"openinference.span.kind": "RETRIEVER"}, **retriever_attrs):
+            pass
+        with b.span("llm", **(llm_attrs or oi_llm(REFUND, ANSWER))):
+            pass
+        if root_output is not None:
+            root.set_attribute("output.value", root_output)
+
+
+def test_trace_no_spans():
+    b = SpanBuilder()
+    with b.window("test_x") as cap:
+        pass
+    failure = _failure(cap.results(), "trace_no_spans", "no span was captured in test_x",
+                       "is the app instrumented", "attach(provider)",
+                       "MLFLOW_USE_DEFAULT_TRACER_PROVIDER=false")
+    assert failure.code == "E-NO-SPANS"
+
+
+def test_trace_no_spans_names_a_sampler_that_drops_spans():
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+
+    b = SpanBuilder(sampler=ALWAYS_OFF)
+    with b.window() as cap:
+        _rag(b, oi_docs(REFUND))
+    _failure(cap.results(), "trace_no_spans", "sampler is AlwaysOffSampler",
+             "OTEL_TRACES_SAMPLER=always_on")
+
+
+def test_trace_no_spans_names_a_disabled_sdk(monkeypatch):
+    monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
+    b = SpanBuilder()  # the SDK hands out no-op tracers
+    with b.window() as cap:
+        _rag(b, oi_docs(REFUND))
+    _failure(cap.results(), "trace_no_spans", "OTEL_SDK_DISABLED=true", "unset it")
+
+
+def test_trace_no_retrieval():
+    b = SpanBuilder()
+    with b.window() as cap:
+        with b.span("rag", **{"openinference.span.kind": "CHAIN", "output.value": ANSWER}):
+            with b.span("llm", **oi_llm(REFUND, ANSWER)):
+                pass
+    _failure(cap.results(), "trace_no_retrieval", "chain×1, llm×1", "allow_no_retrieval=True",
+             "get_retriever_attributes")
+    # allowed: judged against no passage, with a warning
+    b2 = SpanBuilder()
+    with b2.window() as cap:
+        with b2.span("rag", **{"openinference.span.kind": "CHAIN", "output.value": ANSWER}):
+            pass
+    turn = cap.results(allow_no_retrieval=True)[0]
+    assert turn.passages == [] and any("no retrieval span" in w for w in turn.warnings)
+
+
+def test_trace_empty_retrieval():
+    b = SpanBuilder()
+    with b.window() as cap:
+        _rag(b, {"output.value": "[]"})
+    _failure(cap.results(), "trace_empty_retrieval", "returned zero documents",
+             "allow_empty_retrieval=True")
+    with b.window() as cap:  # a retriever span that wrote no document attribute at all
+        _rag(b, {})
+    _failure(cap.results(), "trace_empty_retrieval", "wrote no document attribute at all")
+    assert cap.results(allow_empty_retrieval=True)[0].passages == []
+
+
+def test_trace_no_content():
+    b = SpanBuilder()
+    with b.window() as cap:  # GenAI documents with ids and scores only (content capture off)
+        with b.span("rag", **{"openinference.span.kind": "CHAIN", "output.value": ANSWER}):
+            with b.span("retrieval", **{"gen_ai.operation.name": "retrieval",
+                                        "gen_ai.retrieval.documents": genai_docs(
+                                            {"id": "a", "score": 0.5})}):
+                pass
+            with b.span("llm", **oi_llm(REFUND, ANSWER)):
+                pass
+    _failure(cap.results(), "trace_no_content", "have no text",
+             "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY")
+    with b.window() as cap:  # redacted text
+        _rag(b, oi_docs("__REDACTED__"))
+    _failure(cap.results(), "trace_no_content", "redacted")
+
+
+def test_trace_truncated():
+    b = SpanBuilder(max_attributes=6)
+    with b.window() as cap:
+        _rag(b, oi_docs(*[f"{REFUND} ({i})" for i in range(5)]))
+    _failure(cap.results(), "trace_truncated", "evicted", "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT")
+
+
+def test_trace_no_answer():
+    b = SpanBuilder()
+    with b.window() as cap:  # a JSON root output with two text fields
+        _rag(b, oi_docs(REFUND), root_output='{"answer": "a", "text": "b"}')
+    _failure(cap.results(), "trace_no_answer", "more than one", "pass answer=")
+    with b.window() as cap:  # no root output, the LLM output redacted
+        _rag(b, oi_docs(REFUND), llm_attrs={
+            "openinference.span.kind": "LLM",
+            "llm.output_messages.0.message.content": "__REDACTED__"}, root_output=None)
+    _failure(cap.results(), "trace_no_answer", "output redacted", "OPENINFERENCE_HIDE_OUTPUTS")
+
+
+def test_trace_open_span():
+    b = SpanBuilder()
+    with b.window() as cap:
+        with b.span("rag", **{"openinference.span.kind": "CHAIN", "output.value": ANSWER}):
+            with b.span("retrieve", **{"openinference.span.kind": "RETRIEVER"},
+                        **oi_docs(REFUND)):
+                pass
+            stream = b.tracer.start_span("llm-stream", attributes=oi_llm(REFUND, ANSWER))
+    _failure(cap.results(), "trace_open_span", "'llm-stream'", "stream not consumed")
+    stream.end()
+
+
+def test_an_open_span_around_the_whole_test_is_no_error_and_its_trace_still_gives_the_turn():
+    b = SpanBuilder()
+    with b.window() as cap:
+        with b.span("test body", **{"openinference.span.kind": "CHAIN"}):
+            _rag(b, oi_docs(REFUND), root_output=None)
+            found = cap.results()
+    assert found[0].answer == ANSWER and [p.text for p in found[0].passages] == [REFUND]
+
+
+def test_trace_answer_mismatch():
+    b = SpanBuilder()
+    with b.window() as cap:
+        _rag(b, oi_docs(REFUND))
+    _failure(cap.results(answer="Refunds take 30 days."), "trace_answer_mismatch",
+             "Refunds take 30 days.", repr(ANSWER)[:20])
+
+
+def test_trace_context_unused():
+    b = SpanBuilder()
+    with b.window() as cap:
+        _rag(b, oi_docs(REFUND), llm_attrs=oi_llm("Answer briefly: refunds?", ANSWER))
+    _failure(cap.results(), "trace_context_unused", "none occurs in the prompt",
+             "context='retrieved'")
+
+
+def test_trace_overlap():
+    """Two tests capture at once in one process (in threads); a span started on a third thread
+    with no context cannot be attributed: both windows error."""
+    b = SpanBuilder()
+    opened, release, caps = threading.Barrier(3), threading.Event(), {}
+
+    def run_test(name):
+        with Window(name) as window:
+            from pytest_faithfulness.traces.session import TraceCapture
+
+            caps[name] = TraceCapture(window)
+            opened.wait()
+            release.wait()
+
+    threads = [threading.Thread(target=run_test, args=(n,)) for n in ("t1", "t2")]
+    for t in threads:
+        t.start()
+    opened.wait()
+    bare = threading.Thread(target=lambda: b.tracer.start_span("orphan").end())
+    bare.start()
+    bare.join()
+    release.set()
+    for t in threads:
+        t.join()
+    for name in ("t1", "t2"):
+        _failure(caps[name].results(), "trace_overlap", "'orphan'", "capture()")
+
+
+def test_trace_unreadable():
+    b = SpanBuilder()
+    with b.window() as cap:
+        with b.span("rag", **{"openinference.span.kind": "CHAIN", "output.value": ANSWER}):
+            with b.span("retrieval", **{"gen_ai.operation.name": "retrieval",
+                                        "gen_ai.retrieval.documents": "[{not json"}):
+                pass
+    _failure(cap.results(), "trace_unreadable", "gen_ai.retrieval.documents is not JSON",
+             "explain()")
+
+
+def test_every_trace_error_kind_is_tested_here():
+    source = inspect.getsource(sys.modules[__name__])
+    for kind in TRACE_ERROR_KINDS:
+        assert f"def test_{kind}(" in source, kind
