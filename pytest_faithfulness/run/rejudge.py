@@ -86,53 +86,11 @@ def rejudge_if_needed(store: ResultStore, outcome: RunOutcome, settings: Any,
 
 def open_judge(settings: Any) -> tuple[Any, Callable[[], None]]:
     """The judge ``settings`` configure, built as the ``faithfulness_judge`` fixture builds it
-    (``plugin.judge``) without pytest: ``--faithfulness-judge`` and the panel, each cacheable
-    member in the verdict cache, votes and the panel, then the first filter; with the run's
-    budget (no shared ledgers: one process). Returns ``(judge, close)``.
+    (``run.judge.open_judge``) in one process (no shared ledgers). Returns ``(judge, close)``.
 
     Raises:
         whatever building a judge raises (an unknown judge, a missing extra).
     """
-    from ..accounting import Budget
-    from ..judges import make_judge
-    from ..judges.first_filter import with_first_filter
+    from .judge import open_judge as open_configured
 
-    budget = Budget(settings.budget_usd)
-    options: dict[str, Any] = {"budget": budget}
-    for name in ("api_base", "timeout", "temperature"):
-        if getattr(settings, name) is not None:
-            options[name] = getattr(settings, name)
-    rate = None
-    if settings.max_rpm is not None or settings.max_tpm is not None:
-        from ..ratelimit import RateLimiter
-
-        rate = RateLimiter(settings.max_rpm, settings.max_tpm)
-        options["rate"] = rate
-    judges: list[Any] = [make_judge(settings.judge, **options)]
-    judges += [make_judge(spec, **options) for spec in settings.panel]
-    caches: list[Any] = []
-    if not settings.no_cache:
-        from ..cache import CachedJudge
-        from ..judges.protocol import is_cacheable
-
-        for i, member in enumerate(judges):
-            if is_cacheable(member):
-                judges[i] = CachedJudge(member, settings.cache_path, mode=settings.cache_mode)
-                caches.append(judges[i])
-    built: Any = judges[0]
-    if settings.votes > 1 or settings.panel:
-        from ..judges.votes import with_votes
-
-        built = with_votes(judges[0], settings.votes, judges[1:])
-    built = with_first_filter(built, settings.first_filter)
-
-    def close() -> None:
-        for cached in caches:
-            cached.close()
-        budget.close()
-        if rate is not None:
-            from .. import _loop
-
-            _loop.close_here_and_on_loop(rate.close)
-
-    return built, close
+    return open_configured(settings)
