@@ -56,7 +56,9 @@ def inputs_digest(answer: str, passages: Iterable[Any]) -> str:
     any change to the text, a passage, its id, title or order changes it.
     """
     data = [str(answer), [[p.id, p.text, p.title] for p in passages]]
-    return hashlib.sha256(json.dumps(data, ensure_ascii=False).encode("utf-8")).hexdigest()
+    # surrogatepass: a lone surrogate (text that is not valid Unicode) still hashes
+    text = json.dumps(data, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def suite_digest(answers: Iterable[SavedAnswer]) -> str | None:
@@ -73,7 +75,7 @@ def suite_digest(answers: Iterable[SavedAnswer]) -> str | None:
             return None
         pairs.append([answer.test_id, answer.inputs_digest])
     data = json.dumps(sorted(pairs), ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 InputsState = Literal["same", "changed", "unknown"]
