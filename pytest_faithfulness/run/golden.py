@@ -24,10 +24,12 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from ..records import AnswerResult
+
+if TYPE_CHECKING:  # pragma: no cover - the plugin reads the markers at start-up: no pydantic
+    from ..records import AnswerResult
 
 #: What became of a golden test, the strongest first: ``ran`` (a report of its call, or a
 #: setup that failed), ``skipped``, ``selected`` (collected, never reported: the run stopped
