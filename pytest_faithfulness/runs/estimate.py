@@ -452,9 +452,13 @@ def estimate_run(run: SavedRun, config: EstimateConfig, *, run_path: str | Path 
                                                      recorded, _verify_reply(claim))
             per_answer_waves.append((dec_calls, verify_calls))
         canary_calls = 0
+        on_canaries = _Recorded(None, "")
         if config.canaries:
+            on_canaries = _recorded_output(run, canaries=True)
             canary_calls = _canaries(passage_sets, config.canaries, budget, bills, members,
-                                     rotated, verify_messages, recorded)
+                                     rotated, verify_messages,
+                                     on_canaries if on_canaries.per_call is not None
+                                     else recorded)
         est.judges = bills
         for bill, member in zip(bills, members):
             total = bill.total()
@@ -465,6 +469,8 @@ def estimate_run(run: SavedRun, config: EstimateConfig, *, run_path: str | Path 
         est.cost_usd = None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
         est.output_method = recorded.method if recorded.per_call is not None else \
             "the replies the saved claims and verdicts would make, counted as the input"
+        if config.canaries and on_canaries.per_call is not None:
+            est.output_method += f"; canaries: {on_canaries.method}"
         _wall(est, config, main.paid, per_answer_waves, canary_calls)
         est.assumptions = _assumptions(config, main, filtered, budget)
         return est
@@ -520,17 +526,20 @@ class _Recorded:
     method: str
 
 
-def _recorded_output(run: SavedRun) -> _Recorded:
-    """The saved run's mean output tokens per call, when it recorded model calls."""
+def _recorded_output(run: SavedRun, *, canaries: bool = False) -> _Recorded:
+    """The saved run's mean output tokens per call, when it recorded model calls: of its
+    answers' calls, or (``canaries``) of its canaries' calls."""
     calls = output = 0
-    for result in run.results:
-        usage = result.get("usage") or {}
+    usages = [run.canaries.usage.model_dump()] if canaries and run.canaries is not None \
+        else [] if canaries else [result.get("usage") or {} for result in run.results]
+    for usage in usages:
         calls += int(usage.get("calls") or 0)
         output += int(usage.get("output_tokens") or 0)
     if calls and output:
         per_call = output / calls
-        return _Recorded(per_call, f"the saved run's mean, {per_call:.1f} per call "
-                                   f"({output:,} over {calls:,} calls)")
+        what = "canaries'" if canaries else "answers'"
+        return _Recorded(per_call, f"the saved run's mean of its {what} calls, "
+                                   f"{per_call:.1f} per call ({output:,} over {calls:,})")
     return _Recorded(None, "")
 
 
