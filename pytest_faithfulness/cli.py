@@ -314,7 +314,7 @@ def run_merge(args: argparse.Namespace, out: Any = None) -> int:
         else []
     closing = terminal.closing_lines(outcome,
                                      outcome.verdict(exit_failed=outcome.exitstatus != 0))
-    lines += closing[:-1] + outcome.closing_notes + closing[-1:]  # drafts: before the verdict
+    lines += outcome.closing_notes + closing  # drafts: above the outcome and the verdict
     for line in lines:
         print(terminal.terminal_text(line), file=out)
     return EXIT_FAILED if outcome.exitstatus is None else outcome.exitstatus

@@ -41,21 +41,21 @@ CitationLabel = Literal["correct", "misattributed", "unsupported", "uncited"]
 #: * ``cache_miss``: ``replay`` cache mode and no usable cached verdict (``CacheMiss``);
 #: * ``input``: the inputs cannot be judged (a passage longer than the judge's context
 #:   budget, or a malformed answer or passage list);
-#: * ``trace_*``: a turn read from OpenTelemetry spans that cannot be judged (each kind,
-#:   its cause and its fix: ``trace_records.TRACE_ERROR_KINDS``).
+#: * ``trace_no_spans`` ``trace_no_retrieval`` ``trace_empty_retrieval`` ``trace_no_content``
+#:   ``trace_truncated`` ``trace_no_answer`` ``trace_open_span`` ``trace_answer_mismatch``
+#:   ``trace_context_unused`` ``trace_overlap`` ``trace_unreadable``: a turn read from spans
+#:   that cannot be judged (cause and fix of each: ``trace_records.TRACE_ERROR_KINDS``).
 ErrorKind = Literal["judge", "parse", "budget", "gateway_budget", "rate_limit", "cache_miss",
                     "input", "trace_no_spans", "trace_no_retrieval", "trace_empty_retrieval",
                     "trace_no_content", "trace_truncated", "trace_no_answer", "trace_open_span",
                     "trace_answer_mismatch", "trace_context_unused", "trace_overlap",
                     "trace_unreadable"]
 
-#: What a run-budget error's text held before ``error_kind`` was recorded (read only for
-#: results recorded then: ``AnswerResult``).
+#: A run-budget error's text before ``error_kind`` was recorded (read for results of then).
 LEGACY_BUDGET_TEXT = "judge budget of"
 
 ERROR_KINDS: tuple[str, ...] = ("judge", "parse", "budget", "gateway_budget", "rate_limit",
                                 "cache_miss", "input", *TRACE_ERROR_KINDS)
-
 VERDICT_LABELS: tuple[str, ...] = ("supported", "contradicted", "unsupported")
 
 

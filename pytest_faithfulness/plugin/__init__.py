@@ -465,11 +465,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         _write_ci_lines(reporter, outcome)
     verdict = outcome.verdict(exit_failed=exit_failed, incomplete=incomplete)
     lines = terminal.closing_lines(outcome, verdict)
-    for line in lines[:-1]:
-        reporter.write_line(line, red=True, bold=True)
-    for line in outcome.closing_notes:  # the draft labels (runs.promote): the last lines
+    for line in outcome.closing_notes:  # the draft labels (runs.promote): above the outcome
         loud = line.startswith("WARNING")
         reporter.write_line(terminal.terminal_text(line), red=loud, bold=loud)
+    for line in lines[:-1]:
+        reporter.write_line(line, red=True, bold=True)
     colour = {"red": True} if verdict.failed else {"green": True}
     reporter.write_sep("=", lines[-1], bold=True, **colour)
     return result

@@ -89,11 +89,12 @@ def _drafts(path: Path) -> list[dict]:
 
 
 def _last_lines(result: pytest.RunResult) -> list[str]:
-    """The lines of the faithfulness section's end, up to the verdict's ``===`` line."""
+    """The draft labels' lines at the faithfulness section's end, above the gate's lines, the
+    outcome and the verdict's ``===`` line (which stay the last: test_report_verdict)."""
     lines = result.outlines
-    end = max(i for i, line in enumerate(lines) if line.startswith("=") and
-              "faithfulness" in line)
-    return lines[end - 2:end + 1]
+    start = max(i for i, line in enumerate(lines) if line.startswith("faithfulness: ")
+                and ("draft label" in line or "no failing or unstable claim" in line))
+    return lines[start - 1:start + 2] if "no failing" in lines[start] else lines[start:start + 2]
 
 
 @pytest.mark.parametrize("xdist", [[], ["-n", "2"]])
