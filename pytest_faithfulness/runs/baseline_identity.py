@@ -408,8 +408,14 @@ def check_baseline(baseline: SavedRun, current_commit: str | None, cwd: str | Pa
     name = baseline.name
     if max_age_days is not None:
         if check.age_days is None:
-            check.problems.append(f"baseline {name} records no date it was saved, so its age "
-                                  f"cannot be checked against {max_age_days:g} days")
+            check.problems.append(f"baseline {name} records no readable date it was saved "
+                                  f"({baseline.created or 'none'!r}), so its age cannot be "
+                                  f"checked against {max_age_days:g} days")
+        elif check.age_days < -1.0 / 24:  # more than an hour ahead: not clock skew
+            check.problems.append(f"baseline {name} says it was saved "
+                                  f"{-check.age_days:.1f} days in the future "
+                                  f"({baseline.created}): an edited or mis-dated file, so its "
+                                  f"age cannot be checked against {max_age_days:g} days")
         elif check.age_days > max_age_days:
             check.problems.append(f"baseline {name} is {check.age_days:.1f} days old, older "
                                   f"than the {max_age_days:g} days allowed "

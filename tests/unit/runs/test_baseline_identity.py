@@ -270,6 +270,13 @@ def test_check_baseline_names_a_stale_baseline_and_one_off_this_history(history)
     assert "is not an ancestor of this run's commit" in check.problems[0]
     undated = SavedRun(name="old", git=GitInfo(commit=c["a"]))
     check = check_baseline(undated, c["c"], repo, max_age_days=7, now=now)
-    assert check.age_days is None and "records no date" in check.problems[0]
+    assert check.age_days is None and "records no readable date" in check.problems[0]
+    garbled = fresh.model_copy(update={"created": "yesterday-ish"})
+    check = check_baseline(garbled, c["c"], repo, max_age_days=7, now=now)
+    assert "no readable date" in check.problems[0] and "yesterday-ish" in check.problems[0]
+    # a date in the future (an edited file) is never "fresh": a negative age is a problem
+    future = fresh.model_copy(update={"created": (now + timedelta(days=400)).isoformat()})
+    check = check_baseline(future, c["c"], repo, max_age_days=7, now=now)
+    assert len(check.problems) == 1 and "in the future" in check.problems[0]
     # without a bound the age is reported but never a problem
     assert check_baseline(stale, c["c"], repo, now=now).problems == []
