@@ -51,6 +51,7 @@ class GoldenCollector:
         self.worker = worker
         self.golden_ids: set[str] = set()
         self.bad_markers: dict[str, str] = {}  # an xdist worker's: node id -> the error
+        self.seen: list[str] = []  # the deselected tests' node ids
 
     def _golden(self, items: list[pytest.Item]) -> list[str]:
         """The node ids of the golden ``items``. A marker it cannot read is a usage error;
@@ -75,6 +76,7 @@ class GoldenCollector:
             raise pytest.UsageError(self.bad_markers[item.nodeid])
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.seen.extend(item.nodeid for item in items)  # a pattern may match only these
         found = self._golden(list(items))
         if found and self.active:
             golden = self.store().golden
@@ -88,6 +90,14 @@ class GoldenCollector:
             golden = self.store().golden
             for test_id in found:
                 golden.note(test_id, "selected")
+        if not self.active or not session.items and not self.seen:
+            return  # an xdist controller collects nothing: its workers record this
+        from ..run.golden import PATTERN_PREFIX, matches
+
+        ids = [item.nodeid for item in session.items] + self.seen
+        for pattern in self.patterns:
+            if not any(matches(test_id, [pattern]) for test_id in ids):
+                self.store().golden.note(f"{PATTERN_PREFIX}{pattern!r}", "unmatched")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not self.active:

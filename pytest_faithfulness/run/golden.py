@@ -35,7 +35,11 @@ if TYPE_CHECKING:  # records import pydantic: kept out of pytest's start-up and 
 #: setup that failed), ``skipped``, ``selected`` (collected, never reported: the run stopped
 #: first), ``deselected`` (``-k``, ``-m``, ``--deselect``, ``--lf``...). Merging two records
 #: of one test keeps the stronger (an xdist worker that did not run it says ``selected``).
-GOLDEN_STATUSES: tuple[str, ...] = ("ran", "skipped", "selected", "deselected")
+GOLDEN_STATUSES: tuple[str, ...] = ("ran", "skipped", "selected", "deselected", "unmatched")
+#: The id under which a golden pattern that matched no collected test is recorded (status
+#: ``unmatched``): a pattern that names no test (a typo, a path written from another folder,
+#: ``./tests/...``) protects nothing, and says so instead of passing silently.
+PATTERN_PREFIX = "golden pattern "
 #: The keyword arguments ``@pytest.mark.faithfulness(...)`` takes.
 MARKER_KWARGS: tuple[str, ...] = ("golden",)
 #: The reason kind of a golden failure (``run.outcome.REASON_KINDS``).
@@ -236,14 +240,17 @@ def golden_report(results: Sequence[AnswerResult], tests: GoldenTests | Mapping[
         if problem is not None:
             report.failing.append(f"{name(result)}: {problem}")
     said = {"skipped": "skipped", "deselected": "deselected",
-            "selected": "did not run"}
+            "selected": "did not run",
+            "unmatched": "matches no collected test: check it against the node ids of "
+                         "pytest --collect-only -q"}
     for test_id, status in statuses.items():
         if status in said:
             report.not_checked.append(f"{test_id} ({said[status]})")
         elif not _of_test(test_id, golden):
             report.not_checked.append(f"{test_id} (ran, but recorded no golden answer)")
     if baseline_tests:
-        report.missing = sorted(t for t in baseline_tests if t not in statuses)
+        report.missing = sorted(t for t in baseline_tests if t not in statuses
+                                and not t.startswith(PATTERN_PREFIX))
     return report
 
 

@@ -113,11 +113,13 @@ def test_golden_by_ini_pattern_or_flag(pytester, how):
                  "*::test_weak"]
     result = pytester.runpytest(*args)
     report = _report(pytester)
+    # a pattern that matches no collected test is listed, never silently dropped
+    unmatched = {"golden pattern '*::test_nothing'": "unmatched"}
     if how == "marker-false-wins":
-        assert result.ret == 0 and report["golden"]["tests"] == {}
+        assert result.ret == 0 and report["golden"]["tests"] == unmatched
         return
     assert result.ret == 1, result.stdout.str()
-    assert report["golden"]["tests"] == {"test_lamp.py::test_weak": "ran"}
+    assert report["golden"]["tests"] == {"test_lamp.py::test_weak": "ran", **unmatched}
     assert len(_reasons(report)) == 1
 
 
@@ -330,3 +332,24 @@ def test_golden_answers_judged_by_the_llm_judge_at_the_loopback_server(pytester,
                                  "not supported (unsupported: 'Audit log exports run hourly.'")
     assert reasons[1].startswith("golden answer test_audit.py::test_broken: errored (judge:")
     assert any(parse_request(r)[0] == "verify" for r in chat_server.requests)
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]])
+def test_a_golden_pattern_that_matches_no_test_is_never_silent(pytester, xdist):
+    """``./test_lamp.py::test_weak`` names no node id (pytest's ids have no ``./``): the
+    pattern protects nothing, so it is listed (the run tolerated with a warning) and fails
+    the gate under ``--faithfulness-strict-baseline``; the matching spelling fails the gate
+    on the weak answer."""
+    _suite(pytester)
+    args = (*xdist, "--faithfulness-report", "r.json")
+    lenient = pytester.runpytest(*args, "--faithfulness-golden", "./test_lamp.py::test_weak")
+    assert lenient.ret == 0, lenient.stdout.str()
+    assert _report(pytester)["verdict"]["kind"] == "passed-with-tolerated"
+    lenient.stdout.fnmatch_lines(["*golden pattern './test_lamp.py::test_weak' (matches no "
+                                  "collected test*"])
+    strict = pytester.runpytest(*args, "--faithfulness-golden", "./test_lamp.py::test_weak",
+                                "--faithfulness-strict-baseline")
+    assert strict.ret == 1, strict.stdout.str()
+    assert any("matches no collected test" in r for r in _reasons(_report(pytester)))
+    right = pytester.runpytest(*args, "--faithfulness-golden", "test_lamp.py::test_weak")
+    assert right.ret == 1 and "matches no collected test" not in right.stdout.str()
