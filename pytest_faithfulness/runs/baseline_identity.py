@@ -425,6 +425,10 @@ def check_baseline(baseline: SavedRun, current_commit: str | None, cwd: str | Pa
                               "changes that are not in this run's history")
     elif check.ancestry == "unknown":
         check.problems.append(f"baseline {name}: ancestry unknown: {check.ancestry_detail}")
+    if baseline.git.dirty:  # its commit is not what was judged: uncommitted changes too
+        check.problems.append(f"baseline {name} was saved from a working tree with uncommitted "
+                              "changes: its commit does not say what it measured; save it "
+                              "from a clean checkout")
     return check
 
 

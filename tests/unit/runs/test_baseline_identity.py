@@ -274,6 +274,9 @@ def test_check_baseline_names_a_stale_baseline_and_one_off_this_history(history)
     garbled = fresh.model_copy(update={"created": "yesterday-ish"})
     check = check_baseline(garbled, c["c"], repo, max_age_days=7, now=now)
     assert "no readable date" in check.problems[0] and "yesterday-ish" in check.problems[0]
+    dirty = fresh.model_copy(update={"git": GitInfo(commit=c["c"], dirty=True)})
+    check = check_baseline(dirty, c["c"], repo, max_age_days=7, now=now)
+    assert len(check.problems) == 1 and "uncommitted changes" in check.problems[0]
     # a date in the future (an edited file) is never "fresh": a negative age is a problem
     future = fresh.model_copy(update={"created": (now + timedelta(days=400)).isoformat()})
     check = check_baseline(future, c["c"], repo, max_age_days=7, now=now)
