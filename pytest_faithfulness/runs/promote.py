@@ -235,15 +235,27 @@ def read_drafts(path: str | Path) -> list[DraftLabel]:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot read the draft labels: {exc}") from None
-    drafts = []
+    drafts: list[DraftLabel] = []
+    seen: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            drafts.append(DraftLabel.model_validate(json.loads(line)))
+            draft = DraftLabel.model_validate(json.loads(line))
         except Exception as exc:
             raise UsageError(f"{path}:{number}: not a draft label: "
                              f"{str(exc).splitlines()[0]}") from None
+        # an id is the digest of what it labels: an edited draft (its claim, passages or
+        # test changed after the run wrote it) or two drafts under one id are refused
+        if draft.id != draft_id(draft.test_id, draft.claim, draft.passages):
+            raise UsageError(f"{path}:{number}: draft {draft.id} does not match its claim, "
+                             "passages and test (edited after the run wrote it?): re-run the "
+                             "tests to write the drafts again")
+        if draft.id in seen:
+            raise UsageError(f"{path}:{number}: draft {draft.id} is also on line "
+                             f"{seen[draft.id]}")
+        seen[draft.id] = number
+        drafts.append(draft)
     return drafts
 
 

@@ -78,3 +78,19 @@ def test_accept_refuses_a_bad_label_an_empty_list_and_a_broken_labels_file(tmp_p
     assert done.added == [drafts[0].id]
     record = json.loads((tmp_path / "new" / "labels.jsonl").read_text(encoding="utf-8"))
     assert record["human_label"] == "unsupported" and record["judge_label"] == "unsupported"
+
+
+def test_an_edited_draft_or_a_repeated_id_is_refused(tmp_path):
+    """An id is the digest of what it labels: a draft whose claim was edited after the run
+    wrote it, or two drafts under one id, are refused and nothing is written."""
+    drafts = draft_labels([_result("t.py::test_a", [_claim("The lamp is blue.", "unsupported")])])
+    path = write_drafts(drafts, tmp_path / "drafts.jsonl")
+    line = json.loads(path.read_text(encoding="utf-8"))
+    edited = {**line, "claim": "The lamp has three levels."}
+    path.write_text(json.dumps(edited) + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="does not match its claim"):
+        accept(path, [line["id"]], "supported", tmp_path / "labels.jsonl")
+    path.write_text(json.dumps(line) + "\n" + json.dumps(line) + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="also on line 1"):
+        accept(path, [line["id"]], "supported", tmp_path / "labels.jsonl")
+    assert not (tmp_path / "labels.jsonl").exists()
