@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import UsageError
 from ..records import VERDICT_LABELS, AnswerResult, ClaimResult, Passage
+from .saved import passages_digest as passages_digest  # one digest of passages
 
 #: The draft labels' file name, beside the reports (``Settings.promote_path``).
 PROMOTE_FILE = "faithfulness-promote.jsonl"
@@ -80,15 +81,6 @@ class DraftLabel(BaseModel):
     why: list[str] = Field(default_factory=list)
     why_detail: str | None = None
     judge: str | None = None
-
-
-def passages_digest(passages: Sequence[Passage] | Sequence[dict[str, Any]]) -> str:
-    """The SHA-256 (hex) of the passages, in order: each one's id, text and title."""
-    items = [p.model_dump(mode="json") if isinstance(p, Passage) else dict(p) for p in passages]
-    canonical = [[str(i.get("id", "")), str(i.get("text", "")), i.get("title")] for i in items]
-    # surrogatepass: a lone surrogate (not valid Unicode, kept as given) still hashes
-    text = json.dumps(canonical, ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
 def draft_id(test_id: str | None, claim: str, passages: Sequence[Passage] | Sequence[dict[str, Any]]

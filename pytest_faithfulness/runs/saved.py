@@ -143,10 +143,12 @@ class SavedAnswer(LenientRecord):
 
 def passages_digest(passages: Iterable[Any]) -> str:
     """The hex SHA-256 of an answer's passages (each id, text and title, in order): two
-    answers judged against the same passages have the same digest."""
+    answers judged against the same passages have the same digest. A passage is a
+    ``records.Passage`` or its JSON form (a dict, as a draft label holds it)."""
     import hashlib
 
-    data = [[p.id, p.text, p.title] for p in passages]
+    data = [[str(p.get("id", "")), str(p.get("text", "")), p.get("title")]
+            if isinstance(p, dict) else [p.id, p.text, p.title] for p in passages]
     # surrogatepass: a lone surrogate (not valid Unicode, kept as given) still hashes
     text = json.dumps(data, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
