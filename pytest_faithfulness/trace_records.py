@@ -21,8 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field
 #:   documents;
 #: * ``trace_no_content`` (``E-NO-CONTENT``): documents were recorded without their text
 #:   (content capture off, ``__REDACTED__``, only ids and scores);
-#: * ``trace_truncated`` (``E-TRUNCATED``): the span attribute limit dropped attributes of a
-#:   retrieval, generation or answer span;
+#: * ``trace_truncated`` (``E-TRUNCATED``): the span attribute count limit dropped attributes
+#:   of a span of the trace, or a text read from the retrieval, generation or answer span
+#:   reached the attribute value length limit (the SDK cut it);
 #: * ``trace_no_answer`` (``E-NO-ANSWER``): no answer text could be read (redacted, tool calls
 #:   only, a JSON root output with no single text field);
 #: * ``trace_open_span`` (``E-OPEN-SPAN``): a span started in the window had not ended (a

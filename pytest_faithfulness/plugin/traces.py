@@ -4,7 +4,9 @@ open each test's capture window.
 Registered by ``pytest_configure``. Importing it imports no ``opentelemetry``: a test that
 uses neither fixture costs one set-membership test; one that does gets a window from the
 start of its setup (fixtures that call the app count) to the end of its call, and the span
-processor is hooked into the app's tracer provider then (``traces.capture``).
+processor is hooked into the app's tracer provider then (``traces.capture``). Spans of a
+thread that carries no context of the test are credited only when the test's body started
+that thread (``traces.window``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,16 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             ensure_installed()
         except TracesUnavailable:
             pass  # the fixture raises it, in the test's setup, with the fix
-        item.stash[WINDOW_KEY] = Window(item.nodeid).open()
+        # a thread a fixture starts (a session fixture's keep-alive loop) is not the test's
+        item.stash[WINDOW_KEY] = Window(item.nodeid).open(credit_new_threads=False)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """Credit the spans of threads the test's body starts (a thread pool it uses)."""
+    window = item.stash.get(WINDOW_KEY, None)
+    if window is not None:
+        window.credit_new_threads()
 
 
 @pytest.hookimpl(tryfirst=True)

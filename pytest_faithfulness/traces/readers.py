@@ -12,6 +12,7 @@ or ``trace_no_content`` later), a malformed JSON attribute sets ``SpanInfo.error
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -22,6 +23,7 @@ from .spans import (
     Kind,
     SpanInfo,
     SpanReadError,
+    at_limit,
     document_from,
     ids_of,
     loads,
@@ -52,13 +54,40 @@ def read_span(span: Any) -> SpanInfo:
                     end=None if span.end_time is None else int(span.end_time),
                     dropped=int(getattr(span, "dropped_attributes", 0) or 0))
     attrs: Mapping[str, Any] = dict(span.attributes or {})
-    events = [(str(e.name), dict(e.attributes or {})) for e in (getattr(span, "events", ()) or ())]
+    raw_events = list(getattr(span, "events", ()) or ())
+    events = [(str(e.name), dict(e.attributes or {})) for e in raw_events]
+    info.limit = _value_limit(span, getattr(span, "_attributes", None),
+                              "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT")
+    info.cut = at_limit(attrs, info.limit) + [
+        f"event {name}: {key}" for (name, values), event in zip(events, raw_events)
+        for key in at_limit(values, _value_limit(span, event.attributes, None))]
     reader = _reader_for(attrs)
     try:
         reader(info, attrs, events)
     except SpanReadError as exc:
         info.error = f"span {info.name!r} ({info.span_id}): {exc}"
     return info
+
+
+def _value_limit(span: Any, attributes: Any, variable: str | None) -> int | None:
+    """The SDK's attribute value length limit for ``attributes`` of ``span`` (characters;
+    ``None``: none): the ``max_value_len`` of the SDK's ``BoundedAttributes``, else the span's
+    ``SpanLimits``, else the environment (``variable``, then
+    ``OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT``) for spans the SDK did not make."""
+    bounded = getattr(attributes, "max_value_len", False)
+    if bounded is not False:
+        return bounded or None
+    limits = getattr(span, "_limits", None)
+    if limits is not None:
+        return getattr(limits, "max_span_attribute_length" if variable
+                       else "max_attribute_length", None)
+    return (_env_int(variable) if variable else None) or _env_int(
+        "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT")
+
+
+def _env_int(name: str) -> int | None:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else None
 
 
 def _reader_for(attrs: Mapping[str, Any]) -> Callable[[SpanInfo, Mapping[str, Any], list], None]:

@@ -57,11 +57,13 @@ class TraceCapture:
     @contextmanager
     def capture(self) -> Iterator[TraceCapture]:
         """A narrower window: ``with faithfulness_trace.capture() as cap: app(...)``, then
-        ``cap.turns()``; its spans also count for the test's window."""
+        ``cap.turns()``; its spans also count for the test's window. While it is open, a span
+        started on any thread is credited to it (a server thread a fixture started, an app's
+        own worker pool): the block says the call happens here."""
         from .capture import ensure_installed
 
         ensure_installed()
-        inner = Window("capture()", parent=self.window)
+        inner = Window("capture()", parent=self.window, explicit=True)
         with inner:
             yield TraceCapture(inner)
 
@@ -98,16 +100,35 @@ class TraceCapture:
                                 answer=answer or "")]
         spans = self.read()
         opened = [read_span(span) for span in list(self.window.started.values())]
+        foreign = self._foreign_note()
         if not spans and not opened:
             from .capture import installed_note, no_span_diagnosis
 
             note = installed_note()
+            causes = f"{foreign}; " if foreign else ""
             return [TurnFailure("trace_no_spans", f"no span was captured in {self.window.name}"
-                                f"; possible causes: {no_span_diagnosis()}"
+                                f"; possible causes: {causes}{no_span_diagnosis()}"
                                 + (f" ({note})" if note else ""), answer=answer or "")]
-        return find_turns(spans, answer=answer, context=context,
-                          allow_no_retrieval=allow_no_retrieval,
-                          allow_empty_retrieval=allow_empty_retrieval, open_spans=opened)
+        found = find_turns(spans, answer=answer, context=context,
+                           allow_no_retrieval=allow_no_retrieval,
+                           allow_empty_retrieval=allow_empty_retrieval, open_spans=opened)
+        for item in found:
+            if foreign and isinstance(item, Turn):
+                item.warnings.append(foreign)
+        return found
+
+    def _foreign_note(self) -> str | None:
+        """The spans not credited to this window (``Window.foreign``), named with the fix."""
+        count = sum(w.foreign_count for w in self.window.chain())
+        if not count:
+            return None
+        names = [n for w in self.window.chain() for n in w.foreign]
+        return (f"{count} span(s) started meanwhile on thread(s) that were already running "
+                f"and carry no context of this test ({', '.join(names[:5])}) were not "
+                "credited to it: a background thread (a session fixture's loop) is not the "
+                "test's app call. If the app runs there for this test (a server or worker "
+                "a fixture started), make the call inside 'with faithfulness_trace.capture():' "
+                "(credits every thread while open), or start the thread in the test")
 
     def turns(self, *, answer: str | None = None, context: Context = "auto",
               allow_no_retrieval: bool = False, allow_empty_retrieval: bool = False) -> list[Turn]:

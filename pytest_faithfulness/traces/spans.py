@@ -67,6 +67,8 @@ class SpanInfo:
         prompt_text: what the model saw (an LLM span's input messages joined), if recorded.
         tool_calls: the LLM output holds tool calls.
         dropped: attributes the SDK's attribute limit evicted from this span.
+        cut: the attributes (``"event <name>: <key>"`` for an event's) whose text reached the
+            SDK's attribute value length limit, so it may have been cut; ``limit``: that limit.
         read: the attribute (or event) names the reader used, for ``explain()``.
         notes: remarks for the report (e.g. "documents read from output.value").
         error: why reading failed (``SpanReadError``), else ``None``.
@@ -88,14 +90,37 @@ class SpanInfo:
     prompt_text: str | None = None
     tool_calls: bool = False
     dropped: int = 0
+    cut: list[str] = field(default_factory=list)
+    limit: int | None = None
     read: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     error: str | None = None
+
+    def cut_read(self) -> list[str]:
+        """The attributes the reader used whose text may have been cut (``cut`` that match
+        ``read``, where ``"x.*"`` covers every ``x.`` key)."""
+        return [key for key in self.cut if any(
+            key == name or (name.endswith(".*") and key.startswith(name[:-1]))
+            for name in self.read)]
 
     @property
     def is_retrieval(self) -> bool:
         """A retriever or a reranker: a span whose documents may become passages."""
         return self.kind in ("retriever", "reranker")
+
+
+def at_limit(attrs: Any, limit: int | None) -> list[str]:
+    """The keys of ``attrs`` whose string value (or a string in a sequence value) is exactly
+    ``limit`` characters long: the SDK cuts longer values to ``limit`` (and only logs it), so
+    such a value may have been cut. ``limit`` ``None``: no limit, nothing cut."""
+    if not limit:
+        return []
+    found = []
+    for key, value in dict(attrs or {}).items():
+        values = value if isinstance(value, (list, tuple)) else (value,)
+        if any(isinstance(v, str) and len(v) == limit for v in values):
+            found.append(str(key))
+    return found
 
 
 def ids_of(span: Any) -> tuple[str, str, str | None]:

@@ -23,6 +23,8 @@ message naming the cause and the fix; nothing is ever an empty context by accide
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -158,6 +160,9 @@ def _turn_for_answer(traces: dict[str, list[SpanInfo]], opened: dict[str, list[S
         failure = _read_errors(tid, members) or _open_failure(tid, opened.get(tid, []))
         if failure is not None:
             return failure
+    cut = [s for members in traces.values() for s in members if s.output_text and s.cut_read()]
+    if cut:  # the answer was longer than what the SDK kept
+        return _cut_failure(cut[-1].trace_id, cut[-1:], answer)  # type: ignore[return-value]
     outputs = [s for members in traces.values() for s in members if s.output_text]
     shown = "; ".join(f"{s.name!r} ({s.span_id}): {s.output_text[:80]!r}"
                       for s in outputs[-5:] if s.output_text) or "no span has a text output"
@@ -180,10 +185,32 @@ def _read_errors(tid: str, members: list[SpanInfo]) -> TurnFailure | None:
     bad = [s for s in members if s.error]
     if not bad:
         return None
+    cut = _cut_failure(tid, bad, "")  # a JSON value cut by the length limit no longer parses
+    if cut is not None:
+        return cut
     return TurnFailure("trace_unreadable", f"{bad[0].error}; the span does not follow its "
                        "convention, so its documents or output cannot be read: fix the "
                        "instrumentation that wrote it (faithfulness_trace.explain() shows the "
                        "attributes)", trace_id=tid, span_id=bad[0].span_id)
+
+
+def _cut_failure(tid: str, used: list[SpanInfo], answer: str) -> TurnFailure | None:
+    """``trace_truncated`` when a text the turn is read from (answer, prompt, documents)
+    reached the SDK's attribute value length limit: the SDK cut it and only logged it."""
+    for span in used:
+        keys = span.cut_read()
+        if keys:
+            return TurnFailure("trace_truncated", f"attribute(s) {', '.join(keys[:4])} of span "
+                               f"{span.name!r} ({span.span_id}) reached the attribute value "
+                               f"length limit ({span.limit} characters), so the SDK cut them "
+                               "(and only logged it): the answer, prompt or documents read "
+                               "from them may be incomplete. Raise or unset "
+                               "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT / "
+                               "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT, or the provider's "
+                               "SpanLimits(max_attribute_length=..., "
+                               "max_span_attribute_length=...)", trace_id=tid,
+                               span_id=span.span_id, answer=answer)
+    return None
 
 
 def _open_failure(tid: str, opened: list[SpanInfo]) -> TurnFailure | None:
@@ -226,6 +253,10 @@ def _one_turn(tid: str, members: list[SpanInfo], opened: list[SpanInfo],
                            "or messages may be incomplete: raise OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT "
                            "(default 128), or the provider's SpanLimits(max_attributes=...)",
                            trace_id=tid, span_id=s.span_id, answer=answer)
+    read_from = [answer_span, *([generation] if generation is not None else []), *retrievals]
+    cut = _cut_failure(tid, read_from, answer)
+    if cut is not None:
+        return cut
     ref = (tid, answer_span.span_id, answer)
     if not retrievals:
         if not allow_none:
@@ -394,23 +425,62 @@ def _passages(docs: list[tuple[SpanInfo, int, Document]]) -> list[Passage]:
     return passages
 
 
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\"'\\/bfnrt])")
+_SIMPLE = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _unescape(text: str) -> str:
+    """``text`` with JSON / Python string escapes decoded (``\\"``, ``\\n``, ``\\u00e9``,
+    surrogate pairs), as an app that put its documents into the prompt with ``json.dumps`` or
+    ``repr`` wrote them."""
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code[0] in "ux":
+            return chr(int(code[1:], 16))
+        return _SIMPLE.get(code, code)
+    decoded = _ESCAPE.sub(one, text)
+    return decoded.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def prompt_views(prompt: str) -> list[str]:
+    """The forms of a recorded prompt a passage is looked for in (``normal`` text): as
+    written, with JSON / Python string escapes decoded (once and twice: a JSON document
+    inside a JSON message), and with HTML entities decoded (an autoescaping template). A
+    passage the model saw escaped was still seen."""
+    views = [normal(prompt)]
+    text = prompt
+    for _ in range(2):
+        text = _unescape(text)
+        views.append(normal(text))
+    views.append(normal(html.unescape(prompt)))
+    return list(dict.fromkeys(views))
+
+
+def _longest_prefix(text: str, view: str) -> int:
+    """The length of the longest prefix of ``text`` that occurs in ``view`` (prefixes are
+    monotone: a prefix of one that occurs occurs)."""
+    low, high = 0, len(text)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if text[:mid] in view:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
 def _in_prompt(passages: list[Passage], prompt: str, warnings: list[str]) -> list[Passage]:
-    """The passages that occur in ``prompt``; one cut short there is kept as the longest
-    prefix of it that occurs (at least ``MIN_CUT_CHARS``), with a warning."""
-    seen = normal(prompt)
+    """The passages that occur in ``prompt`` (any of ``prompt_views``); one cut short there
+    is kept as the longest prefix of it that occurs (at least ``MIN_CUT_CHARS``), with a
+    warning."""
+    views = prompt_views(prompt)
     kept = []
     for passage in passages:
         text = normal(passage.text)
-        if text in seen:
+        if any(text in view for view in views):
             kept.append(passage)
             continue
-        low, high = 0, len(text)  # the longest prefix in the prompt (prefixes are monotone)
-        while low < high:
-            mid = (low + high + 1) // 2
-            if text[:mid] in seen:
-                low = mid
-            else:
-                high = mid - 1
+        low = max(_longest_prefix(text, view) for view in views)
         if low >= MIN_CUT_CHARS:
             kept.append(Passage(passage.id, text[:low].rstrip()))
             warnings.append(f"passage {passage.id} was cut short in the prompt: judged by its "

@@ -5,23 +5,32 @@ Pure Python (no ``opentelemetry`` import): the processor has the methods an SDK
 ``force_flush``), so the plugin can start a window for every test without importing the SDK.
 
 A span is attributed to the window current **when it started**: the context variable first
-(it follows asyncio tasks), else the innermost window open in the process (threads such as a
-``ThreadPoolExecutor``'s do not inherit context variables). A window's spans also count for
-the windows it is nested in (``capture()`` inside a test). Two windows open at once in one
-process that are not nested (tests run in threads) cannot be told apart for a span started
-on a bare thread: both are marked ``overlapped`` (``trace_overlap``). Nothing is ever
-written onto the app's spans.
+(it follows asyncio tasks), else the window of its parent span (a child started on another
+thread under a parent of the test), else the innermost window open in the process, but only
+for a thread the window may credit: one started after the window began crediting threads (a
+``ThreadPoolExecutor`` the test's body uses: its threads do not inherit context variables),
+the thread that opened it, or any thread inside an explicit ``capture()`` block. A thread that
+was already running (a session fixture's keep-alive loop, a server started by a fixture)
+carries nothing that ties its spans to this test, so they are not credited: they are listed
+in ``Window.foreign`` and named in the report. A window's spans also count for the windows it
+is nested in (``capture()`` inside a test). Two windows open at once in one process that are
+not nested (tests run in threads) cannot be told apart for a span started on a bare thread:
+both are marked ``overlapped`` (``trace_overlap``). Nothing is ever written onto the app's
+spans.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from contextvars import ContextVar, Token
 from typing import Any
 
 _CURRENT: ContextVar[Window | None] = ContextVar("faithfulness_trace_window", default=None)
 _LOCK = threading.Lock()
 _OPEN: list[Window] = []  # every open window of the process, in the order they opened
+#: At most this many uncredited spans are named per window (the count is always exact).
+FOREIGN_SHOWN = 10
 
 
 class Window:
@@ -30,20 +39,31 @@ class Window:
     Args:
         name: what it captures for (a test's node id, or ``capture()``).
         parent: the window it is nested in, whose spans it also adds to.
+        explicit: a ``capture()`` block: a span started on any thread while it is the
+            innermost open window is credited to it (the user bracketed the call).
 
     Attributes:
         finished: the ended spans (SDK ``ReadableSpan``), in the order they ended.
         started: spans started here and not ended yet, by span id.
         overlapped: a span started on a thread while another, unrelated window was open.
+        foreign: ``"<span name>" on thread '<thread name>'`` for the first ``FOREIGN_SHOWN``
+            spans not credited (a thread already running, with no context of this window);
+            ``foreign_count``: how many there were.
     """
 
-    def __init__(self, name: str, parent: Window | None = None) -> None:
+    def __init__(self, name: str, parent: Window | None = None, *,
+                 explicit: bool = False) -> None:
         self.name = name
         self.parent = parent
+        self.explicit = explicit
         self.finished: list[Any] = []
         self.started: dict[int, Any] = {}
         self.overlapped: list[str] = []
+        self.foreign: list[str] = []
+        self.foreign_count = 0
         self._token: Token[Window | None] | None = None
+        self._opener: threading.Thread | None = None
+        self._running: weakref.WeakSet[threading.Thread] | None = None
         self.closed = False
 
     def chain(self) -> list[Window]:
@@ -55,12 +75,39 @@ class Window:
             window = window.parent
         return found
 
-    def open(self) -> Window:
-        """Make this the current window (context variable and process list); returns it."""
+    def open(self, *, credit_new_threads: bool = True) -> Window:
+        """Make this the current window (context variable and process list); returns it.
+
+        Args:
+            credit_new_threads: credit spans of threads started from now on (see
+                ``credit_new_threads``); ``False`` (a test's setup): no bare thread's span is
+                credited until ``credit_new_threads()`` is called (when the test's body starts).
+        """
+        self._opener = threading.current_thread()
+        if credit_new_threads:
+            self.credit_new_threads()
         self._token = _CURRENT.set(self)
         with _LOCK:
             _OPEN.append(self)
         return self
+
+    def credit_new_threads(self) -> None:
+        """From now on credit spans of threads started after this call (and not those of
+        threads already running) when they carry no window of their own."""
+        self._running = weakref.WeakSet(threading.enumerate())
+
+    def credits(self, thread: threading.Thread) -> bool:
+        """Whether a span started on ``thread`` with no window in its context is this
+        window's (the module docstring's rule)."""
+        if self.explicit or thread is self._opener:
+            return True
+        return self._running is not None and thread not in self._running
+
+    def note_foreign(self, span_name: str, thread: threading.Thread) -> None:
+        """Record a span not credited to this window (``foreign``)."""
+        self.foreign_count += 1
+        if len(self.foreign) < FOREIGN_SHOWN:
+            self.foreign.append(f"{span_name!r} on thread {thread.name!r}")
 
     def close(self) -> None:
         """Stop capturing into this window (spans already started still end into it)."""
@@ -78,7 +125,7 @@ class Window:
             self._token = None
 
     def __enter__(self) -> Window:
-        return self.open()
+        return self if self._token is not None else self.open()
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -108,22 +155,40 @@ class FaithfulnessSpanProcessor:
 
     def on_start(self, span: Any, parent_context: Any = None) -> None:
         """Attribute ``span`` to the current window (see the module docstring)."""
+        span_id = span.context.span_id
         window = _CURRENT.get()
-        if window is None or window.closed:
+        chain = None if window is None or window.closed else window.chain()
+        if chain is None:
+            chain = self._parent_chain(span)
+        if chain is None:
+            thread = threading.current_thread()
             with _LOCK:
                 if not _OPEN:
                     return
                 window = _OPEN[-1]
                 roots = {id(w.chain()[-1]) for w in _OPEN}
+            if not window.credits(thread):
+                window.note_foreign(str(getattr(span, "name", "?")), thread)
+                return
             if len(roots) > 1:
                 for other in list(_OPEN):
                     other.overlapped.append(str(getattr(span, "name", "?")))
-        chain = window.chain()
-        span_id = span.context.span_id
+            chain = window.chain()
         with self._lock:
             self._owner[span_id] = chain
         for owner in chain:
             owner.started[span_id] = span
+
+    def _parent_chain(self, span: Any) -> list[Window] | None:
+        """The open windows of ``span``'s parent when the parent was credited to one."""
+        parent = getattr(span, "parent", None)
+        if parent is None:
+            return None
+        with self._lock:
+            chain = self._owner.get(parent.span_id)
+        if not chain or chain[0].closed:
+            return None
+        return chain
 
     def on_end(self, span: Any) -> None:
         """File the ended span into the windows it started in."""

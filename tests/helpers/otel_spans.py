@@ -32,14 +32,18 @@ def require_otel(*modules: str) -> None:
 
 
 class SpanBuilder:
-    """A private provider whose spans the plugin's processor captures."""
+    """A private provider whose spans the plugin's processor captures (``max_attributes``,
+    ``max_value_length``: the SDK's attribute count and value length limits)."""
 
-    def __init__(self, max_attributes: int | None = None, sampler: Any = None) -> None:
+    def __init__(self, max_attributes: int | None = None, sampler: Any = None,
+                 max_value_length: int | None = None) -> None:
         from opentelemetry.sdk.trace import SpanLimits, TracerProvider
 
         from pytest_faithfulness.traces.capture import attach
 
-        limits = SpanLimits(max_span_attributes=max_attributes) if max_attributes else None
+        limits = (SpanLimits(max_span_attributes=max_attributes,
+                             max_attribute_length=max_value_length)
+                  if max_attributes or max_value_length else None)
         kwargs: dict[str, Any] = {"span_limits": limits} if limits else {}
         if sampler is not None:
             kwargs["sampler"] = sampler

@@ -162,3 +162,71 @@ def test_without_the_otel_extra_the_fixture_names_it(pytester):
     result.assert_outcomes(errors=1)
     assert ("TracesUnavailable: judging the app from its spans needs the otel extra: pip "
             "install 'pytest-faithfulness[otel]'") in result.stdout.str()
+
+
+def test_a_session_fixtures_background_thread_does_not_pass_a_test_where_the_app_never_ran(
+        pytester):
+    """Attack 25 finding 5: the keep-alive loop's turns were credited to whichever test was
+    open, so ``test_no_app_ran`` passed. Now it fails (E-NO-SPANS, naming the thread); the
+    test that calls the app is judged on its own turn; ``capture()`` credits the thread."""
+    pytester.makepyfile(rag_app=TOY_APP, test_loop='''
+        import threading
+        import pytest
+        from rag_app import ask
+
+        @pytest.fixture(scope="session")
+        def warm_app():
+            stop = threading.Event()
+            def loop():
+                while not stop.is_set():
+                    ask("Can I get a refund?", "refund")
+                    stop.wait(0.005)
+            thread = threading.Thread(target=loop, name="keep-alive", daemon=True)
+            thread.start()
+            yield
+            stop.set()
+            thread.join()
+
+        def test_no_app_ran(warm_app, assert_faithful_trace):
+            threading.Event().wait(0.1)
+            assert_faithful_trace()
+
+        def test_app_ran(warm_app, assert_faithful_trace):
+            threading.Event().wait(0.05)
+            reply = ask("How heavy is the Kestrel?", "kestrel")
+            [result] = assert_faithful_trace()
+            assert result.answer == reply
+            assert any("keep-alive" in w for w in result.warnings)
+
+        def test_bracketed(warm_app, faithfulness_trace):
+            with faithfulness_trace.capture() as cap:
+                threading.Event().wait(0.1)
+            assert cap.turns()
+    ''')
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*FAILED test_loop.py::test_no_app_ran*",
+                                 "*E-NO-SPANS*on thread 'keep-alive'*"])
+
+
+def test_an_answer_cut_by_the_sdks_value_length_limit_fails_closed(pytester, monkeypatch):
+    """Attack 25 finding 1: with ``OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`` the SDK cut the answer
+    and the kept start passed; the unfaithful rest was never judged."""
+    pytester.makepyfile(rag_app=TOY_APP.replace(
+        '"sale": "Items bought on sale can be refunded within 30 days."',
+        '"sale": "Items bought on sale can be exchanged but not refunded. '
+        'Gift cards can be exchanged for cash at any store worldwide."'), test_cut='''
+        from rag_app import ask
+
+        def test_cut(assert_faithful_trace):
+            ask("Can I refund a sale item?", "sale")
+            assert_faithful_trace()
+    ''')
+    monkeypatch.setenv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "60")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*E-TRUNCATED*length limit (60 characters)*"])
+    monkeypatch.delenv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)  # judged whole: the gift-card claim is unsupported
+    result.stdout.fnmatch_lines(["*Gift cards*"])

@@ -7,6 +7,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from otel_spans import require_otel
@@ -77,3 +78,62 @@ def test_importing_the_package_and_starting_pytest_import_no_opentelemetry(tmp_p
                            "-p", "pytest_faithfulness.plugin", str(tmp_path)],
                           capture_output=True, text=True, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stdout[-2000:]
+
+
+def _loop(b, stop, name="background"):
+    """A keep-alive loop on its own thread (a session fixture's), one span per turn."""
+    while not stop.is_set():
+        with b.span(name):
+            pass
+        stop.wait(0.002)
+
+
+def test_a_thread_already_running_is_not_credited_to_the_window():
+    """Attack 25 finding 5: a session fixture's background thread handed its turns to
+    whichever test was open, so a test in which the app never ran passed on them."""
+    from pytest_faithfulness.traces.session import TraceCapture
+    from pytest_faithfulness.traces.turns import TurnFailure
+    from pytest_faithfulness.traces.window import Window
+
+    b = SpanBuilder()
+    stop = threading.Event()
+    worker = threading.Thread(target=_loop, args=(b, stop), name="keep-alive")
+    with Window("test_setup").open(credit_new_threads=False) as window:  # a test's setup
+        worker.start()  # the fixture starts its loop: not the test's body
+        window.credit_new_threads()  # the body begins
+        stop.wait(0.05)
+        cap = TraceCapture(window)
+        found = cap.results()
+    stop.set()
+    worker.join()
+    assert window.finished == [] and window.foreign_count > 0
+    assert len(found) == 1 and isinstance(found[0], TurnFailure), found
+    assert found[0].kind == "trace_no_spans"
+    assert "'background' on thread 'keep-alive'" in found[0].message
+    assert "faithfulness_trace.capture()" in found[0].message
+
+
+def test_capture_credits_every_thread_and_a_child_goes_with_its_parent():
+    """Both directions: inside an explicit ``capture()`` a server thread a fixture started is
+    credited (the user bracketed the call); a child span started on a bare thread under a
+    parent the test started belongs to the test."""
+    b = SpanBuilder()
+    stop = threading.Event()
+    worker = threading.Thread(target=_loop, args=(b, stop, "server"), name="server")
+    worker.start()
+    with b.window() as test:
+        with test.capture() as cap:
+            stop.wait(0.05)
+        stop.set()
+        worker.join()
+        with b.span("parent") as parent:
+            from opentelemetry import trace
+
+            context = trace.set_span_in_context(parent)
+            bare = threading.Thread(target=lambda: b.tracer.start_span(
+                "child", context=context).end(), name="old")
+            bare.start()
+            bare.join()
+    assert cap.spans and {s.name for s in cap.spans} == {"server"}
+    names = [s.name for s in test.spans]
+    assert "child" in names and "parent" in names

@@ -219,3 +219,54 @@ def test_every_trace_error_kind_is_tested_here():
     source = inspect.getsource(sys.modules[__name__])
     for kind in TRACE_ERROR_KINDS:
         assert f"def test_{kind}(" in source, kind
+
+
+def test_trace_truncated_by_the_value_length_limit_is_never_judged_by_the_kept_start():
+    """Attack 25 finding 1: the SDK cuts a long answer to ``max_attribute_length`` and only
+    logs it; judging the kept start would pass a turn whose unfaithful tail nobody read."""
+    tail = " Gift cards can be exchanged for cash at any store worldwide."
+    answer = REFUND + tail
+    b = SpanBuilder(max_value_length=len(REFUND) + 5)
+    with b.window() as cap:  # answer=None: the root's output, cut
+        _rag(b, oi_docs(REFUND), llm_attrs=oi_llm(None, answer), root_output=answer)
+    _failure(cap.results(), "trace_truncated", "output.value", "length limit",
+             f"({len(REFUND) + 5} characters)", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT")
+    # answer= given: the cut output does not hold it; the cause named is the cut, not a typo
+    _failure(cap.results(answer=answer), "trace_truncated", "length limit")
+    # a cut document or prompt is as incomplete: the turn errors, it is not judged by a part
+    with b.window() as cap:
+        _rag(b, oi_docs(REFUND + " " + REFUND), llm_attrs=oi_llm("short prompt", "Yes."),
+             root_output="Yes.")
+    _failure(cap.results(), "trace_truncated", "retrieval.documents.0.document.content")
+
+
+def test_an_attribute_cut_that_the_turn_does_not_read_is_no_error():
+    """Both directions: a long ``input.value`` (the question) cut by the limit is not what the
+    answer is judged by, so the turn is judged as usual."""
+    b = SpanBuilder(max_value_length=len(REFUND) + 5)
+    with b.window() as cap:
+        with b.span("rag", **{"openinference.span.kind": "CHAIN",
+                              "input__value": "q" * 500}) as root:
+            with b.span("retrieve", **{"openinference.span.kind": "RETRIEVER"},
+                        **oi_docs(REFUND)):
+                pass
+            with b.span("llm", **oi_llm(None, ANSWER)):
+                pass
+            root.set_attribute("output.value", ANSWER)
+    found = cap.results()
+    assert len(found) == 1 and not isinstance(found[0], TurnFailure), found
+    assert found[0].answer == ANSWER
+
+
+def test_a_json_value_cut_by_the_length_limit_is_named_as_cut_not_as_malformed():
+    b = SpanBuilder(max_value_length=60)
+    docs = genai_docs({"id": "d0", "content": REFUND}, {"id": "d1", "content": REFUND})
+    with b.window() as cap:
+        with b.span("rag", **{"openinference.span.kind": "CHAIN"}) as root:
+            with b.span("search", **{"gen_ai.operation.name": "retrieval",
+                                     "gen_ai.retrieval.documents": docs}):
+                pass
+            with b.span("llm", **oi_llm(None, ANSWER)):
+                pass
+            root.set_attribute("output.value", ANSWER)
+    _failure(cap.results(), "trace_truncated", "gen_ai.retrieval.documents", "length limit")

@@ -59,6 +59,29 @@ def test_a_document_cut_short_in_the_prompt_counts_by_the_part_that_is_there():
     assert any("cut short in the prompt" in w for w in turn.warnings)
 
 
+def test_documents_put_in_the_prompt_as_json_or_html_still_count_as_seen():
+    """Attack 25 finding 6 (a false alarm): an app that writes its documents into the prompt
+    with ``json.dumps`` (escaped quotes, ``\\u00e9``, ``\\n``), inside a JSON message, or
+    through an autoescaping template, showed them to the model all the same."""
+    quoted = 'The "K7" kettle holds 1.7 litres of water, says the café.\nIt boils in 90 s.'
+    docs = [json.dumps([{"id": "kb-1", "text": quoted}]),
+            json.dumps({"messages": [{"content": json.dumps([{"text": quoted}])}]}),
+            quoted.replace('"', "&quot;").replace("é", "&eacute;")]
+    for prompt in docs:
+        b = SpanBuilder()
+        with b.window() as cap:
+            _oi_rag(b, [quoted, OTHER], f"Context: {prompt}\nQ: kettle?")
+        turn = _turn(cap.results())
+        assert turn.context == "prompt", prompt
+        assert [p.text for p in turn.passages] == [quoted], (prompt, turn.warnings)
+        assert not any("cut short" in w for w in turn.warnings), turn.warnings
+    # both directions: a document the prompt does not hold, escaped or not, stays out
+    b = SpanBuilder()
+    with b.window() as cap:
+        _oi_rag(b, [quoted, OTHER], "Context: " + json.dumps([{"text": OTHER}]))
+    assert [p.text for p in _turn(cap.results()).passages] == [OTHER]
+
+
 def test_no_prompt_recorded_means_every_retrieved_document_and_the_report_says_so():
     b = SpanBuilder()
     with b.window() as cap:
