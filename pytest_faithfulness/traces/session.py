@@ -115,6 +115,11 @@ class TraceCapture:
         for item in found:
             if foreign and isinstance(item, Turn):
                 item.warnings.append(foreign)
+        if not found:  # never an empty list: nothing judged would pass
+            return [TurnFailure("trace_no_answer", f"{len(spans)} span(s) ended and "
+                                f"{len(opened)} are open in {self.window.name}, and none "
+                                "gives a turn: faithfulness_trace.explain() shows what was "
+                                "read", answer=answer or "")]
         return found
 
     def _foreign_note(self) -> str | None:

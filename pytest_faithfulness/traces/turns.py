@@ -132,8 +132,11 @@ def find_turns(spans: list[SpanInfo], *, answer: str | None = None, context: Con
     for span in sorted(spans, key=lambda s: s.start):
         traces.setdefault(span.trace_id, []).append(span)
     opened: dict[str, list[SpanInfo]] = {}
-    for span in open_spans:  # an open retrieval or model call; an open ancestor (a span
-        if span.is_retrieval or span.kind == "llm":  # around the test's body) is fine
+    ended = set(traces)
+    for span in open_spans:  # an open retrieval or model call, or a trace none of whose
+        # spans ended (a stream not consumed); an open ancestor (a span around the test's
+        # body) of spans that ended is fine
+        if span.is_retrieval or span.kind == "llm" or span.trace_id not in ended:
             opened.setdefault(span.trace_id, []).append(span)
             traces.setdefault(span.trace_id, [])
     if answer is not None:

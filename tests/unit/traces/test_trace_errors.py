@@ -270,3 +270,15 @@ def test_a_json_value_cut_by_the_length_limit_is_named_as_cut_not_as_malformed()
                 pass
             root.set_attribute("output.value", ANSWER)
     _failure(cap.results(), "trace_truncated", "gen_ai.retrieval.documents", "length limit")
+
+
+def test_a_trace_none_of_whose_spans_ended_is_an_open_span_error_not_an_empty_pass():
+    """Found trying MLflow (its processor failed after ours had seen the spans start): a
+    window whose only spans never ended gave no turn and no failure, so
+    ``assert_faithful_trace()`` judged nothing and passed."""
+    b = SpanBuilder()
+    with b.window() as cap:
+        root = b.tracer.start_span("rag", attributes={"openinference.span.kind": "CHAIN"})
+    _failure(cap.results(), "trace_open_span", "'rag'", "had not ended")
+    _failure(cap.results(answer=ANSWER), "trace_open_span", "'rag'")
+    root.end()
