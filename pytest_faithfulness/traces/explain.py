@@ -23,6 +23,10 @@ def explain(spans: list[SpanInfo], window: Any = None) -> str:
     if window is not None:
         lines.append(f"window {window.name}: {len(spans)} span(s) ended, "
                      f"{len(window.started)} not ended")
+        foreign = getattr(window, "foreign_count", 0)
+        if foreign:
+            lines.append(f"{foreign} span(s) not credited (threads already running, with no "
+                         f"context of this window): {', '.join(window.foreign)}")
     if not spans:
         lines.append("no span captured")
         return "\n".join(lines)

@@ -111,6 +111,7 @@ def test_a_thread_already_running_is_not_credited_to_the_window():
     assert found[0].kind == "trace_no_spans"
     assert "'background' on thread 'keep-alive'" in found[0].message
     assert "faithfulness_trace.capture()" in found[0].message
+    assert "span(s) not credited (threads already running" in cap.explain()
 
 
 def test_capture_credits_every_thread_and_a_child_goes_with_its_parent():
