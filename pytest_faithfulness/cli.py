@@ -556,7 +556,13 @@ def run_estimate(args: argparse.Namespace, out: Any = None) -> int:
     import json
 
     from .cache import signing_key_from_env
-    from .runs.estimate import EstimateConfig, EstimateError, estimate_run, latest_run
+    from .runs.estimate import (
+        EstimateConfig,
+        EstimateError,
+        estimate_run,
+        latest_run,
+        named_run_notes,
+    )
     from .runs.saved import BaselineError, load_run, resolve_run
 
     out = out or sys.stdout
@@ -566,8 +572,11 @@ def run_estimate(args: argparse.Namespace, out: Any = None) -> int:
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     try:
-        path, notes = resolve_run(settings.storage_path, args.run, rootdir=args.rootdir) \
-            if args.run else latest_run(settings.storage_path)
+        if args.run:
+            path, notes = resolve_run(settings.storage_path, args.run, rootdir=args.rootdir)
+            notes = named_run_notes(path, notes)
+        else:
+            path, notes = latest_run(settings.storage_path)
         run = load_run(path)
     except BaselineError as exc:
         raise UsageError(f"estimate needs a saved run: {exc}") from None

@@ -24,8 +24,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "FaithfulnessError", "FaithfulnessWarning", "ConfigError", "UsageError", "JudgeError",
     "BudgetExceeded", "CacheMiss", "CacheRejected", "CacheToolError", "BaselineError",
-    "RunSignatureError", "MergeError", "CacheCorruptWarning", "CacheReadOnlyWarning",
-    "CacheIntegrityWarning", "error_kind_of",
+    "RunSignatureError", "RunEditedError", "MergeError", "CacheCorruptWarning",
+    "CacheReadOnlyWarning", "CacheIntegrityWarning", "error_kind_of",
 ]
 
 
@@ -113,6 +113,12 @@ class BaselineError(FaithfulnessError, ValueError):
 
 class RunSignatureError(BaselineError):
     """A signed saved run whose signature does not match under the signing key."""
+
+
+class RunEditedError(BaselineError):
+    """A saved run edited or corrupt: its stored answers or passages do not match the inputs
+    digests it recorded (``runs.baseline_identity.check_stored_inputs``); the message names
+    the run, its file and the test ids."""
 
 
 class MergeError(FaithfulnessError, ValueError):

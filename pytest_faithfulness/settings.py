@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError as ConfigError  # a bad value: the message names flag and ini key
+from .errors import RunEditedError
 from .judges.builtin import BUILTIN_JUDGES as BUILTIN_JUDGE_TABLE
 from .judges.names import check_judge_name as check_judge_name
 
@@ -515,6 +516,10 @@ class Settings:
                         "faithfulness_require_signed_runs) is set")
                 notes = [*notes, f"WARNING: comparing with {what}: an edit to it cannot be "
                                  "told from the run"]
+            if self.compare_rejudge:  # re-judging trusts the stored passages: check them now
+                from .runs.baseline_identity import check_stored_inputs
+
+                check_stored_inputs(out["baseline"], path)  # edited: RunEditedError, below
             if notes:
                 out["compare_note"] = "\n".join(notes)
             if self.max_baseline_age is not None or self.strict_baseline:
@@ -523,7 +528,7 @@ class Settings:
                 out["baseline_check"] = check_baseline(
                     out["baseline"], saved_runs.git_info(rootdir).commit, rootdir,
                     max_age_days=self.max_baseline_age)
-        except saved_runs.RunSignatureError as exc:  # a tampered baseline is never skipped
+        except (saved_runs.RunSignatureError, RunEditedError) as exc:  # tampered: never skipped
             raise ConfigError(f"--faithfulness-compare (ini faithfulness_compare): "
                                     f"{exc}") from None
         except saved_runs.BaselineError as exc:

@@ -98,6 +98,85 @@ def compare_inputs(before: SavedAnswer, after: SavedAnswer) -> InputsState:
     return "unknown"
 
 
+#: Test ids named in the error of ``check_stored_inputs``, at most.
+SHOWN_EDITED = 10
+
+
+def check_stored_inputs(run: SavedRun, where: str | Path = "") -> list[str]:
+    """Check a saved run's full answer records (``SavedRun.results``: the answer and passages
+    a re-judge verifies against) against the inputs digests the same file recorded when it was
+    saved (``SavedAnswer.inputs_digest`` of each entry of ``answers``, computed from the same
+    record, and ``suite_digest`` over them), before anything trusts them.
+
+    Each record is paired with the answer-list entry of the same position (as
+    ``SavedRun.of`` writes them) and must name the same test (``test_id``, or ``answer-N``);
+    its digest is recomputed exactly as on saving (``inputs_digest`` of its answer text and
+    its passages, each validated as ``records.Passage``).
+
+    Args:
+        run: the saved run.
+        where: its file, for the messages (default: its name alone).
+
+    Returns:
+        notes for people (empty when every answer was checked, or the run holds no full
+        records): how many answers carry no inputs digest (a run saved by an older version)
+        and so could not be checked.
+
+    Raises:
+        RunEditedError: (a ``BaselineError``) the run is edited or corrupt: a record's answer
+            or passages do not give the digest its answer-list entry recorded, a record names
+            another test, the two lists differ in length, or ``suite_digest`` does not match
+            the answer list.
+            The message names the run, its file and the test ids (at most ``SHOWN_EDITED``).
+    """
+    from ..errors import RunEditedError
+    from ..records import Passage
+
+    name = f"{run.name} ({where})" if where else run.name
+    if not run.results:
+        return []  # nothing stored to trust (``rejudge.full_records`` says what that means)
+
+    def refuse(what: str) -> RunEditedError:
+        return RunEditedError(f"saved run {name} is edited or corrupt: {what}; it cannot be "
+                             "trusted to re-judge: restore the file or save the baseline again")
+
+    if len(run.answers) != len(run.results):
+        raise refuse(f"its answer list holds {len(run.answers)} answer(s), its full answer "
+                     f"records {len(run.results)}")
+    edited: list[str] = []
+    unchecked = 0
+    for n, (saved, data) in enumerate(zip(run.answers, run.results), start=1):
+        record = data if isinstance(data, dict) else {}
+        test_id = record.get("test_id") or f"answer-{n}"
+        if test_id != saved.test_id:
+            edited.append(f"{saved.test_id} (its full record names {test_id!r})")
+            continue
+        if saved.inputs_digest is None:
+            unchecked += 1
+            continue
+        try:
+            passages = [Passage.model_validate(p) for p in record.get("passages") or []]
+            answer = record.get("answer", "")
+            digest = inputs_digest(answer, passages) if isinstance(answer, str) else None
+        except Exception:  # a malformed passage cannot give the recorded digest
+            digest = None
+        if digest != saved.inputs_digest:
+            edited.append(saved.test_id)
+    if edited:
+        shown = ", ".join(edited[:SHOWN_EDITED])
+        more = f" and {len(edited) - SHOWN_EDITED} more" if len(edited) > SHOWN_EDITED else ""
+        raise refuse(f"the stored answer or passages of {len(edited)} answer(s) do not match "
+                     f"the inputs digest recorded when it was saved: {shown}{more}")
+    if run.suite_digest is not None and suite_digest(run.answers) != run.suite_digest:
+        raise refuse("its suite digest does not match its answers' inputs digests")
+    if not unchecked:
+        return []
+    some = "its" if unchecked == len(run.answers) else f"{unchecked} of its {len(run.answers)}"
+    return [f"note: saved run {name} recorded no inputs digest for {some} answer(s) (saved by "
+            "an older version): their stored answers and passages could not be checked for "
+            "edits before re-judging"]
+
+
 # --------------------------------------------------------------------------------------------
 # What the two runs share.
 

@@ -30,8 +30,13 @@ saved run's answers with the saved run's claims (the decomposition of a cached o
 decomposer); an answer that was ``unverified`` stays outside the judge's coverage (no call);
 a claim the saved run left ungrounded makes no call; a claim that cites passages is verified
 against them first, and again against every passage only when the saved verdict was not
-``supported``. Nothing here imports pytest; litellm is imported only by ``estimate_run`` and
-only for a model judge (token counts and prices).
+``supported``. An answer that errored before its claims were known (a decompose call that
+failed: a provider outage) has no claims to count: it is named (``Estimate.unknown``), its
+decompose call counted, and the estimate is a lower bound (``Estimate.lower_bound``); its
+verify calls are extrapolated from the judged answers' mean claims when there are some
+(``Extrapolation``, never in the figures), else unknown. Nothing here imports pytest;
+litellm is imported only by ``estimate_run`` and only for a model judge (token counts and
+prices).
 """
 
 from __future__ import annotations
@@ -44,11 +49,12 @@ from typing import Any
 
 from ..errors import FaithfulnessError
 from ..records import Decomposition, Passage, Verdict
-from .bill import Estimate, JudgeBill, Spend
+from .bill import Estimate, Extrapolation, JudgeBill, Spend
 from .saved import SavedRun
 
-__all__ = ["DEFAULT_LATENCY_S", "Estimate", "EstimateConfig", "EstimateError", "JudgeBill",
-           "Spend", "estimate_run", "latest_run", "price_usd", "verify_payload"]
+__all__ = ["DEFAULT_LATENCY_S", "Estimate", "EstimateConfig", "EstimateError", "Extrapolation",
+           "JudgeBill", "Spend", "estimate_run", "latest_run", "named_run_notes", "price_usd",
+           "verify_payload"]
 
 #: The latency of one judge call assumed when none is given (seconds): a hosted model's
 #: short JSON reply. Saved runs do not record latencies; pass the provider's own figure.
@@ -113,7 +119,7 @@ def latest_run(storage: str | Path) -> tuple[Path, list[str]]:
     Raises:
         BaselineError: no complete saved run there.
     """
-    from .saved import BaselineError, gate_failures_of, incomplete_reason, list_runs
+    from .saved import BaselineError, incomplete_reason, list_runs
 
     runs = list_runs(storage)
     skipped: list[Path] = []
@@ -121,15 +127,29 @@ def latest_run(storage: str | Path) -> tuple[Path, list[str]]:
         if incomplete_reason(path) is None:
             notes = [f"note: passed over {len(skipped)} newer incomplete run(s): "
                      f"{', '.join(p.stem for p in skipped[:5])}"] if skipped else []
-            if gate_failures_of(path):
-                notes.append(f"note: saved run {path.stem} failed its gate; its answers are "
-                             "counted all the same")
-            return path, notes
+            return path, notes + _failed_gate_note(path)
         skipped.append(path)
     what = f"complete saved run in {storage} ({len(runs)} incomplete)" if runs else \
         f"saved run in {storage}"
     raise BaselineError(f"no {what}: save one first with --faithfulness-save NAME or "
                         "--faithfulness-autosave, or name one")
+
+
+def named_run_notes(path: str | Path, notes: list[str]) -> list[str]:
+    """The notes of ``saved.resolve_run`` for a run named explicitly, as an estimate reads
+    them: its ``WARNING`` about comparing with a run that failed its gate concerns
+    comparisons; an estimate counts that run's answers all the same, and says so."""
+    kept = [n for n in notes if not n.startswith("WARNING: comparing with saved run ")]
+    return kept + _failed_gate_note(Path(path))
+
+
+def _failed_gate_note(path: Path) -> list[str]:
+    from .saved import gate_failures_of
+
+    if not gate_failures_of(path):
+        return []
+    return [f"note: saved run {path.stem} failed its gate; its answers are counted all the "
+            "same"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -409,12 +429,20 @@ def estimate_run(run: SavedRun, config: EstimateConfig, *, run_path: str | Path 
         passage_sets: list[list[Passage]] = []
         size_tokens = main.tokens if main.paid else _Tokens(None)
         est.token_method = size_tokens.method
-        for result in run.results:
+        unknown_passages: list[list[Passage]] = []  # of the answers whose claims are unknown
+        for n, result in enumerate(run.results, start=1):
             answer, passages, status, claims = _answer_inputs(result)
             passage_sets.append(passages)
             if status == "unverified" or not answer.strip():
                 continue
-            est.judged += 1
+            if status == "error" and not claims:  # errored before its claims were known
+                est.unknown.append(str(result.get("test_id") or f"answer-{n}"))
+                kind = str(result.get("error_kind") or "unknown kind")
+                est.unknown_kinds[kind] = est.unknown_kinds.get(kind, 0) + 1
+                unknown_passages.append(passages)
+            else:
+                est.judged += 1
+                est.errored += status == "error"
             est.claims += len(claims)
             est.passages += len(passages)
             est.passage_chars += sum(len(p.text) for p in passages)
@@ -467,6 +495,8 @@ def estimate_run(run: SavedRun, config: EstimateConfig, *, run_path: str | Path 
                           total.output_tokens)
         costs = [b.cost_usd for b in bills]
         est.cost_usd = None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+        if unknown_passages and est.judged:
+            est.extrapolated = _extrapolate(est, unknown_passages, budget, bills, members)
         est.output_method = recorded.method if recorded.per_call is not None else \
             "the replies the saved claims and verdicts would make, counted as the input"
         if config.canaries and on_canaries.per_call is not None:
@@ -476,6 +506,39 @@ def estimate_run(run: SavedRun, config: EstimateConfig, *, run_path: str | Path 
         return est
     finally:
         cache.close()
+
+
+def _extrapolate(est: Estimate, unknown: list[list[Passage]], budget: int | None,
+                 bills: list[JudgeBill], members: list[_Member]) -> Extrapolation:
+    """The verify calls of the answers whose claims are unknown (their passages:
+    ``unknown``), had they split like the judged ones (``Extrapolation``)."""
+    from ..pipeline import passage_windows
+
+    mean = est.claims / est.judged
+    windows = 0
+    for passages in unknown:
+        try:
+            windows += len(passage_windows(passages, budget)) if passages else 0
+        except ValueError:  # a passage over the budget: the answer errors, no call
+            continue
+    out = Extrapolation(mean_claims=mean, from_answers=est.judged,
+                        claims=round(mean * len(unknown)))
+    for bill, member in zip(bills, members):
+        calls = round(mean * windows * member.votes)
+        out.calls += calls
+        verify = bill.spend["verify"]
+        if not member.paid or not calls:
+            continue
+        if not verify.calls or out.input_tokens is None or out.output_tokens is None:
+            out.input_tokens = out.output_tokens = out.cost_usd = None
+            continue
+        tokens_in = round(calls * verify.input_tokens / verify.calls)
+        tokens_out = round(calls * verify.output_tokens / verify.calls)
+        out.input_tokens += tokens_in
+        out.output_tokens += tokens_out
+        cost = price_usd(str(getattr(member.judge, "model", "")), tokens_in, tokens_out)
+        out.cost_usd = None if cost is None or out.cost_usd is None else out.cost_usd + cost
+    return out
 
 
 def _count_votes(spend: Spend, member: _Member, text: str, window: list[Passage],

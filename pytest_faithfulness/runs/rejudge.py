@@ -9,6 +9,10 @@ own path (``pipeline.evaluate_decomposed_many``: alignment, one verify call per 
 quote check of each verdict, fail-closed scoring: a judge error is an ``error`` answer, never
 a pass). The claims are the baseline's: the new judge is not asked to decompose for scoring.
 
+Before anything is reused or judged, the stored answers and passages are checked against the
+inputs digests the same file recorded (``baseline_identity.check_stored_inputs``): an edited
+or corrupt baseline is refused (``RunEditedError``), never re-judged against what was edited.
+
 Where the baseline has no claims to keep (a decompose error, an answer outside the old
 judge's coverage), the new judge decomposes the answer (``RejudgeInfo.decomposed_anew``).
 Whether the new judge's decomposer would split the old answers differently is measured and
@@ -191,13 +195,18 @@ def full_records(baseline: SavedRun, where: str = "") -> list[AnswerResult]:
 
     Raises:
         BaselineError: the run holds no full records (saved before they were kept, or with
-            answers but none of their passages), or a record is malformed.
+            answers but none of their passages), a record is malformed, or the records do not
+            match the inputs digests the run recorded (edited or corrupt:
+            ``baseline_identity.check_stored_inputs``).
     """
+    from .baseline_identity import check_stored_inputs
+
     name = where or baseline.name
     if baseline.answers and not baseline.results:
         raise BaselineError(f"saved run {name} holds no full answer records (passages, claims): "
                             "it was saved by an older version and cannot be re-judged; save a "
                             "new baseline")
+    check_stored_inputs(baseline, where)
     try:
         return [AnswerResult.model_validate(r) for r in baseline.results]
     except Exception as exc:
@@ -315,17 +324,24 @@ def rejudged_baseline(baseline: SavedRun, judge: Any, storage: str | Path, *,
             ``coverage``, ``check_splits``).
 
     Raises:
-        BaselineError: the baseline cannot be re-judged (``full_records``).
+        BaselineError: the baseline cannot be re-judged (``full_records``), among others
+            because its stored answers or passages do not match the inputs digests it
+            recorded (edited or corrupt: ``baseline_identity.check_stored_inputs``, checked
+            before a derived run is reused or judged). A run saved before inputs digests is
+            re-judged, with a note that it could not be checked.
         OSError: the storage folder cannot be written.
     """
+    from .baseline_identity import check_stored_inputs
+
+    checked = check_stored_inputs(baseline, baseline_path or "")
     info = judge_of(judge)
     found = find_rejudged(storage, baseline, info)
     if found is not None:
         kept_path, kept = found
-        return Rejudged(kept, kept_path, True, [f"re-judged baseline reused: {kept_path}"]
-                        + split_notes(kept))
+        return Rejudged(kept, kept_path, True, [*checked, f"re-judged baseline reused: "
+                                                          f"{kept_path}"] + split_notes(kept))
     run = rejudge_run(baseline, judge, baseline_path=baseline_path, **options)
-    notes: list[str] = []
+    notes: list[str] = list(checked)
     path: Path | None = None
     if _errored(run) > _errored(baseline):
         notes.append(f"WARNING: re-judging {baseline.name} errored on "

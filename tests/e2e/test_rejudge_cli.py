@@ -81,3 +81,41 @@ def test_a_pytest_run_reuses_what_the_command_saved(saved, chat_server, capsys):
     result.stdout.fnmatch_lines(["*re-judged baseline reused: *main-judge-*",
                                  "ANSWER EFFECT (gated)*", "JUDGE EFFECT*"])
     assert len(list_runs(saved.path / ".faithfulness")) == 2
+
+
+def test_a_saved_run_whose_stored_passage_was_edited_is_refused_by_both_paths(
+        saved, chat_server, capsys):
+    """attack 25, finding 13: a re-judge verifies the stored claims against the stored
+    passages; one edited on disk (the answer list and its inputs digests left alone) would be
+    judged as if the run had seen it. Both the command and the pytest option refuse the run,
+    naming it, the test and "edited or corrupt"; nothing is judged or saved."""
+    path = list_runs(saved.path / ".faithfulness")[0]
+    data = json.loads(path.read_text())
+    record = next(r for r in data["results"] if r["test_id"].endswith("[a3]"))
+    record["passages"][0]["text"] = "Something else entirely."
+    path.write_text(json.dumps(data))
+    chat_server.clear()
+    assert cli_main(["rejudge", "main", *_judge_flags(chat_server)]) == 4
+    err = capsys.readouterr().err
+    assert err.startswith(f"ERROR: saved run main ({path}) is edited or corrupt: "), err
+    assert "test_answers.py::test_answer[a3]" in err and err.count("\n") == 1
+    result = saved.runpytest(*judge_args(chat_server, NEW_MODEL, "--faithfulness-compare", "main",
+                                         "--faithfulness-compare-rejudge"))
+    assert result.ret == 4  # as a baseline whose signature does not match: never skipped
+    result.stderr.fnmatch_lines(["*--faithfulness-compare (ini faithfulness_compare): saved run "
+                                 "main (*0001_main.json) is edited or corrupt: *"
+                                 "test_answers.py::test_answer[[]a3[]]*"])
+    assert chat_server.requests == [] and len(list_runs(saved.path / ".faithfulness")) == 1
+
+
+def test_a_saved_run_without_inputs_digests_is_rejudged_with_a_note(saved, chat_server, capsys):
+    path = list_runs(saved.path / ".faithfulness")[0]
+    data = json.loads(path.read_text())
+    for answer in data["answers"]:
+        del answer["inputs_digest"]
+    data["suite_digest"] = None
+    path.write_text(json.dumps(data))
+    assert cli_main(["rejudge", "main", "--no-split-check", *_judge_flags(chat_server)]) == 0
+    out = capsys.readouterr().out
+    assert f"note: saved run main ({path}) recorded no inputs digest for its answer(s)" in out
+    assert "could not be checked" in out and "re-judged baseline saved: " in out

@@ -7,8 +7,11 @@ price costs "unknown", never 0; no saved run is a clear usage error."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
+from chat_server import Reply
 from conftest import INI
 from scripted_model import (
     AUDIT_ANSWER,
@@ -20,6 +23,7 @@ from scripted_model import (
     evidence_verifier,
     judge_model,
     ops,
+    parse_request,
 )
 
 from pytest_faithfulness.cli import main as cli_main
@@ -68,6 +72,8 @@ def test_the_estimate_of_a_cold_cache_is_the_calls_the_run_made(saved, chat_serv
     assert status == 0, out
     est = json.loads(out)
     assert est["answers"] == est["judged_answers"] == 2 and est["claims"] == 10
+    assert est["lower_bound"] is False and est["lower_bound_reason"] is None  # no false alarm
+    assert est["claims_unknown"] is None and est["errored_answers"] == 0
     assert est["cache_hits"] == 0
     assert est["calls"] == len(made) == run.figures.usage.calls
     main = est["judges"][0]
@@ -94,6 +100,7 @@ def test_a_warm_cache_serves_every_call_and_the_text_says_so(saved, chat_server,
     assert f"{MODEL} decompose: 2 asked, 2 cache hit(s) -> 0 call(s)" in out
     assert "cost $0.000000" in out  # no call: nothing to pay, priced or not
     assert "assumptions:" in out
+    assert "answers: 2 (2 judged); claims: 10\n" in out and "lower bound" not in out.lower()
     # with the cache the second answer's claims are served by what the first one wrote
     status, out = _estimate(capsys, "--json", "--cache-dir", "empty")
     assert json.loads(out)["calls"] == first == 2 + 5
@@ -133,3 +140,68 @@ def test_no_saved_run_is_a_usage_error(pytester, capsys):
     assert "ERROR: estimate needs a saved run: no saved run in" in out
     status, out = _estimate(capsys, "nope", "--storage", "elsewhere")
     assert status == 4 and "elsewhere" in out
+
+
+def _outage_for(failing: Callable[[str], bool]) -> Callable[[dict], Any]:
+    """The judge of ``saved``, whose decompose fails (HTTP 400: no retry) for the answers
+    ``failing`` picks, as a provider outage at decomposition does."""
+    judged = judge_model(claims_reply(AUDIT_CLAIMS), evidence_verifier(AUDIT_SUPPORT))
+
+    def handler(request: dict) -> Any:
+        op, answer, _ = parse_request(request)
+        if op == "decompose" and failing(answer):
+            return Reply(status=400, body={"error": {"message": "provider outage"}})
+        return judged(request)
+    return handler
+
+
+def test_answers_that_errored_before_their_claims_make_the_estimate_a_lower_bound(
+        saved, chat_server, capsys):
+    """attack 25, finding 7: a saved run whose decompose calls failed (a provider outage)
+    has no claims; its estimate said "2 judged; claims: 0", no verify call, no warning. The
+    answers are named as errored, the estimate as a lower bound (text and JSON), and their
+    verify calls extrapolated from the judged answers when there are some."""
+    chat_server.handler = _outage_for(lambda answer: True)
+    saved.runpytest("--faithfulness-no-cache", "--faithfulness-save", "outage"
+                    ).assert_outcomes(failed=2)
+    status, out = _estimate(capsys, "outage", "--no-cache")
+    assert status == 0, out
+    assert "answers: 2 (0 judged; 2 errored before their claims were known); claims: 0 known" \
+        in out, out
+    assert "judged)" not in out and "(2 judged" not in out
+    assert "LOWER BOUND: 2 answer(s) errored in the saved run before their claims were known " \
+        "(judge: 2): test_estimated.py::test_audit, test_estimated.py::test_audit_again;" in out
+    assert "their verify calls: unknown (no answer of the saved run has known claims" in out
+    assert "-- a LOWER BOUND (2 answer(s) with unknown claims)" in out
+    assert "WARNING: comparing" not in out  # the compare's warning is not the estimate's
+    assert "note: saved run 0001_outage failed its gate; its answers are counted" in out
+    status, out = _estimate(capsys, "outage", "--no-cache", "--json")
+    est = json.loads(out)
+    assert est["lower_bound"] is True and "before their claims were known" in \
+        est["lower_bound_reason"]
+    assert (est["judged_answers"], est["errored_answers"], est["claims"]) == (0, 2, 0)
+    assert est["claims_unknown"] == {
+        "answers": 2, "error_kinds": {"judge": 2}, "extrapolated": None,
+        "test_ids": ["test_estimated.py::test_audit", "test_estimated.py::test_audit_again"]}
+    assert est["judges"][0]["verify"]["asked"] == 0 and est["calls"] == 2
+    # the provider back: the next run makes more calls than the bound, as it said
+    chat_server.handler = _outage_for(lambda answer: False)
+    chat_server.clear()
+    saved.runpytest("--faithfulness-no-cache").assert_outcomes(passed=2)
+    actual = len(chat_server.requests)
+    assert actual > est["calls"]
+    # one answer of two errored: its verify calls extrapolated from the other's five claims
+    chat_server.handler = _outage_for(lambda answer: answer.endswith(" "))
+    saved.runpytest("--faithfulness-no-cache", "--faithfulness-save", "half"
+                    ).assert_outcomes(passed=1, failed=1)
+    status, out = _estimate(capsys, "half", "--no-cache", "--json")
+    est = json.loads(out)
+    assert est["lower_bound"] is True and est["judged_answers"] == 1
+    assert est["claims_unknown"]["test_ids"] == ["test_estimated.py::test_audit_again"]
+    extrapolated = est["claims_unknown"]["extrapolated"]
+    assert extrapolated["mean_claims"] == 5 and extrapolated["claims"] == 5
+    assert est["calls"] + extrapolated["calls"] == actual, (est, actual)
+    status, out = _estimate(capsys, "half", "--no-cache")
+    assert "extrapolated, not counted below: had they split like the 1 judged answer(s) " \
+        f"(5.00 claim(s) each), about 5 more claim(s) and {extrapolated['calls']} more verify " \
+        f"call(s) (total about {actual} call(s);" in out, out

@@ -13,8 +13,9 @@ from judge_swap import ANSWERS_V1, NEW_MODEL, OLD_MODEL, PASSAGES, SPLIT, STRICT
 from scripted_model import make_judge, ops, parse_request
 
 from pytest_faithfulness import evaluate
-from pytest_faithfulness.errors import BaselineError, FaithfulnessError
-from pytest_faithfulness.records import SessionSummary
+from pytest_faithfulness.errors import BaselineError, FaithfulnessError, RunEditedError
+from pytest_faithfulness.records import Passage, SessionSummary
+from pytest_faithfulness.runs.baseline_identity import inputs_digest, suite_digest
 from pytest_faithfulness.runs.effects import compare_rejudged
 from pytest_faithfulness.runs.rejudge import (
     derived_name,
@@ -133,10 +134,71 @@ def test_the_derived_run_is_saved_and_reused_for_the_same_baseline_and_judge(ser
     changed = baseline.model_copy(deep=True)
     changed.results[0]["answer"] = "The widget 0 weighs 10 kg today."
     changed.answers[0].answer = "The widget 0 weighs 10 kg today."
+    changed.answers[0].inputs_digest = inputs_digest(  # as saving it again would record
+        changed.answers[0].answer, [Passage.model_validate(p)
+                                    for p in changed.results[0]["passages"]])
+    changed.suite_digest = suite_digest(changed.answers)
     assert run_digest(changed) != run_digest(baseline)
     fresh = rejudged_baseline(changed, make_judge(server, NEW_MODEL), tmp_path,
                               check_splits=False)
     assert not fresh.reused and fresh.path != first.path
+
+
+def test_a_baseline_whose_stored_passage_was_edited_is_refused_not_rejudged(server, tmp_path):
+    """attack 25, finding 13: the stored passages are what a re-judge verifies against; an
+    edit there (the answer list and its inputs digests untouched) could make the re-judged
+    baseline worse and hide a regression. They are checked against the digests first."""
+    path = save_run(_baseline(server), tmp_path, signing_key=None)
+    data = json.loads(path.read_text())
+    data["results"][3]["passages"][0]["text"] = "Something else entirely."
+    path.write_text(json.dumps(data))
+    edited = load_run(path, signing_key=None)
+    server.clear()
+    for call in (lambda: rejudge_run(edited, make_judge(server, NEW_MODEL), baseline_path=path),
+                 lambda: rejudged_baseline(edited, make_judge(server, NEW_MODEL), tmp_path,
+                                           baseline_path=path)):
+        with pytest.raises(RunEditedError, match=r"saved run main \(.*0001_main.json\) is "
+                           r"edited or corrupt: .* of 1 answer\(s\) .*: a3;") as caught:
+            call()
+        assert isinstance(caught.value, BaselineError)
+    assert server.requests == [] and len(list_runs(tmp_path)) == 1  # nothing judged or saved
+    # the answer text, a record's test id, a lost record, the suite digest: each refused
+    clean = _saved_data(server)
+    for edit in (lambda d: d["results"][0].update(answer="Edited."),
+                 lambda d: d["results"][0]["passages"][0].update(title="A title"),
+                 lambda d: d["results"][0].update(test_id="a9"),
+                 lambda d: d["results"].pop(),
+                 lambda d: d.update(suite_digest="0" * 64)):
+        data = json.loads(json.dumps(clean))
+        edit(data)
+        path.write_text(json.dumps(data))
+        with pytest.raises(RunEditedError, match="edited or corrupt"):
+            rejudge_run(load_run(path, signing_key=None), make_judge(server, NEW_MODEL))
+    path.write_text(json.dumps(clean))  # the file as saved: re-judged
+    assert rejudge_run(load_run(path, signing_key=None), make_judge(server, NEW_MODEL),
+                       check_splits=False).figures.mean_faithfulness == pytest.approx(0.7)
+
+
+def test_a_run_saved_before_inputs_digests_is_rejudged_with_a_note(server, tmp_path):
+    data = _saved_data(server)
+    for answer in data["answers"]:
+        answer.pop("inputs_digest")
+    data["suite_digest"] = None
+    path = tmp_path / "0001_main.json"
+    path.write_text(json.dumps(data))
+    found = rejudged_baseline(load_run(path, signing_key=None), make_judge(server, NEW_MODEL),
+                              tmp_path, baseline_path=path, check_splits=False)
+    assert found.run.figures.mean_faithfulness == pytest.approx(0.7)
+    assert found.notes[0].startswith("note: saved run main (") and "recorded no inputs " \
+        "digest for its answer(s)" in found.notes[0] and "could not be checked" in found.notes[0]
+    # a run saved with them: no note, no false alarm
+    clean = rejudged_baseline(_baseline(server, name="other"), make_judge(server, NEW_MODEL),
+                              tmp_path, check_splits=False)
+    assert not any("inputs digest" in n for n in clean.notes)
+
+
+def _saved_data(server) -> dict:
+    return json.loads(json.dumps(_baseline(server).model_dump(mode="json")))
 
 
 def test_a_run_saved_without_full_records_cannot_be_rejudged(server):
