@@ -9,7 +9,8 @@ A span is attributed to the window current **when it started**: the context vari
 thread under a parent of the test), else the innermost window open in the process, but only
 for a thread the window may credit: one started after the window began crediting threads (a
 ``ThreadPoolExecutor`` the test's body uses: its threads do not inherit context variables),
-the thread that opened it, or any thread inside an explicit ``capture()`` block. A thread that
+or any thread inside an explicit ``capture()`` block. A context that carries the window of an
+earlier test (an asyncio task a session fixture created then) is that test's. A thread that
 was already running (a session fixture's keep-alive loop, a server started by a fixture)
 carries nothing that ties its spans to this test, so they are not credited: they are listed
 in ``Window.foreign`` and named in the report. A window's spans also count for the windows it
@@ -99,7 +100,7 @@ class Window:
     def credits(self, thread: threading.Thread) -> bool:
         """Whether a span started on ``thread`` with no window in its context is this
         window's (the module docstring's rule)."""
-        if self.explicit or thread is self._opener:
+        if self.explicit:
             return True
         return self._running is not None and thread not in self._running
 
@@ -131,6 +132,13 @@ class Window:
         self.close()
 
 
+def _open_part(window: Window) -> list[Window] | None:
+    """The still open windows of ``window``'s chain (a ``capture()`` block that closed inside
+    a test that is still running gives the test), else ``None``."""
+    chain = [w for w in window.chain() if not w.closed]
+    return chain or None
+
+
 def current_window() -> Window | None:
     """The window current in this context, else ``None``."""
     return _CURRENT.get()
@@ -157,7 +165,7 @@ class FaithfulnessSpanProcessor:
         """Attribute ``span`` to the current window (see the module docstring)."""
         span_id = span.context.span_id
         window = _CURRENT.get()
-        chain = None if window is None or window.closed else window.chain()
+        chain = None if window is None else _open_part(window)
         if chain is None:
             chain = self._parent_chain(span)
         if chain is None:
@@ -165,11 +173,14 @@ class FaithfulnessSpanProcessor:
             with _LOCK:
                 if not _OPEN:
                     return
-                window = _OPEN[-1]
+                innermost = _OPEN[-1]
                 roots = {id(w.chain()[-1]) for w in _OPEN}
-            if not window.credits(thread):
-                window.note_foreign(str(getattr(span, "name", "?")), thread)
+            # a context that carries a window of an earlier test (a task a fixture of wider
+            # scope created then) is that test's, never the one open now
+            if window is not None or not innermost.credits(thread):
+                innermost.note_foreign(str(getattr(span, "name", "?")), thread)
                 return
+            window = innermost
             if len(roots) > 1:
                 for other in list(_OPEN):
                     other.overlapped.append(str(getattr(span, "name", "?")))

@@ -138,3 +138,22 @@ def test_capture_credits_every_thread_and_a_child_goes_with_its_parent():
     assert cap.spans and {s.name for s in cap.spans} == {"server"}
     names = [s.name for s in test.spans]
     assert "child" in names and "parent" in names
+
+
+def test_a_context_carrying_an_earlier_tests_window_is_not_credited_to_the_next():
+    """Attack 26 finding 6: an asyncio task a session fixture created during test 1 carries
+    test 1's (closed) window in its context; its spans during test 2 were credited to test 2
+    by the process fallback, so a test in which the app never ran passed on them."""
+    import contextvars
+
+    from pytest_faithfulness.traces.window import Window
+
+    b = SpanBuilder()
+    with Window("test_1"):
+        task_context = contextvars.copy_context()  # what create_task copies
+    with Window("test_2") as second:
+        task_context.run(lambda: b.tracer.start_span("warm_cache").end())
+        with b.span("own"):
+            pass
+    assert [s.name for s in second.finished] == ["own"]
+    assert second.foreign_count == 1 and "'warm_cache'" in second.foreign[0]
