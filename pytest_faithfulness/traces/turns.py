@@ -23,20 +23,17 @@ message naming the cause and the fix; nothing is ever an empty context by accide
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
 from ..records import AnswerResult, Passage
 from ..trace_records import TRACE_ERROR_CODES, TraceRef
+from .context import context_prompt, in_prompt
 from .spans import Document, SpanInfo, normal
 
 #: Root output fields one of which may be the answer (a JSON root output).
 ANSWER_FIELDS = ("answer", "output", "response", "result", "content", "text")
-#: A document cut short in the prompt counts when at least this many characters of it are there.
-MIN_CUT_CHARS = 40
 Context = Literal["auto", "retrieved"]
 
 
@@ -287,9 +284,12 @@ def _one_turn(tid: str, members: list[SpanInfo], opened: list[SpanInfo],
         warnings.append("zero documents retrieved (allow_empty_retrieval=True)")
     passages = _passages(docs)
     used: Literal["prompt", "retrieval"] = "retrieval"
-    prompt = generation.prompt_text if generation is not None else None
+    prompt, fed = context_prompt(members, generation) if generation is not None else (None, [])
+    if fed:
+        warnings.append(f"the generation's prompt holds the output of earlier model call(s) "
+                        f"{', '.join(fed)} (a draft it rewrote): their prompts count as context")
     if context == "auto" and prompt and passages:
-        seen = _in_prompt(passages, prompt, warnings)
+        seen = in_prompt(passages, prompt, warnings)
         if not seen:
             return TurnFailure("trace_context_unused", f"{len(passages)} document(s) were "
                                f"retrieved by {', '.join(repr(s.name) for s in retrievals)} but "
@@ -426,66 +426,3 @@ def _passages(docs: list[tuple[SpanInfo, int, Document]]) -> list[Passage]:
         ids.add(ident)
         passages.append(Passage(ident, doc.text or ""))
     return passages
-
-
-_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\"'\\/bfnrt])")
-_SIMPLE = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-
-
-def _unescape(text: str) -> str:
-    """``text`` with JSON / Python string escapes decoded (``\\"``, ``\\n``, ``\\u00e9``,
-    surrogate pairs), as an app that put its documents into the prompt with ``json.dumps`` or
-    ``repr`` wrote them."""
-    def one(match: re.Match[str]) -> str:
-        code = match.group(1)
-        if code[0] in "ux":
-            return chr(int(code[1:], 16))
-        return _SIMPLE.get(code, code)
-    decoded = _ESCAPE.sub(one, text)
-    return decoded.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-def prompt_views(prompt: str) -> list[str]:
-    """The forms of a recorded prompt a passage is looked for in (``normal`` text): as
-    written, with JSON / Python string escapes decoded (once and twice: a JSON document
-    inside a JSON message), and with HTML entities decoded (an autoescaping template). A
-    passage the model saw escaped was still seen."""
-    views = [normal(prompt)]
-    text = prompt
-    for _ in range(2):
-        text = _unescape(text)
-        views.append(normal(text))
-    views.append(normal(html.unescape(prompt)))
-    return list(dict.fromkeys(views))
-
-
-def _longest_prefix(text: str, view: str) -> int:
-    """The length of the longest prefix of ``text`` that occurs in ``view`` (prefixes are
-    monotone: a prefix of one that occurs occurs)."""
-    low, high = 0, len(text)
-    while low < high:
-        mid = (low + high + 1) // 2
-        if text[:mid] in view:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-def _in_prompt(passages: list[Passage], prompt: str, warnings: list[str]) -> list[Passage]:
-    """The passages that occur in ``prompt`` (any of ``prompt_views``); one cut short there
-    is kept as the longest prefix of it that occurs (at least ``MIN_CUT_CHARS``), with a
-    warning."""
-    views = prompt_views(prompt)
-    kept = []
-    for passage in passages:
-        text = normal(passage.text)
-        if any(text in view for view in views):
-            kept.append(passage)
-            continue
-        low = max(_longest_prefix(text, view) for view in views)
-        if low >= MIN_CUT_CHARS:
-            kept.append(Passage(passage.id, text[:low].rstrip()))
-            warnings.append(f"passage {passage.id} was cut short in the prompt: judged by its "
-                            f"first {low} of {len(text)} characters (what the model saw)")
-    return kept
