@@ -3,19 +3,23 @@ generation span and the passages the model saw.
 
 The rules (``docs/traces.md``):
 
-* **answer span**: with ``answer=``, the span whose output equals or contains it (NFC,
-  whitespace collapsed), the outermost such span; else the root span's text output (a JSON
-  object: its one string field among ``answer``/``output``/``response``/``result``/``content``/
-  ``text``); else the last LLM output with text and no tool calls;
+* **answers**: with ``answer=``, the span whose output equals it (in the last trace that has
+  one), else that contains it (NFC, whitespace collapsed), the outermost such span. Without
+  it, every answer of the trace: the outermost spans with an output (a root's, or a chain's
+  or agent's under a root with none; a JSON object: its one string field among
+  ``answer``/``output``/``response``/``result``/``content``/``text``), and each model output
+  after a retrieval, with text and no tool calls, that none of them holds or contains (a
+  second turn, a follow-up call): each is a turn of its own. A model call before any retrieval
+  (a query rewrite) is a step, not an answer;
 * **generation span**: the last LLM span, started before the answer span ended, whose output
   contains the answer (else the last LLM span that ended by then, with a warning that the
   answer was post-processed after the model);
 * **passages**: every document of every retrieval span of the trace that ended before the
   generation began, in the order the spans ended; a reranker's output replaces the input it
-  reranked; duplicates (same id, else same text) once; never a span after the answer;
+  reranked; duplicates (same id and same text) once; never a span after the answer;
 * **context**: by default only the passages that occur in the generation's recorded prompt
-  (a document cut short there counts by the part that is there); with no prompt recorded,
-  every retrieved passage, and the turn says its context came from retrieval.
+  (``context.in_prompt``; with the prompts of the drafts it rewrote); with no prompt
+  recorded, every retrieved passage, and the turn says its context came from retrieval.
 
 Every way this can fail is a ``TurnFailure`` with an error kind (``trace_records``) and a
 message naming the cause and the fix; nothing is ever an empty context by accident.
@@ -129,33 +133,52 @@ def find_turns(spans: list[SpanInfo], *, answer: str | None = None, context: Con
     for span in sorted(spans, key=lambda s: s.start):
         traces.setdefault(span.trace_id, []).append(span)
     opened: dict[str, list[SpanInfo]] = {}
-    ended = set(traces)
-    for span in open_spans:  # an open retrieval or model call, or a trace none of whose
-        # spans ended (a stream not consumed); an open ancestor (a span around the test's
-        # body) of spans that ended is fine
-        if span.is_retrieval or span.kind == "llm" or span.trace_id not in ended:
+    open_spans = list(open_spans)
+    parents = {s.span_id: s.parent_id for s in [*spans, *open_spans]}
+    ancestors: set[str] = set()  # of the spans that ended
+    for span in spans:
+        parent = span.parent_id
+        while parent is not None and parent not in ancestors:
+            ancestors.add(parent)
+            parent = parents.get(parent)
+    for span in open_spans:  # an open retrieval or model call, or any open span below
+        # (a stream not consumed, whose kind the instrumentation writes at its end); an open
+        # ancestor of spans that ended (a span around the test's body) is fine
+        if span.is_retrieval or span.kind == "llm" or span.span_id not in ancestors:
             opened.setdefault(span.trace_id, []).append(span)
             traces.setdefault(span.trace_id, [])
     if answer is not None:
         return [_turn_for_answer(traces, opened, answer, context, allow_no_retrieval,
                                  allow_empty_retrieval)]
-    return [_one_turn(tid, members, opened.get(tid, []), None, context, allow_no_retrieval,
-                      allow_empty_retrieval) for tid, members in traces.items()]
+    found: list[Turn | TurnFailure] = []
+    for tid, members in traces.items():
+        failure = _read_errors(tid, members) or _open_failure(tid, opened.get(tid, []))
+        answers = failure or _answers_of(tid, members)
+        if isinstance(answers, TurnFailure):
+            found.append(answers)
+            continue
+        for span, text, note in answers:
+            turn = _one_turn(tid, members, [], (span, text), context, allow_no_retrieval,
+                             allow_empty_retrieval)
+            if note and isinstance(turn, Turn):
+                turn.warnings.append(note)
+            found.append(turn)
+    return found
 
 
 def _turn_for_answer(traces: dict[str, list[SpanInfo]], opened: dict[str, list[SpanInfo]],
                      answer: str, context: Context, allow_none: bool,
                      allow_empty: bool) -> Turn | TurnFailure:
     wanted = normal(answer)
-    for tid in reversed(list(traces)):  # the last trace that has it
-        members = traces[tid]
-        matches = [s for s in members if s.output_text and wanted
-                   and wanted in normal(s.output_text)]
-        if matches:
-            exact = [s for s in matches if normal(s.output_text or "") == wanted]
-            span = min(exact or matches, key=lambda s: _depth(s, members))
-            return _one_turn(tid, members, opened.get(tid, []), (span, answer), context,
-                             allow_none, allow_empty)
+    for exact in (True, False):  # the last trace whose output is it, else that contains it
+        for tid in reversed(list(traces)):
+            members = traces[tid]
+            matches = [s for s in members if s.output_text and wanted and (
+                normal(s.output_text) == wanted if exact else wanted in normal(s.output_text))]
+            if matches:
+                span = min(matches, key=lambda s: _depth(s, members))
+                return _one_turn(tid, members, opened.get(tid, []), (span, answer), context,
+                                 allow_none, allow_empty)
     for tid, members in traces.items():
         failure = _read_errors(tid, members) or _open_failure(tid, opened.get(tid, []))
         if failure is not None:
@@ -224,18 +247,12 @@ def _open_failure(tid: str, opened: list[SpanInfo]) -> TurnFailure | None:
 
 
 def _one_turn(tid: str, members: list[SpanInfo], opened: list[SpanInfo],
-              given: tuple[SpanInfo, str] | None, context: Context, allow_none: bool,
+              given: tuple[SpanInfo, str], context: Context, allow_none: bool,
               allow_empty: bool) -> Turn | TurnFailure:
     failure = _read_errors(tid, members) or _open_failure(tid, opened)
     if failure is not None:
         return failure
-    if given is not None:
-        answer_span, answer = given
-    else:
-        found = _answer_of(tid, members)
-        if isinstance(found, TurnFailure):
-            return found
-        answer_span, answer = found
+    answer_span, answer = given
     warnings: list[str] = []
     generation = _generation(members, answer_span, answer, warnings)
     before = generation.start if generation is not None else (answer_span.end or 0)
@@ -305,45 +322,87 @@ def _one_turn(tid: str, members: list[SpanInfo], opened: list[SpanInfo],
     return Turn(answer, passages, tid, answer_span, generation, retrievals, used, warnings)
 
 
-def _answer_of(tid: str, members: list[SpanInfo]) -> tuple[SpanInfo, str] | TurnFailure:
+def _answers_of(tid: str,
+                members: list[SpanInfo]) -> list[tuple[SpanInfo, str, str | None]] | TurnFailure:
+    """Every answer of a trace (the module docstring's rule), as ``(span, text, note)`` in
+    the order the spans started: the outermost outputs, then each model output after a
+    retrieval that none of them holds (a second turn, a post-processed root, a follow-up
+    call); ``note`` says why an extra one is judged on its own."""
     if not members:  # only open spans: _open_failure reported them
         return TurnFailure("trace_no_answer", "the trace has no ended span", trace_id=tid)
-    ids = {s.span_id for s in members}
-    roots = [s for s in members if s.parent_id not in ids]
-    root = roots[0] if roots else members[0]
-    tried = []
-    if len(roots) > 1 or root.is_retrieval:  # its root is still open or was not captured
-        tried.append("the trace's root span was not captured (still open, or started before "
-                     "the test)")
-    elif root.output_text is not None and root.output_text.strip():
-        return root, root.output_text
-    elif root.output_json is not None:
-        fields = [k for k in ANSWER_FIELDS if isinstance(root.output_json.get(k), str)]
-        if len(fields) == 1:
-            return root, root.output_json[fields[0]]
-        return TurnFailure("trace_no_answer", f"the root span {root.name!r} ({root.span_id}) "
-                           f"output a JSON object with keys {sorted(root.output_json)[:12]}, "
-                           f"and {'none' if not fields else 'more than one'} of "
-                           f"{list(ANSWER_FIELDS)} is a string, so the answer is ambiguous "
-                           "(judging the whole JSON would judge the sources too): pass answer= "
-                           "with the text your app returns", trace_id=tid, span_id=root.span_id)
-    else:
-        tried.append(f"root span {root.name!r} has no text output"
-                     + (" (redacted: OPENINFERENCE_HIDE_OUTPUTS?)" if root.output_redacted
-                        else ""))
-    llms = [s for s in members if s.kind in ("llm", "agent") and s.end is not None]
+    by_id = {s.span_id: s for s in members}
+    roots = [s for s in members if s.parent_id not in by_id]
+    retrieved = [s.end for s in members if s.is_retrieval and s.end is not None]
+
+    def after_retrieval(span: SpanInfo) -> bool:  # not a query rewrite / HyDE step
+        return span.kind not in ("llm", "agent") or not retrieved or any(
+            end <= span.start for end in retrieved)
+
+    found: list[tuple[SpanInfo, str, str | None]] = []
+    tried: list[str] = []
+    for span in sorted(members, key=lambda s: (_depth(s, members), s.start)):
+        text = span.output_text if span.output_text and span.output_text.strip() else None
+        if span.is_retrieval or span.kind == "llm" or _has_output_above(span, by_id):
+            continue  # a model call's output is read below
+        if span in roots and text is None and span.output_json is not None:
+            fields = [k for k in ANSWER_FIELDS if isinstance(span.output_json.get(k), str)]
+            if len(fields) != 1:
+                return TurnFailure("trace_no_answer", f"the root span {span.name!r} "
+                                   f"({span.span_id}) output a JSON object with keys "
+                                   f"{sorted(span.output_json)[:12]}, and "
+                                   f"{'none' if not fields else 'more than one'} of "
+                                   f"{list(ANSWER_FIELDS)} is a string, so the answer is "
+                                   "ambiguous (judging the whole JSON would judge the sources "
+                                   "too): pass answer= with the text your app returns",
+                                   trace_id=tid, span_id=span.span_id)
+            text = span.output_json[fields[0]]
+        if text is not None and (span in roots or span.kind in ("chain", "agent")):
+            found.append((span, text, None))
+        elif span in roots:
+            tried.append(f"root span {span.name!r} has no text output"
+                         + (" (redacted: OPENINFERENCE_HIDE_OUTPUTS?)" if span.output_redacted
+                            else ""))
+    llms = [s for s in members if s.kind in ("llm", "agent") and s.end is not None
+            and s.output_text and s.output_text.strip() and not s.tool_calls
+            and after_retrieval(s)]
+    if not retrieved and not found:
+        llms = sorted(llms, key=lambda s: s.end or 0)[-1:]  # its failure names the retrieval
+    held = [normal(text) for _, text, _ in found]
+    outer = ", ".join(f"{s.name!r}" for s, _, _ in found)
     for span in sorted(llms, key=lambda s: s.end or 0, reverse=True):
-        if span.output_text and span.output_text.strip() and not span.tool_calls:
-            return span, span.output_text
-    redacted = any(s.output_redacted for s in llms)
-    tried.append(f"{len(llms)} LLM span(s), none with a text output and no tool call"
+        output = normal(span.output_text or "")
+        if any(output in text or text in output for text in held):
+            continue  # the answer of a span already found, or its raw form
+        held.append(output)
+        found.append((span, span.output_text or "", None if not outer else (
+            f"judged as an answer of its own: the output of LLM span {span.name!r} "
+            f"({span.span_id}) is not part of the output of {outer} (another turn, or a text "
+            "the app also showed); pass answer= to judge only the text your app returned")))
+    if found:
+        return sorted(found, key=lambda item: item[0].start)
+    redacted = any(s.output_redacted for s in members if s.kind in ("llm", "agent"))
+    count = sum(1 for s in members if s.kind in ("llm", "agent") and s.end is not None)
+    tried.append(f"{count} LLM span(s), none with a text output and no tool call"
                  + (" (output redacted)" if redacted else ""))
+    root = roots[0] if roots else members[0]
     return TurnFailure("trace_no_answer", "no answer text in the trace: " + "; ".join(tried)
                        + ". Turn message content capture on (OpenInference: unset "
                        "OPENINFERENCE_HIDE_OUTPUTS / _HIDE_OUTPUT_MESSAGES; GenAI: "
                        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY), or pass "
                        "answer= with the text your app returned", trace_id=tid,
                        span_id=root.span_id)
+
+
+def _has_output_above(span: SpanInfo, by_id: dict[str, SpanInfo]) -> bool:
+    """Whether an ancestor of ``span`` in the trace has an output (so ``span`` is a step
+    inside an answer, not an answer)."""
+    parent, depth = span.parent_id, 0
+    while parent in by_id and depth < 1000:
+        above = by_id[parent]
+        if (above.output_text and above.output_text.strip()) or above.output_json is not None:
+            return True
+        parent, depth = above.parent_id, depth + 1
+    return False
 
 
 def _generation(members: list[SpanInfo], answer_span: SpanInfo, answer: str,
@@ -408,7 +467,9 @@ def _documents(retrievals: list[SpanInfo]) -> list[tuple[SpanInfo, int, Document
 
 
 def _key(doc: Document) -> str:
-    return f"id:{doc.id}" if doc.id is not None else f"text:{normal(doc.text or '')}"
+    """Duplicates are the same text under the same id (or no id): chunks of one source that
+    share its id are different passages."""
+    return f"{doc.id}\x00{normal(doc.text or '')}"
 
 
 def _passages(docs: list[tuple[SpanInfo, int, Document]]) -> list[Passage]:
