@@ -43,13 +43,13 @@ CitationLabel = Literal["correct", "misattributed", "unsupported", "uncited"]
 #:   budget, or a malformed answer or passage list);
 #: * ``trace_no_spans`` ``trace_no_retrieval`` ``trace_empty_retrieval`` ``trace_no_content``
 #:   ``trace_truncated`` ``trace_no_answer`` ``trace_open_span`` ``trace_answer_mismatch``
-#:   ``trace_context_unused`` ``trace_overlap`` ``trace_unreadable``: a turn read from spans
-#:   that cannot be judged (cause and fix of each: ``trace_records.TRACE_ERROR_KINDS``).
+#:   ``trace_context_unused`` ``trace_overlap`` ``trace_unreadable`` ``trace_sampled``: a turn
+#:   read from spans that cannot be judged (cause, fix: ``trace_records.TRACE_ERROR_KINDS``).
 ErrorKind = Literal["judge", "parse", "budget", "gateway_budget", "rate_limit", "cache_miss",
                     "input", "trace_no_spans", "trace_no_retrieval", "trace_empty_retrieval",
                     "trace_no_content", "trace_truncated", "trace_no_answer", "trace_open_span",
                     "trace_answer_mismatch", "trace_context_unused", "trace_overlap",
-                    "trace_unreadable"]
+                    "trace_unreadable", "trace_sampled"]
 
 #: A run-budget error's text before ``error_kind`` was recorded (read for results of then).
 LEGACY_BUDGET_TEXT = "judge budget of"

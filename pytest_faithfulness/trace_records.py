@@ -35,11 +35,13 @@ from pydantic import BaseModel, ConfigDict, Field
 #: * ``trace_overlap`` (``E-OVERLAP``): two tests captured at once in one process, so a span
 #:   started on another thread could not be attributed;
 #: * ``trace_unreadable`` (``E-UNREADABLE``): a span's attributes could not be read (malformed
-#:   JSON where a convention has JSON).
+#:   JSON where a convention has JSON);
+#: * ``trace_sampled`` (``E-SAMPLED``): the tracer provider's sampler drops some traces, so
+#:   the app calls it dropped were never judged.
 TRACE_ERROR_KINDS: tuple[str, ...] = (
     "trace_no_spans", "trace_no_retrieval", "trace_empty_retrieval", "trace_no_content",
     "trace_truncated", "trace_no_answer", "trace_open_span", "trace_answer_mismatch",
-    "trace_context_unused", "trace_overlap", "trace_unreadable")
+    "trace_context_unused", "trace_overlap", "trace_unreadable", "trace_sampled")
 
 #: The design note's code of each kind (``TraceRef.code``, the first word of the message).
 TRACE_ERROR_CODES: dict[str, str] = {

@@ -106,6 +106,36 @@ def installed_note() -> str | None:
             "before the tests run")
 
 
+def _may_drop(sampler: Any) -> bool:
+    """Whether ``sampler`` may drop a trace the app starts (anything but always-on for a
+    root; a ``ParentBased`` sampler by its root sampler)."""
+    root = getattr(sampler, "_root", None)
+    if root is not None:  # ParentBased: a new trace is decided by its root sampler
+        return _may_drop(root)
+    return sampler.get_description() != "AlwaysOnSampler"
+
+
+def sampling_problem(sources: set[int] | None = None) -> str | None:
+    """Why spans may be missing because a provider the processor is added to samples: the
+    sampler named with the fix, else ``None``.
+
+    Args:
+        sources: ``Window.sources`` (the providers whose spans a window holds, by the ``id()``
+            of their span processor); ``None``: every provider the processor is added to.
+    """
+    for provider in list(_ATTACHED.values()):
+        if sources is not None and id(getattr(provider, "_active_span_processor",
+                                              None)) not in sources:
+            continue
+        sampler = getattr(provider, "sampler", None)
+        if sampler is not None and _may_drop(sampler):
+            return (f"the tracer provider's sampler is {sampler.get_description()}: the app "
+                    "calls it samples out never reach a processor, so they are never judged; "
+                    "use ALWAYS_ON in tests (OTEL_TRACES_SAMPLER=always_on, or "
+                    "TracerProvider(sampler=ALWAYS_ON))")
+    return None
+
+
 def no_span_diagnosis() -> str:
     """Why no span may have reached the processor, and the fix for each cause found (the
     ``trace_no_spans`` message)."""
@@ -120,13 +150,9 @@ def no_span_diagnosis() -> str:
         reasons.append("a tracer provider the processor was added to has been shut down "
                        "(by an earlier test's teardown?): do not shut the provider down "
                        "between tests")
-    for provider in list(_ATTACHED.values()):
-        sampler = getattr(provider, "sampler", None)
-        description = sampler.get_description() if sampler is not None else ""
-        if description and "AlwaysOnSampler" not in description:
-            reasons.append(f"the provider's sampler is {description}: sampled-out spans never "
-                           "reach a processor; use ALWAYS_ON in tests (OTEL_TRACES_SAMPLER="
-                           "always_on)")
+    sampling = sampling_problem()
+    if sampling:
+        reasons.append(sampling)
     reasons.append("is the app instrumented (the instrumentor's .instrument() called before "
                    "the app runs)?")
     reasons.append("a private provider (MLflow's default: set MLFLOW_USE_DEFAULT_TRACER_PROVIDER"

@@ -112,6 +112,11 @@ class TraceCapture:
         found = find_turns(spans, answer=answer, context=context,
                            allow_no_retrieval=allow_no_retrieval,
                            allow_empty_retrieval=allow_empty_retrieval, open_spans=opened)
+        from .capture import sampling_problem
+
+        sampling = sampling_problem(self.window.sources)
+        if sampling:  # the turns found are judged too; the window fails all the same
+            found = [TurnFailure("trace_sampled", sampling, answer=answer or ""), *found]
         for item in found:
             if foreign and isinstance(item, Turn):
                 item.warnings.append(foreign)

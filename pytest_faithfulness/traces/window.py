@@ -50,6 +50,8 @@ class Window:
         foreign: ``"<span name>" on thread '<thread name>'`` for the first ``FOREIGN_SHOWN``
             spans not credited (a thread already running, with no context of this window);
             ``foreign_count``: how many there were.
+        sources: ``id()`` of the span processor (one per tracer provider) of each span
+            credited here (``capture.sampling_problem``).
     """
 
     def __init__(self, name: str, parent: Window | None = None, *,
@@ -62,6 +64,7 @@ class Window:
         self.overlapped: list[str] = []
         self.foreign: list[str] = []
         self.foreign_count = 0
+        self.sources: set[int] = set()  # id() of the span processors of the spans' providers
         self._token: Token[Window | None] | None = None
         self._opener: threading.Thread | None = None
         self._running: weakref.WeakSet[threading.Thread] | None = None
@@ -187,8 +190,10 @@ class FaithfulnessSpanProcessor:
             chain = window.chain()
         with self._lock:
             self._owner[span_id] = chain
+        source = id(getattr(span, "_span_processor", None))  # which provider made it
         for owner in chain:
             owner.started[span_id] = span
+            owner.sources.add(source)
 
     def _parent_chain(self, span: Any) -> list[Window] | None:
         """The open windows of ``span``'s parent when the parent was credited to one."""

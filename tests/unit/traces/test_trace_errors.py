@@ -215,6 +215,25 @@ def test_trace_unreadable():
              "explain()")
 
 
+def test_trace_sampled():
+    """Attack 26 finding 14: a ratio sampler on the app's provider dropped some app calls,
+    and the test judged only those it kept (it passed in about half the runs)."""
+    from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
+
+    b = SpanBuilder(sampler=ParentBased(TraceIdRatioBased(0.5)))
+    with b.window() as cap:
+        for _ in range(40):
+            _rag(b, oi_docs(REFUND))
+    found = cap.results()
+    assert isinstance(found[0], TurnFailure) and len(found) > 1  # the kept turns are judged too
+    _failure(found[:1], "trace_sampled", "TraceIdRatioBased", "ALWAYS_ON")
+    # both directions: the SDK's default sampler (ParentBased, root always on) is no error
+    b = SpanBuilder()
+    with b.window() as cap:
+        _rag(b, oi_docs(REFUND))
+    assert not any(isinstance(f, TurnFailure) for f in cap.results())
+
+
 def test_every_trace_error_kind_is_tested_here():
     source = inspect.getsource(sys.modules[__name__])
     for kind in TRACE_ERROR_KINDS:
