@@ -92,15 +92,27 @@ def assert_faithful_trace(faithfulness_trace: Any, assert_faithful: Any):
 
     Raises:
         AssertionError: a turn errored or missed a threshold (every failing turn's report).
+        TypeError: ``answer`` is not a string, or ``capture`` is not a ``capture()`` block's
+            capture.
+
+    Warns:
+        FaithfulnessWarning: at teardown, when it was never called though spans were captured.
     """
+    called: list[bool] = []
+
     def check(answer: str | None = None, *, min_score: float | None = None,
               max_unsupported: int | None = None, require_claims: bool | None = None,
               record_only: bool = False, min_citation_precision: float | None = None,
               context: str = "auto", allow_no_retrieval: bool = False,
               allow_empty_retrieval: bool = False, capture: Any = None) -> list[Any]:
         __tracebackhide__ = True
+        called.append(True)
         if answer is not None and not isinstance(answer, str):
             raise TypeError(f"answer must be a string or None, got {type(answer).__name__}")
+        if capture is not None and not hasattr(capture, "cases"):
+            raise TypeError("capture= takes the object bound by 'with "
+                            "faithfulness_trace.capture() as cap:' (cap), got "
+                            f"{type(capture).__name__}")
         source = capture if capture is not None else faithfulness_trace
         cases = source.cases(answer=answer, context=context,
                              allow_no_retrieval=allow_no_retrieval,
@@ -109,4 +121,13 @@ def assert_faithful_trace(faithfulness_trace: Any, assert_faithful: Any):
             cases, what="turns of the trace", min_score=min_score,
             max_unsupported=max_unsupported, require_claims=require_claims,
             record_only=record_only, min_citation_precision=min_citation_precision)
-    return check
+    yield check
+    if not called and faithfulness_trace.window.finished:
+        import warnings
+
+        from ..errors import FaithfulnessWarning
+
+        warnings.warn(FaithfulnessWarning(
+            f"assert_faithful_trace was requested but never called: the "
+            f"{len(faithfulness_trace.window.finished)} span(s) captured were not judged "
+            "(call assert_faithful_trace() after the app ran)"), stacklevel=1)

@@ -160,4 +160,8 @@ def no_span_diagnosis() -> str:
                    "given tracer_provider=): pass it to faithfulness_trace.attach(provider)")
     reasons.append("an app in another process (a server started as a subprocess) cannot be "
                    "captured in-process")
+    reasons.append("an app run in a fixture of wider scope (module, session) runs once, while "
+                   "the first test that uses it is set up: its spans are that test's; use a "
+                   "function-scoped fixture, or assert_faithful(answer, passages) with what "
+                   "the fixture returned")
     return "; ".join(reasons)

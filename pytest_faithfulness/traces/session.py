@@ -120,6 +120,8 @@ class TraceCapture:
         for item in found:
             if foreign and isinstance(item, Turn):
                 item.warnings.append(foreign)
+            elif foreign and isinstance(item, TurnFailure):
+                item.message += f"; also, {foreign}"
         if not found:  # never an empty list: nothing judged would pass
             return [TurnFailure("trace_no_answer", f"{len(spans)} span(s) ended and "
                                 f"{len(opened)} are open in {self.window.name}, and none "

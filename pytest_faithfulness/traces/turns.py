@@ -148,8 +148,9 @@ def find_turns(spans: list[SpanInfo], *, answer: str | None = None, context: Con
             opened.setdefault(span.trace_id, []).append(span)
             traces.setdefault(span.trace_id, [])
     if answer is not None:
-        return [_turn_for_answer(traces, opened, answer, context, allow_no_retrieval,
-                                 allow_empty_retrieval)]
+        return _split_hint([_turn_for_answer(traces, opened, answer, context,
+                                             allow_no_retrieval, allow_empty_retrieval)],
+                           traces)
     found: list[Turn | TurnFailure] = []
     for tid, members in traces.items():
         failure = _read_errors(tid, members) or _open_failure(tid, opened.get(tid, []))
@@ -163,6 +164,26 @@ def find_turns(spans: list[SpanInfo], *, answer: str | None = None, context: Con
             if note and isinstance(turn, Turn):
                 turn.warnings.append(note)
             found.append(turn)
+    return _split_hint(found, traces)
+
+
+def _split_hint(found: list[Turn | TurnFailure],
+                traces: dict[str, list[SpanInfo]]) -> list[Turn | TurnFailure]:
+    """Name the likely cause when a trace lacks a retrieval or an answer that another trace
+    of the window has: the retriever and the model call are not under one parent span."""
+    for item in found:
+        if not isinstance(item, TurnFailure) or item.kind not in ("trace_no_retrieval",
+                                                                  "trace_no_answer"):
+            continue
+        others = [s for tid, members in traces.items() if tid != item.trace_id
+                  for s in members if (s.is_retrieval if item.kind == "trace_no_retrieval"
+                                       else s.kind == "llm")]
+        if others:
+            names = ", ".join(f"{s.name!r} ({s.trace_id[:8]}...)" for s in others[:3])
+            item.message += (f"; span(s) {names} of another trace of this test may be the "
+                             "missing part: the retrieval and the model call are not under one "
+                             "parent span, so they cannot be tied to one turn; wrap the app's "
+                             "turn in one span (with tracer.start_as_current_span(\"turn\"): ...)")
     return found
 
 

@@ -230,3 +230,27 @@ def test_an_answer_cut_by_the_sdks_value_length_limit_fails_closed(pytester, mon
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)  # judged whole: the gift-card claim is unsupported
     result.stdout.fnmatch_lines(["*Gift cards*"])
+
+
+def test_slips_with_the_fixture_are_named(pytester):
+    """Attack 26: ``capture=`` given the context manager crashed with an AttributeError; a
+    test that requested ``assert_faithful_trace`` and never called it passed in silence."""
+    pytester.makepyfile(rag_app=TOY_APP, test_slips='''
+        import pytest
+        from rag_app import ask
+
+        def test_capture_slip(faithfulness_trace, assert_faithful_trace):
+            block = faithfulness_trace.capture()
+            with block:
+                ask("How heavy is the Kestrel?", "kestrel")
+            with pytest.raises(TypeError, match="capture= takes the object bound by"):
+                assert_faithful_trace(capture=block)
+            assert_faithful_trace()
+
+        def test_never_called(assert_faithful_trace):
+            ask("How heavy is the Kestrel?", "kestrel")
+    ''')
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*FaithfulnessWarning: assert_faithful_trace was requested "
+                                 "but never called: the 3 span(s) captured were not judged*"])

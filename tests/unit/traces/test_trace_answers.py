@@ -150,3 +150,15 @@ def test_a_stream_read_part_way_is_an_open_span_error():
             model.end()
     assert len(cap_results) == 1 and isinstance(cap_results[0], TurnFailure)
     assert cap_results[0].kind == "trace_open_span" and "FakeListChatModel" in cap_results[0].message
+
+
+def test_a_retriever_and_a_model_call_in_two_traces_are_named_as_such():
+    """Finding 18: with no span around the turn, retrieval and model call are two traces;
+    the errors said to instrument the retriever and to turn content capture on."""
+    b = SpanBuilder()
+    with b.window() as cap:
+        _retrieve(b, SALE)
+        _llm(b, "Context:\n" + SALE + "\nQ: sale?", SALE)
+    found = cap.results(answer=SALE)
+    assert [f.kind for f in found] == ["trace_no_retrieval"]
+    assert "'search'" in found[0].message and "not under one parent span" in found[0].message

@@ -157,3 +157,29 @@ def test_a_context_carrying_an_earlier_tests_window_is_not_credited_to_the_next(
             pass
     assert [s.name for s in second.finished] == ["own"]
     assert second.foreign_count == 1 and "'warm_cache'" in second.foreign[0]
+
+
+def test_every_failure_names_the_spans_not_credited_and_a_wider_fixtures_run():
+    """Attack 26 findings 10 and 16: a failure other than E-NO-SPANS did not name the spans
+    a pool started by an earlier test made; E-NO-SPANS listed no cause that applied to an
+    app run once in a module-scoped fixture."""
+    from pytest_faithfulness.traces.window import Window
+
+    b = SpanBuilder()
+    stop = threading.Event()
+    worker = threading.Thread(target=_loop, args=(b, stop), name="pool-0")
+    worker.start()
+    with Window("test_2") as window:
+        stop.wait(0.02)
+        with b.span("GET /ask"):  # the request on the test's thread; the work on the pool
+            pass
+        from pytest_faithfulness.traces.session import TraceCapture
+
+        found = TraceCapture(window).results(answer="x")
+    stop.set()
+    worker.join()
+    assert found[0].kind == "trace_answer_mismatch"
+    assert "on thread 'pool-0'" in found[0].message and "capture()" in found[0].message
+    with Window("test_3") as window:
+        found = TraceCapture(window).results()
+    assert "fixture of wider scope (module, session)" in found[0].message
