@@ -229,6 +229,17 @@ def test_genai_tool_call_response_documents_are_in_the_prompt():
     assert turn.answer == BAD and [p.text for p in turn.passages] == [SALE]
 
 
+def test_openinference_tool_messages_are_in_the_prompt():
+    b = SpanBuilder()
+    with b.window() as cap:
+        _oi_turn(b, {**oi_llm("Refund on a sale item?", SALE),
+                     "llm.input_messages.1.message.role": "tool",
+                     "llm.input_messages.1.message.content": json.dumps([{"text": SALE}])},
+                 docs=(SALE,))
+    turn = _turn(cap.results(answer=SALE))
+    assert turn.context == "prompt" and [p.text for p in turn.passages] == [SALE]
+
+
 def test_a_tool_result_in_an_output_message_is_not_the_answer():
     b = SpanBuilder()
     with b.window() as cap:
