@@ -224,10 +224,11 @@ def _input_text(value: Any) -> str | None:
     """The prompt an LLM span's ``input.value`` records: a JSON list of chat messages (or
     ``{"messages": [...]}``): their contents joined; other JSON: its strings joined (the
     decorator's ``{"prompt": ...}``); a JSON string unwrapped; else the text itself.
-    ``None`` for no text."""
+    ``None`` for no text or a redacted one (``OPENINFERENCE_HIDE_INPUTS``: no prompt recorded,
+    never an empty prompt that no document occurs in)."""
     if not isinstance(value, str):
         value = str(value)
-    if _no_output(value):
+    if _no_output(value) or value.strip() == REDACTED:
         return None
     if not value.lstrip().startswith(("{", "[", '"')):
         return value

@@ -174,6 +174,17 @@ def test_llm_output_value_as_a_json_string_and_a_langchain_result():
     assert [s.output_text for s in cap.read()] == [REFUND, SALE]
 
 
+def test_a_redacted_input_value_is_no_prompt_not_an_empty_one():
+    """``OPENINFERENCE_HIDE_INPUTS``: the context falls back to retrieval (with the report's
+    note), never to "no document reached the model"."""
+    b = SpanBuilder()
+    with b.window() as cap:
+        _oi_turn(b, _decorated_llm("__REDACTED__", REFUND), docs=(REFUND,))
+    turn = _turn(cap.results())
+    assert turn.generation_span.prompt_text is None and turn.context == "retrieval"
+    assert [p.text for p in turn.passages] == [REFUND]
+
+
 def test_llm_messages_win_over_output_value():
     """LangChain's instrumentor writes both; the messages are the model's reply."""
     b = SpanBuilder()
