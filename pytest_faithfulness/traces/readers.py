@@ -12,6 +12,7 @@ or ``trace_no_content`` later), a malformed JSON attribute sets ``SpanInfo.error
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -131,19 +132,30 @@ def _oi_documents(info: SpanInfo, attrs: Mapping[str, Any], prefix: str) -> list
     return docs
 
 
-def _oi_messages(attrs: Mapping[str, Any], prefix: str) -> tuple[list[str], bool, bool]:
-    """The texts of ``prefix.{i}.message.*`` (content, or text parts), whether any message
-    holds tool calls, and whether any text was redacted."""
+_OI_PART = re.compile(r"message\.contents\.(\d+)\.message_content\.text")
+
+
+def _oi_messages(attrs: Mapping[str, Any], prefix: str,
+                 sep: str) -> tuple[list[str], bool, bool]:
+    """The texts of the messages ``prefix.{i}.message.*``, one per message with text, in
+    message order: its ``message.content``, else its text parts
+    (``message.contents.{j}.message_content.text``, in ``j`` order) joined with ``sep``;
+    whether any message holds tool calls; whether any text was redacted."""
     texts: list[str] = []
     tools, redacted = False, False
     for fields in _indexed(attrs, prefix).values():
-        parts = [v for k, v in sorted(fields.items())
-                 if (k == "message.content" or re.fullmatch(
-                     r"message\.contents\.\d+\.message_content\.text", k))
-                 and isinstance(v, str)]
+        content = fields.get("message.content")
+        if isinstance(content, str) and content.strip():
+            parts = [content]
+        else:
+            numbered = sorted((int(m.group(1)), v) for k, v in fields.items()
+                              if (m := _OI_PART.fullmatch(k)) and isinstance(v, str))
+            parts = [v for _, v in numbered]
         tools = tools or any(k.startswith("message.tool_calls.") for k in fields)
-        redacted = redacted or any(p == REDACTED for p in parts)
-        texts.extend(p for p in parts if p != REDACTED)
+        redacted = redacted or any(p.strip() == REDACTED for p in parts)
+        text = sep.join(p for p in parts if p.strip() != REDACTED)
+        if text.strip():
+            texts.append(text)
     return texts, tools, redacted
 
 
@@ -163,28 +175,90 @@ def _openinference(info: SpanInfo, attrs: Mapping[str, Any], _events: list) -> N
         info.input_documents = _oi_documents(info, attrs, "reranker.input_documents") or []
         info.documents = _oi_documents(info, attrs, "reranker.output_documents")
     if info.kind == "llm":
-        texts, info.tool_calls, redacted = _oi_messages(attrs, "llm.output_messages")
-        if texts or redacted:
-            info.read.append("llm.output_messages.*")
-        if not texts:
-            choices = [f.get("completion.text") for f in _indexed(attrs, "llm.choices").values()]
-            texts = [c for c in choices if isinstance(c, str)]
-            if texts:
-                info.read.append("llm.choices.*")
-        info.output_text = texts[-1] if texts else None
-        info.output_redacted = redacted and not texts
-        prompt, _, _ = _oi_messages(attrs, "llm.input_messages")
-        if prompt:
-            info.read.append("llm.input_messages.*")
-        prompts = attrs.get("llm.prompts")
-        if isinstance(prompts, (list, tuple)):
-            prompt += [p for p in prompts if isinstance(p, str)]
-            info.read.append("llm.prompts")
-        info.prompt_text = "\n".join(prompt) if prompt else None
+        _oi_llm(info, attrs)
         return
     if "output.value" in attrs:
         _output_value(info, attrs["output.value"], str(attrs.get("output.mime_type", "")),
                       "output.value")
+
+
+def _oi_llm(info: SpanInfo, attrs: Mapping[str, Any]) -> None:
+    """An OpenInference LLM span: its output is the FIRST output message's text (its text
+    parts concatenated in order, as LangChain's ``AIMessage.text``; with several choices,
+    ``choices[0]``, what an app shows), else the first ``llm.choices.{i}.completion.text``,
+    else, on a span with no message attribute (OpenInference's ``@tracer.llm`` decorator),
+    ``output.value``; its prompt is every input message (and ``llm.prompts``), else
+    ``input.value``."""
+    texts, info.tool_calls, redacted = _oi_messages(attrs, "llm.output_messages", "")
+    has_messages = any(k.startswith("llm.output_messages.") for k in attrs)
+    if texts or redacted:
+        info.read.append("llm.output_messages.*")
+    if not texts:
+        choices = [f.get("completion.text") for f in _indexed(attrs, "llm.choices").values()]
+        texts = [c for c in choices if isinstance(c, str) and c.strip()]
+        has_messages = has_messages or bool(choices)
+        if texts:
+            info.read.append("llm.choices.*")
+    info.output_text = texts[0] if texts else None
+    info.output_redacted = redacted and not texts
+    if not has_messages and "output.value" in attrs:
+        _output_value(info, attrs["output.value"], str(attrs.get("output.mime_type", "")),
+                      "output.value", chat=True)
+    prompt, _, _ = _oi_messages(attrs, "llm.input_messages", "\n")
+    if prompt:
+        info.read.append("llm.input_messages.*")
+    prompts = attrs.get("llm.prompts")
+    if isinstance(prompts, (list, tuple)):
+        prompt += [p for p in prompts if isinstance(p, str)]
+        info.read.append("llm.prompts")
+    if not prompt and "input.value" in attrs and not any(
+            k.startswith("llm.input_messages.") for k in attrs):
+        text = _input_text(attrs["input.value"])
+        if text is not None:
+            info.read.append("input.value")
+            prompt = [text]
+    info.prompt_text = "\n".join(prompt) if prompt else None
+
+
+def _input_text(value: Any) -> str | None:
+    """The prompt an LLM span's ``input.value`` records: a JSON list of chat messages (or
+    ``{"messages": [...]}``): their contents joined; other JSON: its strings joined (the
+    decorator's ``{"prompt": ...}``); a JSON string unwrapped; else the text itself.
+    ``None`` for no text or a redacted one (``OPENINFERENCE_HIDE_INPUTS``: no prompt recorded,
+    never an empty prompt that no document occurs in)."""
+    if not isinstance(value, str):
+        value = str(value)
+    if _no_output(value) or value.strip() == REDACTED:
+        return None
+    if not value.lstrip().startswith(("{", "[", '"')):
+        return value
+    try:
+        parsed = loads(value, "input.value")
+    except SpanReadError:
+        return value
+    messages = parsed.get("messages") if isinstance(parsed, dict) else parsed
+    if isinstance(messages, list) and messages and all(
+            isinstance(m, dict) and "content" in m for m in messages):
+        texts = [_content_text(m["content"]) for m in messages]
+        return "\n".join(t for t in texts if t) or None
+    return "\n".join(_strings(parsed)) or None
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string inside a parsed JSON value, in order."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _no_output(text: str) -> bool:
+    """An output that records no output: empty, whitespace, ``None`` (what a decorator
+    writes for a function that returned ``None``) or JSON ``null``."""
+    return text.strip() in ("", "None", "null")
 
 
 def _json_list(value: Any) -> list[Any] | None:
@@ -201,41 +275,59 @@ def _json_list(value: Any) -> list[Any] | None:
     return parsed if isinstance(parsed, list) else None
 
 
-def _output_value(info: SpanInfo, value: Any, mime: str, name: str) -> None:
+def _output_value(info: SpanInfo, value: Any, mime: str, name: str,
+                  chat: bool = False) -> None:
     """A span's output (``output.value`` and the like): text, or a JSON object kept for the
-    root answer rule, or a JSON string unwrapped."""
+    root answer rule, or a JSON string unwrapped. ``None`` / ``null`` / empty is no output
+    (``output_text`` stays ``None``, with a note). ``chat``: an LLM span's output, where a
+    chat-completion-like object gives its ``choices[0].message.content``."""
     info.read.append(name)
     if not isinstance(value, str):
         value = str(value)
     if value.strip() == REDACTED:
         info.output_redacted = True
         return
-    if "json" in mime or value.lstrip().startswith(("{", '"')):
+    if _no_output(value):
+        info.notes.append(f"{name} {value.strip()!r} read as no output")
+        return
+    if "json" in mime or value.lstrip().startswith(("{", '"')) or (
+            chat and value.lstrip().startswith("[")):
         try:
             parsed = loads(value, name)
         except SpanReadError:
             if "json" in mime:
                 raise
             parsed = value
+        if chat and not isinstance(parsed, str):
+            text = _chat_text(parsed)
+            if text is not None:
+                parsed = text
         if isinstance(parsed, dict):
             info.output_json = parsed
             return
         if isinstance(parsed, str):
             value = parsed
+        if parsed is None or _no_output(value):
+            info.notes.append(f"{name} {value.strip()!r} read as no output")
+            return
     info.output_text = value
 
 
 # -- OpenTelemetry GenAI ----------------------------------------------------------------------
 
-def _genai_parts(messages: Any, what: str) -> tuple[list[str], bool]:
-    """The text parts of GenAI messages (``[{"role", "parts": [{"type": "text", "content"}]}]``)
-    and whether any part is a tool call."""
+def _genai_messages(messages: Any, what: str, responses: bool) -> tuple[list[list[str]], bool]:
+    """The texts of GenAI messages (``[{"role", "parts": [{"type": "text", "content"}]}]``,
+    or a message's plain ``content`` string), one list of text parts per message in order,
+    and whether any part is a tool call. ``responses``: a ``tool_call_response`` part's
+    ``response`` (a string, or JSON dumped to text) counts as text too: the tool results
+    (e.g. a search tool's documents) a model was given are part of its prompt."""
     messages = loads(messages, what)
     if isinstance(messages, dict):
         messages = [messages]
     if not isinstance(messages, list):
         raise SpanReadError(f"{what} is not a list of messages: {str(messages)[:120]!r}")
-    texts, tools = [], False
+    found: list[list[str]] = []
+    tools = False
     for message in messages:
         if isinstance(message, str):
             message = loads(message, what)
@@ -244,14 +336,21 @@ def _genai_parts(messages: Any, what: str) -> tuple[list[str], bool]:
         parts = message.get("parts")
         if parts is None and isinstance(message.get("content"), str):
             parts = [{"type": "text", "content": message["content"]}]
+        texts = []
         for part in parts or ():
             if not isinstance(part, dict):
                 continue
-            if part.get("type") == "tool_call":
+            kind = part.get("type")
+            if kind == "tool_call":
                 tools = True
-            elif part.get("type") == "text" and isinstance(part.get("content"), str):
+            elif kind == "text" and isinstance(part.get("content"), str):
                 texts.append(part["content"])
-    return texts, tools
+            elif kind == "tool_call_response" and responses and part.get("response") is not None:
+                response = part["response"]
+                texts.append(response if isinstance(response, str)
+                             else json.dumps(response, ensure_ascii=False))
+        found.append(texts)
+    return found, tools
 
 
 def _genai(info: SpanInfo, attrs: Mapping[str, Any], events: list) -> None:
@@ -270,25 +369,29 @@ def _genai(info: SpanInfo, attrs: Mapping[str, Any], events: list) -> None:
             info.documents = [document_from(item) for item in items]
         return
     inputs: list[str] = []
-    outputs: list[str] = []
+    outputs: list[str] = []  # one text per output message (choice), its parts concatenated
     sources = [("", attrs)] + [(f"event {name}: ", a) for name, a in events]
     for where, source in sources:
-        for key, bucket in (("gen_ai.output.messages", outputs), ("gen_ai.input.messages", inputs),
-                            ("gen_ai.system_instructions", inputs)):
-            if key in source:
-                info.read.append(where + key)
-                texts, tools = _genai_parts(source[key], key)
-                bucket.extend(texts)
-                if key == "gen_ai.output.messages":
-                    info.tool_calls = info.tool_calls or tools
+        for key in ("gen_ai.output.messages", "gen_ai.input.messages",
+                    "gen_ai.system_instructions"):
+            if key not in source:
+                continue
+            info.read.append(where + key)
+            output = key == "gen_ai.output.messages"
+            messages, tools = _genai_messages(source[key], key, responses=not output)
+            if output:
+                info.tool_calls = info.tool_calls or tools
+                outputs.extend(t for t in ("".join(m) for m in messages) if t.strip())
+            else:
+                inputs.extend(t for m in messages for t in m)
     for prefix, bucket in (("gen_ai.prompt", inputs), ("gen_ai.completion", outputs)):
         legacy = [f.get("content") for f in _indexed(attrs, prefix).values()]
         if any(isinstance(t, str) for t in legacy):
             info.read.append(f"{prefix}.*")
-            bucket.extend(t for t in legacy if isinstance(t, str))
+            bucket.extend(t for t in legacy if isinstance(t, str) and t.strip())
     if any(k.endswith("_ref") for k in attrs if k.startswith("gen_ai.")):
         info.notes.append("message content uploaded to external storage (a *_ref attribute)")
-    info.output_text = outputs[-1] if outputs else None
+    info.output_text = outputs[0] if outputs else None
     info.prompt_text = "\n".join(inputs) if inputs else None
 
 
@@ -309,44 +412,76 @@ def _mlflow(info: SpanInfo, attrs: Mapping[str, Any], _events: list) -> None:
         info.documents = [document_from(item) for item in outputs]
         return
     if info.kind == "llm":
-        info.output_text = _chat_text(outputs)
+        info.output_text = _text_or_none(_chat_text(outputs))
         if "mlflow.spanInputs" in attrs:
             info.read.append("mlflow.spanInputs")
             inputs = loads(attrs["mlflow.spanInputs"], "mlflow.spanInputs")
             messages = inputs.get("messages") if isinstance(inputs, dict) else inputs
             if isinstance(messages, list):
-                texts = [m.get("content") for m in messages if isinstance(m, dict)]
-                info.prompt_text = "\n".join(t for t in texts if isinstance(t, str)) or None
+                texts = [_content_text(m.get("content")) for m in messages
+                         if isinstance(m, dict)]
+                info.prompt_text = "\n".join(t for t in texts if t) or None
             elif isinstance(inputs, str):
                 info.prompt_text = inputs
         return
     if isinstance(outputs, dict):
         text = _chat_text(outputs)
         if text is not None:
-            info.output_text = text
+            info.output_text = _text_or_none(text)
         else:
             info.output_json = outputs
     elif isinstance(outputs, str):
-        info.output_text = outputs
+        info.output_text = _text_or_none(outputs)
+
+
+def _text_or_none(text: str | None) -> str | None:
+    """``text``, or ``None`` when it records no output (``_no_output``)."""
+    return None if text is None or _no_output(text) else text
 
 
 def _chat_text(outputs: Any) -> str | None:
-    """The text of an OpenAI-style chat response (``choices[0].message.content``), a
-    ``messages[-1].content``, or a plain string; ``None`` for anything else."""
+    """The text of an OpenAI-style chat response (``choices[0].message.content``, or a
+    completion's ``choices[0].text``), a LangChain ``LLMResult``
+    (``generations[0][0].text``), a ``messages[-1].content``, or a plain string; a content
+    given as a list of parts is its text parts concatenated. ``None`` for anything else."""
     if isinstance(outputs, str):
         return outputs
     if not isinstance(outputs, dict):
         return None
     choices = outputs.get("choices")
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
-        message = choices[0].get("message") or {}
-        content = message.get("content") if isinstance(message, dict) else None
-        return content if isinstance(content, str) else None
+        message = choices[0].get("message")
+        if isinstance(message, dict):
+            return _content_text(message.get("content"))
+        text = choices[0].get("text")
+        return text if isinstance(text, str) else None
+    generations = outputs.get("generations")
+    if (isinstance(generations, list) and generations and isinstance(generations[0], list)
+            and generations[0] and isinstance(generations[0][0], dict)):
+        text = generations[0][0].get("text")
+        return text if isinstance(text, str) else None
     messages = outputs.get("messages")
     if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
-        content = messages[-1].get("content")
-        return content if isinstance(content, str) else None
+        return _content_text(messages[-1].get("content"))
     return None
+
+
+def _content_text(content: Any) -> str | None:
+    """A chat message's ``content``: a string, or a list of parts whose text parts (strings,
+    ``{"type": "text", "text"|"content": ...}``) are concatenated in order; else ``None``."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = []
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict) and part.get("type", "text") == "text":
+            text = part.get("text", part.get("content"))
+            if isinstance(text, str):
+                texts.append(text)
+    return "".join(texts) if texts else None
 
 
 # -- TruLens ----------------------------------------------------------------------------------
