@@ -17,6 +17,7 @@ imported only when a trace fixture is used: ``require_otel`` turns its absence i
 from __future__ import annotations
 
 import os
+import re
 import threading
 from typing import Any
 
@@ -107,12 +108,18 @@ def installed_note() -> str | None:
 
 
 def _may_drop(sampler: Any) -> bool:
-    """Whether ``sampler`` may drop a trace the app starts (anything but always-on for a
-    root; a ``ParentBased`` sampler by its root sampler)."""
+    """Whether ``sampler`` drops some of the traces the app starts: always-off, or a ratio
+    under 1 in its description (``TraceIdRatioBased{0.25}``, ``...(default_ratio=0.5)``); a
+    ``ParentBased`` sampler by its root sampler. A custom sampler that states no ratio cannot
+    be told (it may only drop health checks), so it is not taken to drop."""
     root = getattr(sampler, "_root", None)
     if root is not None:  # ParentBased: a new trace is decided by its root sampler
         return _may_drop(root)
-    return sampler.get_description() != "AlwaysOnSampler"
+    description = sampler.get_description()
+    if "AlwaysOff" in description:
+        return True
+    ratios = [float(n) for n in re.findall(r"(?<![\w.])(\d+(?:\.\d+)?)", description)]
+    return any(ratio < 1 for ratio in ratios)
 
 
 def sampling_problem(sources: set[int] | None = None) -> str | None:

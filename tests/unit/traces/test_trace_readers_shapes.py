@@ -278,7 +278,8 @@ def test_a_root_output_of_none_null_or_empty_falls_through_to_the_llm_output():
     b = SpanBuilder()
     with b.window() as cap:
         _oi_turn(b, oi_llm(PROMPT, SALE), root_output="No.")
-    assert _turn(cap.results()).answer == "No."
+    root_turn, model_turn = cap.results()  # the model's own output, not in "No.", is judged too
+    assert root_turn.answer == "No." and model_turn.answer == SALE
 
 
 def test_no_output_in_every_convention():
