@@ -5,7 +5,7 @@ Pure Python. The rules (``docs/traces.md``, "The context"):
 
 * a passage counts when its text occurs in the prompt as written, with JSON / Python string
   escapes decoded (once and twice), or with HTML entities decoded (``prompt_views``); text is
-  compared NFC, whitespace collapsed, default-ignorable characters (soft hyphen, zero-width
+  compared NFKC, whitespace collapsed, default-ignorable characters (soft hyphen, zero-width
   space) removed;
 * a passage whose lines or sentences each occur, though not in one run (an app that prefixes
   each line with ``> `` or ``- ``), counts whole;
@@ -56,21 +56,22 @@ def _unescape(text: str) -> str:
 
 def _raw_views(prompt: str) -> list[str]:
     """The prompt as written, JSON / Python unescaped once and twice, and HTML-unescaped,
-    NFC with default-ignorable characters removed, whitespace as written."""
+    NFKC with default-ignorable characters removed, whitespace as written."""
     views = [prompt]
     text = prompt
     for _ in range(2):
         text = _unescape(text)
         views.append(text)
     views.append(html.unescape(prompt))
-    return list(dict.fromkeys(_IGNORABLE.sub("", unicodedata.normalize("NFC", v))
+    return list(dict.fromkeys(_IGNORABLE.sub("", unicodedata.normalize("NFKC", v))
                               for v in views))
 
 
 def plain(text: str) -> str:
-    """Text as the prompt check compares it: ``spans.normal`` with default-ignorable
-    characters (soft hyphen, zero-width space) removed."""
-    return normal(_IGNORABLE.sub("", text))
+    """Text as the prompt check compares it: NFKC (a ligature as its letters, as a prompt
+    builder that normalises writes it), default-ignorable characters (soft hyphen,
+    zero-width space) removed, then ``spans.normal``."""
+    return normal(_IGNORABLE.sub("", unicodedata.normalize("NFKC", text)))
 
 
 def prompt_views(prompt: str) -> list[str]:

@@ -53,6 +53,13 @@ def test_a_document_whose_lines_are_prefixed_or_soft_hyphenated_is_seen_whole():
              "Refunds take 14 days.")
     turn = _only(cap.results())
     assert isinstance(turn, Turn) and turn.context == "prompt" and len(turn.passages) == 1
+    # a prompt builder that NFKC-normalises a PDF's ligature ("\ufb01nal" -> "final")
+    doc = SALE + " Sale prices are \ufb01nal."
+    b = SpanBuilder()
+    with b.window() as cap:
+        _app(b, [doc], [("Context: " + SALE + " Sale prices are final.\nQ: sale?", SALE)], SALE)
+    turn = _only(cap.results())
+    assert isinstance(turn, Turn) and [p.text for p in turn.passages] == [doc]
 
 
 def test_a_documents_first_words_in_the_users_question_are_not_the_document():
