@@ -18,7 +18,10 @@ Both directions:
 
 Shapes: the prompt as plain text, ``json.dumps`` of the documents (ASCII escapes, and
 ``ensure_ascii=False``), a JSON message holding that JSON (escaped twice), HTML-escaped
-(``html.escape``), Python ``repr``; no prompt recorded; the SDK value length limit just above
+(``html.escape``), Python ``repr``, each sentence on a line after ``> ``; no prompt recorded;
+a prompt that holds no document but a question repeating a document's first 60 characters
+(through: a turn judged with that document); two turns in one conversation span (both must
+be judged); the SDK value length limit just above
 the longest text (nothing cut) and just below the answer's length (the answer is cut); a
 background thread making other records' turns while the test makes its own, and a test that
 makes none.
@@ -31,6 +34,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import re
 import threading
 import time
 from collections import Counter
@@ -59,6 +63,9 @@ PROMPTS: dict[str, Prompt] = {
     "html": lambda ps, q: "<context>" + "".join(f"<doc>{html.escape(p['text'])}</doc>"
                                                 for p in ps) + f"</context><q>{html.escape(q)}</q>",
     "repr": lambda ps, q: f"Context: {[{'id': p['id'], 'text': p['text']} for p in ps]!r}\nQ: {q}",
+    "quoted-lines": lambda ps, q: "Context:\n" + "\n".join(
+        "> " + line for p in ps for line in re.split(r"(?<=[.!?])\s+|\n+", p["text"]) if line)
+    + f"\nQuestion: {q}",
     "no-prompt": lambda ps, q: None,
 }
 
@@ -152,8 +159,9 @@ def measure(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for name, prompt in PROMPTS.items():
         kept, errors = 0, Counter()
         for record in rows:
-            found = _turns(lambda record=record: app.ask(record, prompt))
-            if len(found) == 1 and not isinstance(found[0], TurnFailure) and _same(found[0], record):
+            found = _turns(lambda record=record, prompt=prompt: app.ask(record, prompt))
+            if len(found) == 1 and not isinstance(found[0], TurnFailure) \
+                    and _same(found[0], record):
                 kept += 1
             else:
                 errors.update(f.kind if isinstance(f, TurnFailure) else "different turn"
@@ -180,8 +188,36 @@ def measure(rows: list[dict[str, Any]]) -> dict[str, Any]:
         kinds.update(f.kind for f in found if isinstance(f, TurnFailure))
     figures["answer-cut-by-limit"] = {"records": len(cut_rows), "judged_anyway": through,
                                       "errored": dict(kinds)}
+    through, kinds = 0, Counter()
+    for record in rows:  # the documents never reach the model; the question repeats one's start
+        start = record["passages"][0]["text"][:60]
+        found = _turns(lambda record=record, start=start: app.ask(
+            record, lambda ps, q: f"Customer: {start} right?"))
+        through += sum(not isinstance(f, TurnFailure) and bool(f.passages) for f in found)
+        kinds.update(f.kind for f in found if isinstance(f, TurnFailure))
+    figures["documents-unused-question-repeats-one"] = {"records": len(rows),
+                                                         "judged_with_passages": through,
+                                                         "errored": dict(kinds)}
+    kept = 0
+    pairs = list(zip(rows[0::2], rows[1::2]))
+    for first, second in pairs:  # two turns in one conversation span
+        def talk(first: dict[str, Any] = first, second: dict[str, Any] = second) -> None:
+            with app.tracer.start_as_current_span("conversation") as conv:
+                app.ask(first, PROMPTS["plain"])
+                app.ask(second, PROMPTS["plain"])
+                conv.set_attribute("output.value", second["answer"])
+        found = _turns(talk)
+        answers = sorted(_normal(f.answer) for f in found if not isinstance(f, TurnFailure))
+        kept += answers == sorted(_normal(r["answer"]) for r in (first, second))
+    figures["two-turns-one-trace"] = {"pairs": len(pairs), "both_judged": kept}
     figures.update(_background(app, rows))
     return figures
+
+
+def _normal(text: str) -> str:
+    from pytest_faithfulness.traces.spans import normal
+
+    return normal(text)
 
 
 def _background(app: App, rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -11,8 +11,8 @@ Pure Python. The rules (``docs/traces.md``, "The context"):
   each line with ``> `` or ``- ``), counts whole;
 * a passage cut short in the prompt counts by the part that is there: at least
   ``MIN_CUT_CHARS`` characters, and only where that part ends the text it is in (the end of a
-  line, of the prompt, or of a quoted or bracketed value, or an ellipsis) or a sentence. A
-  document's first words repeated inside other text (the user's question) are not the
+  line, of the prompt, or of a quoted or bracketed value, or an ellipsis). A document's first
+  words or first sentence repeated inside other text (the user's question) are not the
   document;
 * the prompt of an answer is its generation's prompt, plus the prompt of every earlier model
   call whose output that prompt holds (a draft the generation rewrote), and so on back.
@@ -96,10 +96,10 @@ def _longest_prefix(text: str, view: str) -> int:
 
 
 def _ends_there(part: str, raw_views: list[str]) -> bool:
-    """Whether ``part`` (a cut document's kept start) ends a sentence, or occurs in a raw
-    view followed by a boundary (``_BOUNDARY``): the app cut the document there."""
-    if part.rstrip()[-1:] in (".", "!", "?"):
-        return True
+    """Whether ``part`` (a cut document's kept start) occurs in a raw view followed by a
+    boundary (``_BOUNDARY``): the app cut the document there. Ending a sentence is not
+    enough: a document's first sentence quoted inside the user's question is not the
+    document."""
     words = part.split()
     pattern = re.compile(r"\s+".join(re.escape(w) for w in words))
     for view in raw_views:
