@@ -109,7 +109,8 @@ def installed_note() -> str | None:
 
 def _may_drop(sampler: Any) -> bool:
     """Whether ``sampler`` drops some of the traces the app starts: always-off, or a ratio
-    under 1 in its description (``TraceIdRatioBased{0.25}``, ``...(default_ratio=0.5)``); a
+    under 1 (or a percentage under 100) in its description (``TraceIdRatioBased{0.25}``,
+    ``...(default_ratio=0.5)``, ``KeepPercent{25%}``); a
     ``ParentBased`` sampler by its root sampler. A custom sampler that states no ratio cannot
     be told (it may only drop health checks), so it is not taken to drop."""
     root = getattr(sampler, "_root", None)
@@ -118,7 +119,8 @@ def _may_drop(sampler: Any) -> bool:
     description = sampler.get_description()
     if "AlwaysOff" in description:
         return True
-    ratios = [float(n) for n in re.findall(r"(?<![\w.])(\d+(?:\.\d+)?)", description)]
+    ratios = [float(n) / (100 if percent else 1) for n, percent in
+              re.findall(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%?)", description)]
     return any(ratio < 1 for ratio in ratios)
 
 

@@ -7,15 +7,17 @@ Pure Python. The rules (``docs/traces.md``, "The context"):
   escapes decoded (once and twice), or with HTML entities decoded (``prompt_views``); text is
   compared NFKC, whitespace collapsed, default-ignorable characters (soft hyphen, zero-width
   space) removed;
-* a passage whose lines or sentences each occur, though not in one run (an app that prefixes
-  each line with ``> `` or ``- ``), counts whole;
+* a passage counts whole when it occurs once markup at the start of each line (``> ``,
+  ``- ``, ``1. ``) is taken out of the prompt, or once its own HTML tags are taken out of it;
 * a passage cut short in the prompt counts by the part that is there: at least
   ``MIN_CUT_CHARS`` characters, and only where that part ends the text it is in (the end of a
-  line, of the prompt, or of a quoted or bracketed value, or an ellipsis). A document's first
-  words or first sentence repeated inside other text (the user's question) are not the
+  line, a closing quote of a JSON or Python value, a closing bracket or element, an ellipsis,
+  a ``(truncated)``-style marker), and not with a question. A document's first words or first
+  sentence repeated inside other text (quoted or asked in the user's question) are not the
   document;
-* the prompt of an answer is its generation's prompt, plus the prompt of every earlier model
-  call whose output that prompt holds (a draft the generation rewrote), and so on back.
+* the prompt of an answer is its generation's prompt; when that holds no retrieved passage,
+  plus the prompt of every earlier model call whose output it holds (a draft the generation
+  rewrote), and so on back.
 """
 
 from __future__ import annotations
@@ -35,10 +37,15 @@ MIN_FED_CHARS = 20
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\"'\\/bfnrt])")
 _SIMPLE = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _IGNORABLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")
-_PIECES = re.compile(r"\n+|(?<=[.!?])\s+")
-#: What may follow the kept part of a document cut short: the end of a line or of the prompt,
-#: a closing quote or bracket, the start of a tag, an ellipsis.
-_BOUNDARY = re.compile(r"[ \t]*(?:$|[\r\n]|[\"'\]})>»”’…<]|\.\.\.|\[)")
+#: What may follow the kept part of a document cut short: the end of a line, a closing quote
+#: that ends a JSON or Python value, a closing bracket, the end of an element, an ellipsis, a
+#: truncation marker. Not a quote that closes a quotation inside prose (the user's question
+#: quoting a document's first words), nor the end of the prompt (where the question is).
+_BOUNDARY = re.compile(r"[ \t]*(?:[\r\n]|[\"'][ \t]*(?:[,:}\]\r\n]|$)|[\]}]|</|…|\.\.\."
+                       r"|[(\[][ \t]*(?:truncated|cut|more|…|\.\.\.))", re.IGNORECASE)
+#: Markup at the start of a line a prompt builder may add (a quote, a bullet, a number).
+_LINE_MARK = re.compile(r"(?m)^[ \t]*(?:>+|[-*•+]|\d+[.)])[ \t]+")
+_TAG = re.compile(r"<[^<>]{1,200}>")
 
 
 def _unescape(text: str) -> str:
@@ -63,6 +70,7 @@ def _raw_views(prompt: str) -> list[str]:
         text = _unescape(text)
         views.append(text)
     views.append(html.unescape(prompt))
+    views += [_LINE_MARK.sub("", v) for v in views]  # "> " or "- " before each line
     return list(dict.fromkeys(_IGNORABLE.sub("", unicodedata.normalize("NFKC", v))
                               for v in views))
 
@@ -99,7 +107,10 @@ def _ends_there(part: str, raw_views: list[str]) -> bool:
     """Whether ``part`` (a cut document's kept start) occurs in a raw view followed by a
     boundary (``_BOUNDARY``): the app cut the document there. Ending a sentence is not
     enough: a document's first sentence quoted inside the user's question is not the
-    document."""
+    document. A part that ends with a question (an FAQ entry's question, asked by the user)
+    says nothing a claim could rest on."""
+    if part.rstrip().endswith("?"):
+        return False
     words = part.split()
     pattern = re.compile(r"\s+".join(re.escape(w) for w in words))
     for view in raw_views:
@@ -127,12 +138,9 @@ def in_prompt(passages: list[Passage], prompt: str,
     kept = []
     for passage in passages:
         text = plain(passage.text)
-        if any(text in view for view in views):
+        untagged = plain(_TAG.sub(" ", passage.text))  # an HTML document, its tags stripped
+        if any(text in view or (untagged != text and untagged in view) for view in views):
             kept.append(passage)
-            continue
-        pieces = [plain(p) for p in _PIECES.split(passage.text) if plain(p)]
-        if len(pieces) > 1 and all(any(p in view for view in views) for p in pieces):
-            kept.append(passage)  # every line / sentence is there, not in one run
             continue
         low = max(_longest_prefix(text, view) for view in views)
         part = text[:low].rstrip()
@@ -143,16 +151,22 @@ def in_prompt(passages: list[Passage], prompt: str,
     return kept
 
 
-def context_prompt(members: list[SpanInfo], generation: SpanInfo) -> tuple[str | None, list[str]]:
-    """The prompt the answer came from: ``generation``'s recorded prompt, joined with the
+def context_prompt(members: list[SpanInfo], generation: SpanInfo,
+                   passages: list[Passage]) -> tuple[str | None, list[str]]:
+    """The prompt the answer came from: ``generation``'s recorded prompt; when it holds none
+    of ``passages`` (a rewrite, polish or translate call, given only a draft), joined with the
     prompt of every model call that ended before it and whose output (at least
-    ``MIN_FED_CHARS`` characters) that prompt holds, back to the first.
+    ``MIN_FED_CHARS`` characters) that prompt holds, back to the first. A generation that saw
+    retrieved passages itself is judged by its own prompt only: an earlier call's output in
+    it (chat history, a search query it wrote) does not bring that call's documents along.
 
     Returns:
         ``(prompt or None when none was recorded, names of the earlier model spans joined)``.
     """
     if not generation.prompt_text:
         return None, []
+    if in_prompt(passages, generation.prompt_text, []):
+        return generation.prompt_text, []
     prompts, fed = [generation.prompt_text], []
     chain, seen = [generation], {generation.span_id}
     while chain:

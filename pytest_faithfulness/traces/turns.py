@@ -27,6 +27,7 @@ message naming the cause and the fix; nothing is ever an empty context by accide
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -38,6 +39,9 @@ from .spans import Document, SpanInfo, normal
 
 #: Root output fields one of which may be the answer (a JSON root output).
 ANSWER_FIELDS = ("answer", "output", "response", "result", "content", "text")
+#: Fields of a JSON root output that hold the app's inputs or its sources, not text it shows.
+NOT_SHOWN = frozenset({"question", "query", "input", "context", "documents", "sources",
+                       "citations", "references", "history", "chat_history", "prompt"})
 Context = Literal["auto", "retrieved"]
 
 
@@ -322,7 +326,8 @@ def _one_turn(tid: str, members: list[SpanInfo], opened: list[SpanInfo],
         warnings.append("zero documents retrieved (allow_empty_retrieval=True)")
     passages = _passages(docs)
     used: Literal["prompt", "retrieval"] = "retrieval"
-    prompt, fed = context_prompt(members, generation) if generation is not None else (None, [])
+    prompt, fed = (context_prompt(members, generation, passages) if generation is not None
+                   else (None, []))
     if fed:
         warnings.append(f"the generation's prompt holds the output of earlier model call(s) "
                         f"{', '.join(fed)} (a draft it rewrote): their prompts count as context")
@@ -367,6 +372,16 @@ def _answers_of(tid: str,
             continue  # a model call's output is read below
         if span in roots and text is None and span.output_json is not None:
             fields = [k for k in ANSWER_FIELDS if isinstance(span.output_json.get(k), str)]
+            prose = [k for k, v in span.output_json.items() if k not in fields
+                     and k not in NOT_SHOWN and isinstance(v, str) and v.count(" ") >= 2]
+            if len(fields) == 1 and prose:
+                return TurnFailure("trace_no_answer", f"the root span {span.name!r} "
+                                   f"({span.span_id}) output a JSON object whose field "
+                                   f"{fields[0]!r} is the answer, and whose field(s) "
+                                   f"{prose[:5]} hold text as well, which your app may show "
+                                   "too: judging the answer field alone could pass a claim "
+                                   "made there. Pass answer= with the text your app shows",
+                                   trace_id=tid, span_id=span.span_id)
             if len(fields) != 1:
                 return TurnFailure("trace_no_answer", f"the root span {span.name!r} "
                                    f"({span.span_id}) output a JSON object with keys "
@@ -392,8 +407,8 @@ def _answers_of(tid: str,
     outer = ", ".join(f"{s.name!r}" for s, _, _ in found)
     for span in sorted(llms, key=lambda s: s.end or 0, reverse=True):
         output = normal(span.output_text or "")
-        if any(output in text or text in output for text in held):
-            continue  # the answer of a span already found, or its raw form
+        if any(output in text or (text in output and _json_object(span)) for text in held):
+            continue  # part of an answer already found, or the JSON it was taken from
         held.append(output)
         found.append((span, span.output_text or "", None if not outer else (
             f"judged as an answer of its own: the output of LLM span {span.name!r} "
@@ -412,6 +427,17 @@ def _answers_of(tid: str,
                        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY), or pass "
                        "answer= with the text your app returned", trace_id=tid,
                        span_id=root.span_id)
+
+
+def _json_object(span: SpanInfo) -> bool:
+    """Whether the span's output is a JSON object or string (a JSON-mode reply an answer was
+    taken from, a quoted reply), not prose that holds the answer and says more."""
+    if span.output_json is not None:
+        return True
+    try:
+        return isinstance(json.loads(span.output_text or ""), (dict, str))
+    except ValueError:
+        return False
 
 
 def _has_output_above(span: SpanInfo, by_id: dict[str, SpanInfo]) -> bool:

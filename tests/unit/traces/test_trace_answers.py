@@ -95,8 +95,9 @@ def test_every_turn_of_a_conversation_span_is_judged():
 
 
 def test_steps_inside_an_answer_are_not_answers_of_their_own():
-    """Both directions: a query rewrite before retrieval (HyDE), a chain's inner steps, and
-    the model's raw output that the root returns post-processed give one turn."""
+    """Both directions: a query rewrite before retrieval (HyDE) and a chain's inner steps are
+    not answers; the model's raw output, which says more than the root returns, is judged too
+    (attack 27: prose holding a later answer's text is not dropped as its "raw form")."""
     hyde = "A hypothetical refund policy: refunds are issued within 30 days in cash."
     b = SpanBuilder()
     with b.window() as cap:
@@ -108,8 +109,20 @@ def test_steps_inside_an_answer_are_not_answers_of_their_own():
                 pass
             _llm(b, "Context:\n" + REFUND + "\nQ: refunds?", "Answer: " + GOOD + " [1]")
             root.set_attribute("output.value", GOOD)
+    root_turn, raw_turn = _turns(cap.results())
+    assert root_turn.answer == GOOD and not any("of its own" in w for w in root_turn.warnings)
+    assert raw_turn.answer == "Answer: " + GOOD + " [1]"
+    assert hyde not in [root_turn.answer, raw_turn.answer]
+    # a JSON-mode reply whose answer field the root returns is not judged whole
+    b = SpanBuilder()
+    with b.window() as cap:
+        with b.span("app", **{"openinference.span.kind": "CHAIN"}) as root:
+            _retrieve(b, REFUND)
+            _llm(b, "Context:\n" + REFUND + "\nQ: refunds?",
+                 '{"answer": "' + GOOD + '", "sources": ["d0"]}')
+            root.set_attribute("output.value", GOOD)
     [turn] = _turns(cap.results())
-    assert turn.answer == GOOD and not any("of its own" in w for w in turn.warnings)
+    assert turn.answer == GOOD
 
 
 def test_answer_matching_prefers_the_trace_whose_output_is_the_answer():
@@ -162,3 +175,37 @@ def test_a_retriever_and_a_model_call_in_two_traces_are_named_as_such():
     found = cap.results(answer=SALE)
     assert [f.kind for f in found] == ["trace_no_retrieval"]
     assert "'search'" in found[0].message and "not under one parent span" in found[0].message
+
+
+def test_a_json_answer_beside_other_text_fields_is_not_judged_alone():
+    """Attack 27 finding 4: {"answer": ..., "explanation": ...}: only the answer was judged,
+    the explanation (which the app may show) never was."""
+    import json
+
+    b = SpanBuilder()
+    with b.window() as cap:
+        with b.span("app", **{"openinference.span.kind": "CHAIN"}) as root:
+            _retrieve(b, REFUND)
+            _llm(b, "Context:\n" + REFUND + "\nQ: refunds?", GOOD)
+            root.set_attribute("output.value", json.dumps(
+                {"answer": GOOD, "explanation": "Premium members get free express shipping.",
+                 "question": "refunds?", "sources": ["d0"]}))
+            root.set_attribute("output.mime_type", "application/json")
+    [failure] = cap.results()
+    assert isinstance(failure, TurnFailure) and failure.kind == "trace_no_answer"
+    assert "['explanation']" in failure.message and "answer=" in failure.message
+
+
+def test_an_earlier_turn_that_holds_a_later_turns_text_is_still_judged():
+    """Attack 27 finding 6: turn 1 said more than turn 2 (and held it), so it was dropped as
+    a "raw form" of turn 2's answer."""
+    b = SpanBuilder()
+    with b.window() as cap:
+        with b.span("conversation", **{"openinference.span.kind": "CHAIN"}) as conv:
+            _retrieve(b, REFUND, name="retr1")
+            _llm(b, "Context:\n" + REFUND + "\nQ: refunds?", GOOD + " " + BAD, name="llm1")
+            _retrieve(b, REFUND, name="retr2", ids=["r0"])
+            _llm(b, "Context:\n" + REFUND + "\nQ: again?", GOOD, name="llm2")
+            conv.set_attribute("output.value", GOOD)
+    answers = [t.answer for t in _turns(cap.results())]
+    assert GOOD + " " + BAD in answers and GOOD in answers

@@ -106,3 +106,65 @@ def test_a_draft_rewritten_by_a_second_model_call_keeps_the_drafts_context():
              polished)
     failure = _only(cap.results())
     assert isinstance(failure, TurnFailure) and failure.kind == "trace_context_unused"
+
+
+PREMIUM = "Premium members get free express shipping on every order."
+OTHER = "Standard delivery within Germany takes two to four working days."
+
+
+def test_an_earlier_calls_documents_come_along_only_for_a_pure_rewrite():
+    """Attack 27 finding 1 (silent passes): chat history or a search query written by an
+    earlier call sat in the final prompt, so that call's documents counted as context although
+    the final model, which saw documents of its own, never saw them."""
+    b = SpanBuilder()
+    first = "You can return items within 30 days of delivery, as our policy says."
+    with b.window() as cap:
+        _app(b, [PREMIUM, OTHER], [
+            ("Context:\n" + PREMIUM + "\nQ: returns?", first),
+            ("Context:\n" + OTHER + "\nHistory: " + first + "\nQ: shipping?", PREMIUM)],
+            PREMIUM)
+    turns = [t for t in cap.results() if isinstance(t, Turn)]
+    final = next(t for t in turns if t.answer == PREMIUM)
+    assert [p.text for p in final.passages] == [OTHER]  # not the first call's PREMIUM
+
+
+def test_a_quotation_of_a_documents_start_in_the_question_is_not_the_document():
+    """Attack 27 finding 2: the question quoted the document's first words; the closing
+    quote counted as the place the app cut the document."""
+    question = 'A friend told me "Premium members get free express shipping" - true?'
+    b = SpanBuilder()
+    with b.window() as cap:
+        _app(b, [PREMIUM + " Offer ends in May."],
+             [("Answer the customer.\nCustomer: " + question, PREMIUM)], PREMIUM)
+    failure = _only(cap.results())
+    assert isinstance(failure, TurnFailure) and failure.kind == "trace_context_unused"
+
+
+def test_scattered_sentences_of_a_document_are_not_the_document():
+    """Attack 27 finding 3: an FAQ document's question and its "Yes." each occurred somewhere
+    in the prompt (the user's question, the chat history), so the document counted as seen."""
+    faq = "Do premium members get free express shipping on every order? Yes."
+    b = SpanBuilder()
+    with b.window() as cap:
+        _app(b, [faq], [("History: Is it raining? Yes.\nCustomer: Do premium members get free "
+                         "express shipping on every order?", PREMIUM)], PREMIUM)
+    failure = _only(cap.results())
+    assert isinstance(failure, TurnFailure) and failure.kind == "trace_context_unused"
+
+
+def test_a_truncation_marker_and_html_tags_stripped_by_the_app_are_no_false_alarm():
+    """Attack 27 findings 11 and 12: a document cut and followed by " (truncated)", and an
+    HTML document whose tags the prompt builder stripped, errored E-CONTEXT-UNUSED."""
+    long_doc = PREMIUM + " " + OTHER
+    b = SpanBuilder()
+    with b.window() as cap:
+        _app(b, [long_doc], [(f"Context: {long_doc[:70]} (truncated)\nQ: shipping?", PREMIUM)],
+             PREMIUM)
+    turn = _only(cap.results())
+    assert isinstance(turn, Turn) and turn.passages[0].text == long_doc[:70].rstrip()
+    html_doc = "<p>Premium members get <b>free express shipping</b> on every order.</p>"
+    b = SpanBuilder()
+    with b.window() as cap:
+        _app(b, [html_doc], [("Context: " + PREMIUM + "\nQ: shipping?", PREMIUM)], PREMIUM)
+    turn = _only(cap.results())
+    assert isinstance(turn, Turn) and [p.text for p in turn.passages] == [html_doc]

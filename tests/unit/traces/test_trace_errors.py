@@ -227,6 +227,14 @@ def test_trace_sampled():
     found = cap.results()
     assert isinstance(found[0], TurnFailure) and len(found) > 1  # the kept turns are judged too
     _failure(found[:1], "trace_sampled", "TraceIdRatioBased", "ALWAYS_ON")
+    # a custom sampler that states a percentage (attack 27 finding 9)
+    from pytest_faithfulness.traces.capture import _may_drop
+
+    class KeepPercent:
+        def get_description(self):
+            return "KeepPercent{25%}"
+
+    assert _may_drop(KeepPercent()) and not _may_drop(TraceIdRatioBased(1.0))
     # both directions: the SDK's default sampler (ParentBased, root always on) is no error
     b = SpanBuilder()
     with b.window() as cap:
