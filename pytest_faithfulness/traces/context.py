@@ -138,9 +138,14 @@ def in_prompt(passages: list[Passage], prompt: str,
     kept = []
     for passage in passages:
         text = plain(passage.text)
-        untagged = plain(_TAG.sub(" ", passage.text))  # an HTML document, its tags stripped
-        if any(text in view or (untagged != text and untagged in view) for view in views):
+        if any(text in view for view in views):
             kept.append(passage)
+            continue
+        untagged = plain(_TAG.sub(" ", passage.text))  # an HTML document, its tags stripped
+        if untagged != text and any(untagged in view for view in views):
+            kept.append(Passage(passage.id, normal(_TAG.sub(" ", passage.text))))
+            warnings.append(f"passage {passage.id} is judged without its HTML tags, as the "
+                            "prompt holds it")
             continue
         low = max(_longest_prefix(text, view) for view in views)
         part = text[:low].rstrip()

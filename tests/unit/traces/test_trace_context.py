@@ -167,4 +167,6 @@ def test_a_truncation_marker_and_html_tags_stripped_by_the_app_are_no_false_alar
     with b.window() as cap:
         _app(b, [html_doc], [("Context: " + PREMIUM + "\nQ: shipping?", PREMIUM)], PREMIUM)
     turn = _only(cap.results())
-    assert isinstance(turn, Turn) and [p.text for p in turn.passages] == [html_doc]
+    assert isinstance(turn, Turn) and [p.text for p in turn.passages] == [
+        "Premium members get free express shipping on every order."]  # what the model saw
+    assert any("without its HTML tags" in w for w in turn.warnings)
