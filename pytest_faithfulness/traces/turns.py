@@ -157,13 +157,12 @@ def find_turns(spans: list[SpanInfo], *, answer: str | None = None, context: Con
                            traces)
     found: list[Turn | TurnFailure] = []
     for tid, members in traces.items():
-        failure = _read_errors(tid, members) or _open_failure(tid, opened.get(tid, []))
-        answers = failure or _answers_of(tid, members)
+        answers = _trace_failure(tid, members, opened) or _answers_of(tid, members)
         if isinstance(answers, TurnFailure):
             found.append(answers)
             continue
         for span, text, note in answers:
-            turn = _one_turn(tid, members, [], (span, text), context, allow_no_retrieval,
+            turn = _one_turn(tid, members, (span, text), context, allow_no_retrieval,
                              allow_empty_retrieval)
             if note and isinstance(turn, Turn):
                 turn.warnings.append(note)
@@ -201,11 +200,12 @@ def _turn_for_answer(traces: dict[str, list[SpanInfo]], opened: dict[str, list[S
             matches = [s for s in members if s.output_text and wanted and (
                 normal(s.output_text) == wanted if exact else wanted in normal(s.output_text))]
             if matches:
-                span = min(matches, key=lambda s: _depth(s, members))
-                return _one_turn(tid, members, opened.get(tid, []), (span, answer), context,
-                                 allow_none, allow_empty)
+                by_id = {s.span_id: s for s in members}
+                span = min(matches, key=lambda s: _depth(s, by_id))
+                return _trace_failure(tid, members, opened) or _one_turn(
+                    tid, members, (span, answer), context, allow_none, allow_empty)
     for tid, members in traces.items():
-        failure = _read_errors(tid, members) or _open_failure(tid, opened.get(tid, []))
+        failure = _trace_failure(tid, members, opened)
         if failure is not None:
             return failure
     cut = [s for members in traces.values() for s in members if s.output_text and s.cut_read()]
@@ -221,12 +221,19 @@ def _turn_for_answer(traces: dict[str, list[SpanInfo]], opened: dict[str, list[S
                        "to judge each trace's own answer", answer=answer)
 
 
-def _depth(span: SpanInfo, members: list[SpanInfo]) -> int:
-    by_id = {s.span_id: s for s in members}
+def _depth(span: SpanInfo, by_id: dict[str, SpanInfo]) -> int:
+    """How many ancestors of ``span`` the trace's spans (``by_id``) hold."""
     depth, parent = 0, span.parent_id
     while parent in by_id and depth < 1000:
         depth, parent = depth + 1, by_id[parent].parent_id
     return depth
+
+
+def _trace_failure(tid: str, members: list[SpanInfo],
+                   opened: dict[str, list[SpanInfo]]) -> TurnFailure | None:
+    """Why no turn of the trace can be read at all (a span that cannot be read, a span still
+    open), checked once per trace before its answers are looked for, else ``None``."""
+    return _read_errors(tid, members) or _open_failure(tid, opened.get(tid, []))
 
 
 def _read_errors(tid: str, members: list[SpanInfo]) -> TurnFailure | None:
@@ -271,12 +278,10 @@ def _open_failure(tid: str, opened: list[SpanInfo]) -> TurnFailure | None:
                        "instrumentation ends its span", trace_id=tid, span_id=opened[0].span_id)
 
 
-def _one_turn(tid: str, members: list[SpanInfo], opened: list[SpanInfo],
-              given: tuple[SpanInfo, str], context: Context, allow_none: bool,
-              allow_empty: bool) -> Turn | TurnFailure:
-    failure = _read_errors(tid, members) or _open_failure(tid, opened)
-    if failure is not None:
-        return failure
+def _one_turn(tid: str, members: list[SpanInfo], given: tuple[SpanInfo, str],
+              context: Context, allow_none: bool, allow_empty: bool) -> Turn | TurnFailure:
+    """The turn of one answer (``given``: its span and text) of a trace that passed
+    ``_trace_failure``."""
     answer_span, answer = given
     warnings: list[str] = []
     generation = _generation(members, answer_span, answer, warnings)
@@ -358,6 +363,7 @@ def _answers_of(tid: str,
         return TurnFailure("trace_no_answer", "the trace has no ended span", trace_id=tid)
     by_id = {s.span_id: s for s in members}
     roots = [s for s in members if s.parent_id not in by_id]
+    root_ids = {s.span_id for s in roots}
     retrieved = [s.end for s in members if s.is_retrieval and s.end is not None]
 
     def after_retrieval(span: SpanInfo) -> bool:  # not a query rewrite / HyDE step
@@ -366,11 +372,12 @@ def _answers_of(tid: str,
 
     found: list[tuple[SpanInfo, str, str | None]] = []
     tried: list[str] = []
-    for span in sorted(members, key=lambda s: (_depth(s, members), s.start)):
+    for span in sorted(members, key=lambda s: (_depth(s, by_id), s.start)):
         text = span.output_text if span.output_text and span.output_text.strip() else None
         if span.is_retrieval or span.kind == "llm" or _has_output_above(span, by_id):
             continue  # a model call's output is read below
-        if span in roots and text is None and span.output_json is not None:
+        is_root = span.span_id in root_ids
+        if is_root and text is None and span.output_json is not None:
             fields = [k for k in ANSWER_FIELDS if isinstance(span.output_json.get(k), str)]
             prose = [k for k, v in span.output_json.items() if k not in fields
                      and k not in NOT_SHOWN and isinstance(v, str) and v.count(" ") >= 2]
@@ -392,9 +399,9 @@ def _answers_of(tid: str,
                                    "too): pass answer= with the text your app returns",
                                    trace_id=tid, span_id=span.span_id)
             text = span.output_json[fields[0]]
-        if text is not None and (span in roots or span.kind in ("chain", "agent")):
+        if text is not None and (is_root or span.kind in ("chain", "agent")):
             found.append((span, text, None))
-        elif span in roots:
+        elif is_root:
             tried.append(f"root span {span.name!r} has no text output"
                          + (" (redacted: OPENINFERENCE_HIDE_OUTPUTS?)" if span.output_redacted
                             else ""))

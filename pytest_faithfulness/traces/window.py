@@ -66,7 +66,6 @@ class Window:
         self.foreign_count = 0
         self.sources: set[int] = set()  # id() of the span processors of the spans' providers
         self._token: Token[Window | None] | None = None
-        self._opener: threading.Thread | None = None
         self._running: weakref.WeakSet[threading.Thread] | None = None
         self.closed = False
 
@@ -87,7 +86,6 @@ class Window:
                 ``credit_new_threads``); ``False`` (a test's setup): no bare thread's span is
                 credited until ``credit_new_threads()`` is called (when the test's body starts).
         """
-        self._opener = threading.current_thread()
         if credit_new_threads:
             self.credit_new_threads()
         self._token = _CURRENT.set(self)
